@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: build, unit tests, bad-input tests of the tool, the
+# gate. Stops at the first failing stage and says which.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+stage() { printf '\n=== %s\n' "$1"; }
+fail() { echo "residctl test: FAILED at: $1" >&2; exit 1; }
+
+stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
+stage "build"; make -s all || fail "build"
+stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
+stage "bad input"; bash ci/bad-input.sh || fail "bad input"
+stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
+echo "residctl test: all stages passed"

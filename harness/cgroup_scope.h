@@ -1,0 +1,53 @@
+/* A scenario's own memory cgroup (SPEC §2.6): a child of the process's memory
+ * cgroup made with libcgroup, limited with swap forbidden (read back through
+ * cgroupfs, I-3 must hold in it), entered by the whole process and removed
+ * afterwards, also when the scenario fails or the tool is interrupted. */
+#ifndef HARNESS_CGROUP_SCOPE_H
+#define HARNESS_CGROUP_SCOPE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroupfs.h"
+
+struct cgroup; /* libcgroup */
+
+struct cg_scope {
+	volatile sig_atomic_t live; /* registered for cleanup, not yet left */
+	pid_t pid;                  /* the process that entered */
+	int subtree;                /* v2: we enabled memory in the parent's
+				     * cgroup.subtree_control */
+	int cond;                   /* enum cg_swap_cond that held */
+	struct cg_memory mem;       /* the child, as read back */
+	struct cg_memory parent;    /* where the process came from */
+	struct cgroup *cg;          /* libcgroup's handle of the child */
+	/* Prepared at enter for cg_scope_cleanup_all, which may run in a
+	 * signal handler and so only writes, rmdirs and closes. */
+	char procs[CG_PATH_MAX];    /* <parent>/cgroup.procs */
+	char subtree_ctl[CG_PATH_MAX];
+	char pidstr[16];
+	char leak[CG_PATH_MAX + 96];
+};
+
+/* Creates <memory cgroup>/residctl-<pid>-<tag> with limit_bytes (a positive
+ * multiple of 4096) and swap forbidden, checks it by reading it back, and
+ * moves the process into it. Call while the process is single-threaded. -1
+ * with one line in err saying what to do; then nothing is left created. */
+int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
+		   char *err, size_t n);
+
+/* Moves the process back and deletes the child. Idempotent. -1 (after a line
+ * on stderr naming the cgroup to remove by hand) when it could not. */
+int cg_scope_leave(struct cg_scope *s);
+
+/* Removes every live scope of this process. Async-signal-safe: the tool
+ * calls it from atexit and from its SIGINT/SIGTERM handler. */
+void cg_scope_cleanup_all(void);
+
+/* One line for `residctl probe`: version, directory, limits, swap, and which
+ * I-3 condition holds (or why none does). -1 with the error in out. */
+int cg_probe(char *out, size_t n);
+
+#endif

@@ -1,0 +1,105 @@
+/* residctl belady TRACE --capacity BYTES: the offline optimum over a
+ * reference trace the workload wrote (SPEC §2.5). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "belady.h"
+#include "commands.h"
+#include "trace.h"
+
+static const char usage[] =
+	"usage: residctl belady TRACE --capacity BYTES\n"
+	"  Belady's optimum (evict the furthest next use) over a reference trace\n"
+	"  the workload wrote (format: harness/trace.h). BYTES takes a K, M or G\n"
+	"  suffix (x1024), e.g. 64M, and must hold the largest chunk. Prints\n"
+	"  accesses, hits, misses and bytes missed. A fault trace is refused: it\n"
+	"  is the pager's own output, and a bound computed from it is circular.\n";
+
+/* Decimal bytes with an optional K, M or G suffix. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int cmd_belady(int argc, char **argv)
+{
+	const char *path = NULL, *capstr = NULL;
+	struct belady_result r;
+	struct trace t;
+	uint64_t cap;
+	char err[512];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			return fputs(usage, stdout) < 0 || fflush(stdout) ? 1 : 0;
+		} else if (!strcmp(argv[i], "--capacity")) {
+			if (++i == argc) {
+				fprintf(stderr, "residctl belady: --capacity needs a value; e.g. --capacity 64M\n");
+				return 2;
+			}
+			capstr = argv[i];
+		} else if (!strncmp(argv[i], "--capacity=", 11)) {
+			capstr = argv[i] + 11;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "residctl belady: unknown option '%s'; see residctl belady --help\n", argv[i]);
+			return 2;
+		} else if (path) {
+			fprintf(stderr, "residctl belady: a second trace '%s'; give exactly one TRACE\n", argv[i]);
+			return 2;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "residctl belady: no TRACE given; usage: residctl belady TRACE --capacity BYTES\n");
+		return 2;
+	}
+	if (!capstr) {
+		fprintf(stderr, "residctl belady: no --capacity given; e.g. --capacity 64M\n");
+		return 2;
+	}
+	if (parse_bytes(capstr, &cap)) {
+		fprintf(stderr, "residctl belady: bad capacity '%s'; give bytes with an optional K, M or G, e.g. 64M\n", capstr);
+		return 2;
+	}
+	if (trace_read(path, &t, err, sizeof(err))) {
+		fprintf(stderr, "residctl belady: %s\n", err);
+		return 2;
+	}
+	if (belady(&t, cap, &r, err, sizeof(err))) {
+		fprintf(stderr, "residctl belady: %s: %s\n", path, err);
+		trace_free(&t);
+		return 2;
+	}
+	trace_free(&t);
+	printf("trace %s\ncapacity %" PRIu64 "\naccesses %" PRIu64 "\nhits %" PRIu64
+	       "\nmisses %" PRIu64 "\nbytes_missed %" PRIu64 "\n",
+	       path, cap, r.accesses, r.hits, r.misses, r.bytes_missed);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "residctl belady: cannot write the result: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}

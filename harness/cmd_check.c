@@ -1,0 +1,147 @@
+/* residctl check: the gate. Each scenario runs in its own child memory cgroup
+ * (limit set, swap forbidden), which is removed afterwards, also when the
+ * scenario fails. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgroup_scope.h"
+#include "cli.h"
+#include "commands.h"
+#include "probe.h"
+#include "report.h"
+#include "workload.h"
+
+#define SCOPE_LIMIT (512ull << 20)
+
+static const char usage[] =
+	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
+	"                      [--json FILE] [--junit FILE] [--list]\n"
+	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
+	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
+	"  row per scenario: verdict, checks, mismatches, counters, seconds.\n"
+	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
+	"  input or when the scenarios cannot run here (see residctl probe).\n";
+
+static void list(void)
+{
+	for (int i = 0; i < nscenarios; i++)
+		printf("%-4s %s\n", scenarios[i]->id, scenarios[i]->title);
+}
+
+static void run_one(const struct scenario *s, const struct run_opts *o,
+		    struct scen_result *res)
+{
+	struct cg_scope scope;
+	char err[512];
+	double t0 = wl_now();
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->id = s->id;
+	if (s->needs_cgroup &&
+	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
+		scen_fail(res, "%s", err);
+		rc = -1;
+	} else {
+		rc = s->run(o, res);
+		if (s->needs_cgroup)
+			cg_scope_leave(&scope);
+	}
+	res->seconds = wl_now() - t0;
+	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	const struct scenario *chosen[64];
+	struct scen_result res[64];
+	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
+	const char *json = NULL, *junit = NULL;
+	int n = 0, passed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--list")) {
+			list();
+			return 0;
+		} else if (!strncmp(a, "--seed", 6)) {
+			if (!(v = cli_value("check", argc, argv, &i)))
+				return 2;
+			if (cli_u64(v, &o.seed)) {
+				fprintf(stderr, "residctl check: bad seed '%s'; "
+					"give a decimal number\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--profile", 9)) {
+			if (!(v = cli_value("check", argc, argv, &i)))
+				return 2;
+			if (!strcmp(v, "quick"))
+				o.profile = PROFILE_QUICK;
+			else if (!strcmp(v, "full"))
+				o.profile = PROFILE_FULL;
+			else {
+				fprintf(stderr, "residctl check: unknown profile "
+					"'%s'; use quick or full\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--json", 6)) {
+			if (!(json = cli_value("check", argc, argv, &i)))
+				return 2;
+		} else if (!strncmp(a, "--junit", 7)) {
+			if (!(junit = cli_value("check", argc, argv, &i)))
+				return 2;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "residctl check: unknown option '%s'; "
+				"see residctl check --help\n", a);
+			return 2;
+		} else {
+			const struct scenario *s = scenario_find(a);
+
+			if (!s) {
+				fprintf(stderr, "residctl check: unknown "
+					"scenario '%s'; see residctl check "
+					"--list\n", a);
+				return 2;
+			}
+			if (n < 64)
+				chosen[n++] = s;
+		}
+	}
+	if (n == 0)
+		for (; n < nscenarios; n++)
+			chosen[n] = scenarios[n];
+
+	struct probe p;
+	char manifest[2048];
+
+	probe_run(&p);
+	if (!p.can_run) {
+		fprintf(stderr, "residctl check: the pager cannot run here: %s\n",
+			p.verdict);
+		return 2;
+	}
+	probe_json(&p, manifest, sizeof(manifest));
+	printf("residctl check: kernel %s, cgroup %s, seed %" PRIu64
+	       ", profile %s\n", p.release, cg_version_name(p.cg.version),
+	       o.seed, o.profile == PROFILE_FULL ? "full" : "quick");
+	for (int i = 0; i < n; i++) {
+		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
+		fflush(stdout);
+		run_one(chosen[i], &o, &res[i]);
+		passed += res[i].passed;
+	}
+	report_table(stdout, res, n);
+	if (json && report_json(json, res, n, manifest, o.seed) < 0)
+		return 2;
+	if (junit && report_junit(junit, res, n) < 0)
+		return 2;
+	if (passed != n)
+		printf("replay: residctl check %s--seed %" PRIu64 " --profile %s\n",
+		       "", o.seed, o.profile == PROFILE_FULL ? "full" : "quick");
+	return passed == n ? 0 : 1;
+}

@@ -1,0 +1,64 @@
+/* residctl probe: the kernel manifest, and whether the pager can run. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "probe.h"
+#include "seam.h"
+
+static const char usage[] =
+	"usage: residctl probe [--json]\n"
+	"  Prints the kernel release, userfaultfd features and ioctls, the\n"
+	"  memory cgroup (version, directory, limits), swap, THP settings, and\n"
+	"  says whether the pager can run here and, if not, why.\n"
+	"  Exit 0 when it can, 1 when it cannot.\n";
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe p;
+	char line[512];
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--json")) {
+			fprintf(stderr, "residctl probe: unknown option '%s'; "
+				"see residctl probe --help\n", argv[i]);
+			return 2;
+		}
+		json = 1;
+	}
+	probe_run(&p);
+	if (json) {
+		char buf[2048];
+
+		if (probe_json(&p, buf, sizeof(buf)) < 0)
+			return 1;
+		puts(buf);
+		return p.can_run ? 0 : 1;
+	}
+	printf("kernel            %s\n", p.release);
+	if (p.uffd_ok)
+		printf("userfaultfd       features %#" PRIx64 " ioctls %#" PRIx64
+		       "\n", p.features, p.ioctls);
+	else
+		printf("userfaultfd       unavailable: %s\n", p.uffd_error);
+	printf("  missing_shmem   %s\n  minor_shmem     %s\n",
+	       p.features & UFFD_FEATURE_MISSING_SHMEM ? "yes" : "no",
+	       p.features & UFFD_FEATURE_MINOR_SHMEM ? "yes" : "no");
+	printf("/dev/userfaultfd  %s\n", p.dev_userfaultfd ? "present" : "absent");
+	printf("vm.unprivileged_userfaultfd %s\n", p.unprivileged);
+	if (cg_describe(&p.cg, line, sizeof(line)) == 0)
+		printf("memory cgroup     %s\n", line);
+	printf("swap              %s\n", p.swap_cond < 0 ? p.swap_why :
+	       cg_swap_cond_name(p.swap_cond));
+	printf("THP               enabled [%s], shmem_enabled [%s]\n", p.thp,
+	       p.shmem_thp);
+	printf("revision          %s\n", RESID_REV);
+	printf("can the pager run here? %s\n", p.verdict);
+	return p.can_run ? 0 : 1;
+}

@@ -1,0 +1,10 @@
+/* The subcommands of residctl; each returns the process exit code. */
+#ifndef HARNESS_COMMANDS_H
+#define HARNESS_COMMANDS_H
+
+int cmd_check(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_belady(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+#endif

@@ -1,0 +1,58 @@
+/* residctl: one tool, subcommands in the style of git. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup_scope.h"
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+} commands[] = {
+	{ "check", cmd_check, "run the gate scenarios T-1.. on the real kernel" },
+	{ "probe", cmd_probe, "print the kernel manifest; can the pager run here?" },
+	{ "verify", cmd_verify, "read a file through the pager, check every byte" },
+	{ "belady", cmd_belady, "offline optimum over a reference trace" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: residctl COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\n'residctl COMMAND --help' describes a command.\n");
+}
+
+/* No cgroup may outlive the tool, also when it is interrupted. */
+static void on_signal(int sig)
+{
+	cg_scope_cleanup_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	atexit(cg_scope_cleanup_all);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "residctl: '%s' is not a command; see residctl --help\n",
+		argv[1]);
+	return 2;
+}

@@ -1,0 +1,114 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "seam.h"
+
+static const struct resid_seam *const K = &resid_seam_linux;
+
+static void read_word(const char *path, char *buf, size_t cap)
+{
+	if (K->read_text(NULL, path, buf, cap) <= 0)
+		snprintf(buf, cap, "unknown");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "always [madvise] never" -> "madvise" */
+static void selected(char *s)
+{
+	char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (a && b) {
+		memmove(s, a + 1, (size_t)(b - a - 1));
+		s[b - a - 1] = '\0';
+	}
+}
+
+static void probe_uffd(struct probe *p)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = K->uffd_open(NULL, O_CLOEXEC | O_NONBLOCK);
+	int rc;
+
+	if (fd < 0) {
+		snprintf(p->uffd_error, sizeof(p->uffd_error), "%s",
+			 strerror(-fd));
+		return;
+	}
+	rc = K->uffd_api(NULL, fd, &api);
+	K->close(NULL, fd);
+	if (rc < 0) {
+		snprintf(p->uffd_error, sizeof(p->uffd_error), "UFFDIO_API: %s",
+			 strerror(-rc));
+		return;
+	}
+	p->uffd_ok = 1;
+	p->features = api.features;
+	p->ioctls = api.ioctls;
+}
+
+void probe_run(struct probe *p)
+{
+	struct cg_env env;
+	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM;
+
+	memset(p, 0, sizeof(*p));
+	read_word("/proc/sys/kernel/osrelease", p->release, sizeof(p->release));
+	read_word("/proc/sys/vm/unprivileged_userfaultfd", p->unprivileged,
+		  sizeof(p->unprivileged));
+	read_word("/sys/kernel/mm/transparent_hugepage/enabled", p->thp,
+		  sizeof(p->thp));
+	read_word("/sys/kernel/mm/transparent_hugepage/shmem_enabled",
+		  p->shmem_thp, sizeof(p->shmem_thp));
+	selected(p->thp);
+	selected(p->shmem_thp);
+	p->dev_userfaultfd = access("/dev/userfaultfd", F_OK) == 0;
+	probe_uffd(p);
+	cg_env_init(&env, K->read_text, NULL);
+	p->swap_cond = -1;
+	if (cg_find_memory(&env, &p->cg, p->swap_why, sizeof(p->swap_why)) < 0)
+		p->swap_cond = -1;
+	else
+		p->swap_cond = cg_swap_check(&p->cg, p->swap_why,
+					     sizeof(p->swap_why));
+
+	if (!p->uffd_ok)
+		snprintf(p->verdict, sizeof(p->verdict), "no: userfaultfd: %s "
+			 "(run as root, or set vm.unprivileged_userfaultfd=1)",
+			 p->uffd_error);
+	else if ((p->features & need) != need)
+		snprintf(p->verdict, sizeof(p->verdict), "no: the kernel lacks "
+			 "UFFD_FEATURE_MINOR_SHMEM (Linux >= 5.13 needed)");
+	else if (p->swap_cond < 0)
+		snprintf(p->verdict, sizeof(p->verdict), "no: %s", p->swap_why);
+	else {
+		p->can_run = 1;
+		snprintf(p->verdict, sizeof(p->verdict), "yes");
+	}
+}
+
+int probe_json(const struct probe *p, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap,
+		"{\"kernel\":\"%s\",\"uffd\":%s,\"uffd_features\":\"%#" PRIx64
+		"\",\"uffd_ioctls\":\"%#" PRIx64 "\",\"minor_shmem\":%s,"
+		"\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
+		"\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
+		"\"swap_total\":%" PRIu64 ",\"swap_condition\":\"%s\","
+		"\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"revision\":\"%s\","
+		"\"can_run\":%s}",
+		p->release, p->uffd_ok ? "true" : "false", p->features,
+		p->ioctls,
+		p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
+		p->dev_userfaultfd ? "true" : "false", p->unprivileged,
+		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
+		p->swap_cond < 0 ? "swap possible" :
+		cg_swap_cond_name(p->swap_cond), p->thp, p->shmem_thp,
+		RESID_REV, p->can_run ? "true" : "false");
+
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}

@@ -1,0 +1,161 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+void report_table(FILE *f, const struct scen_result *res, int n)
+{
+	int passed = 0;
+	uint64_t checks = 0, mismatches = 0;
+	double secs = 0;
+
+	fprintf(f, "%-5s %-4s %14s %10s %8s  %s\n", "test", "", "checks",
+		"mismatches", "seconds", "counters");
+	for (int i = 0; i < n; i++) {
+		const struct scen_result *r = &res[i];
+
+		fprintf(f, "%-5s %-4s %14" PRIu64 " %10" PRIu64 " %8.2f ",
+			r->id, r->passed ? "PASS" : "FAIL", r->checks,
+			r->mismatches, r->seconds);
+		for (int j = 0; j < r->ncounters; j++)
+			fprintf(f, " %s=%" PRIu64, r->counters[j].name,
+				r->counters[j].value);
+		fputc('\n', f);
+		if (r->message[0])
+			fprintf(f, "      %s\n", r->message);
+		passed += r->passed;
+		checks += r->checks;
+		mismatches += r->mismatches;
+		secs += r->seconds;
+	}
+	fprintf(f, "total: %d passed, %d failed; %" PRIu64 " checks, %" PRIu64
+		" mismatches, %.2f s\n", passed, n - passed, checks, mismatches,
+		secs);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* Writes to path.tmp and renames, so a failed write leaves nothing half
+ * written. */
+static FILE *open_tmp(const char *path, char *tmp, size_t n)
+{
+	snprintf(tmp, n, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+
+	if (!f)
+		fprintf(stderr, "residctl: cannot write %s: %s\n", path,
+			strerror(errno));
+	return f;
+}
+
+static int close_tmp(FILE *f, const char *tmp, const char *path)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) || bad || rename(tmp, path)) {
+		fprintf(stderr, "residctl: cannot write %s: %s\n", path,
+			strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int report_json(const char *path, const struct scen_result *res, int n,
+		const char *manifest_json, uint64_t seed)
+{
+	char tmp[4200];
+	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+	int passed = 0;
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"seed\": %" PRIu64 ",\n  \"manifest\": %s,\n"
+		"  \"scenarios\": [\n", seed,
+		manifest_json && *manifest_json ? manifest_json : "null");
+	for (int i = 0; i < n; i++) {
+		const struct scen_result *r = &res[i];
+
+		passed += r->passed;
+		fprintf(f, "    {\"id\": \"%s\", \"passed\": %s, \"checks\": %"
+			PRIu64 ", \"mismatches\": %" PRIu64
+			", \"seconds\": %.3f, \"message\": ", r->id,
+			r->passed ? "true" : "false", r->checks, r->mismatches,
+			r->seconds);
+		json_str(f, r->message);
+		fputs(", \"counters\": {", f);
+		for (int j = 0; j < r->ncounters; j++)
+			fprintf(f, "%s\"%s\": %" PRIu64, j ? ", " : "",
+				r->counters[j].name, r->counters[j].value);
+		fprintf(f, "}}%s\n", i + 1 < n ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"passed\": %d,\n  \"failed\": %d\n}\n", passed,
+		n - passed);
+	return close_tmp(f, tmp, path);
+}
+
+int report_junit(const char *path, const struct scen_result *res, int n)
+{
+	char tmp[4200];
+	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+	int failed = 0;
+	double secs = 0;
+
+	if (!f)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		failed += !res[i].passed;
+		secs += res[i].seconds;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuite name=\"residctl-gate\" tests=\"%d\" failures=\"%d\""
+		" errors=\"0\" time=\"%.3f\">\n", n, failed, secs);
+	for (int i = 0; i < n; i++) {
+		const struct scen_result *r = &res[i];
+
+		fprintf(f, "  <testcase classname=\"residctl.gate\" name=\"%s\""
+			" time=\"%.3f\">\n", r->id, r->seconds);
+		if (!r->passed) {
+			fputs("    <failure message=\"", f);
+			xml_str(f, r->message);
+			fprintf(f, "\">mismatches=%" PRIu64 "</failure>\n",
+				r->mismatches);
+		}
+		fprintf(f, "    <system-out>checks=%" PRIu64 " mismatches=%"
+			PRIu64, r->checks, r->mismatches);
+		for (int j = 0; j < r->ncounters; j++)
+			fprintf(f, " %s=%" PRIu64, r->counters[j].name,
+				r->counters[j].value);
+		fputs("</system-out>\n  </testcase>\n", f);
+	}
+	fputs("</testsuite>\n", f);
+	return close_tmp(f, tmp, path);
+}

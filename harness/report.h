@@ -1,0 +1,15 @@
+/* The gate's report: a table for people, JSON and JUnit XML for CI. */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+
+void report_table(FILE *f, const struct scen_result *res, int n);
+/* 0, or -1 with a line on stderr naming the file. */
+int report_json(const char *path, const struct scen_result *res, int n,
+		const char *manifest_json, uint64_t seed);
+int report_junit(const char *path, const struct scen_result *res, int n);
+
+#endif

@@ -1,0 +1,58 @@
+/* The scenario registry and the helpers every scenario uses to report. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario.h"
+
+extern const struct scenario scenario_t1, scenario_t2, scenario_t4,
+	scenario_t5;
+
+const struct scenario *const scenarios[] = {
+	&scenario_t1, &scenario_t2, &scenario_t4, &scenario_t5,
+};
+const int nscenarios = sizeof(scenarios) / sizeof(scenarios[0]);
+
+const struct scenario *scenario_find(const char *id)
+{
+	/* "T-1", "t1" and "1" all name T-1. */
+	const char *digits = id;
+
+	while (*digits && (*digits < '0' || *digits > '9'))
+		digits++;
+	for (int i = 0; i < nscenarios; i++)
+		if (!strcasecmp(scenarios[i]->id, id) ||
+		    (*digits && !strcmp(scenarios[i]->id + 2, digits) &&
+		     digits - id <= 2))
+			return scenarios[i];
+	return NULL;
+}
+
+void scen_count(struct scen_result *r, const char *name, uint64_t value)
+{
+	for (int i = 0; i < r->ncounters; i++) {
+		if (!strcmp(r->counters[i].name, name)) {
+			r->counters[i].value = value;
+			return;
+		}
+	}
+	if (r->ncounters < SCEN_MAX_COUNTERS)
+		r->counters[r->ncounters++] = (struct counter){ name, value };
+}
+
+void scen_fail(struct scen_result *r, const char *fmt, ...)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	va_list ap;
+
+	/* Pager threads report violations too; the first one is kept. */
+	pthread_mutex_lock(&lock);
+	if (!r->failed) {
+		va_start(ap, fmt);
+		vsnprintf(r->message, sizeof(r->message), fmt, ap);
+		va_end(ap);
+		r->failed = 1;
+	}
+	pthread_mutex_unlock(&lock);
+}

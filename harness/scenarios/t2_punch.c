@@ -1,0 +1,42 @@
+/* T-2 punch-refetch: two chunks under a one-chunk budget, read in turn, so
+ * every read evicts the other chunk by punching it and fetches again. */
+#include <inttypes.h>
+
+#include "workload.h"
+
+#define CHUNK (1024ull * 1024)
+
+static int t2_run(const struct run_opts *o, struct scen_result *res)
+{
+	struct resid_config cfg;
+	struct resid_region *r;
+	struct resid_stats s;
+	unsigned cycles = 1000;
+
+	resid_config_init(&cfg);
+	cfg.region_len = 2 * CHUNK;
+	cfg.chunk_size = CHUNK;
+	cfg.budget_bytes = CHUNK;
+	cfg.seed = o->seed;
+	cfg.policy = RESID_POLICY_LRU;
+	r = wl_open(&cfg, res);
+	if (!r)
+		return -1;
+	for (unsigned i = 0; i < cycles; i++) {
+		wl_read_chunk(r, &cfg, 0, res);
+		wl_read_chunk(r, &cfg, 1, res);
+	}
+	wl_close(r, res, &s);
+	scen_count(res, "cycles", cycles);
+	scen_count(res, "fetches", s.fetches);
+	scen_count(res, "evictions", s.evictions);
+	scen_count(res, "faults_missing", s.faults_missing);
+	if (s.evictions < cycles - 1)
+		scen_fail(res, "%" PRIu64 " evictions, expected >= %u",
+			  s.evictions, cycles - 1);
+	return 0;
+}
+
+const struct scenario scenario_t2 = {
+	"T-2", "punch and refetch", 1, t2_run,
+};

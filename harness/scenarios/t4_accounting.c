@@ -1,0 +1,61 @@
+/* T-4 accounting: a fixed touch sequence of small chunks, then the pager's
+ * bytes against fstat(memfd).st_blocks (exact) and against the cgroup's
+ * memory.stat shmem (within the kernel's per-CPU flush tolerance). */
+#include <inttypes.h>
+
+#include "workload.h"
+
+#define KiB 1024ull
+
+static int t4_run(const struct run_opts *o, struct scen_result *res)
+{
+	/* 64 KiB chunks so that per-page lag in memory.stat can show. */
+	static const uint32_t touches[] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 0, 8, 9, 10, 11, 1, 12, 13, 14, 15, 2,
+		63, 62, 61, 31, 32, 33, 3, 4, 40, 41, 42, 43, 44, 45, 46, 47,
+	};
+	struct resid_config cfg;
+	struct resid_region *r;
+	struct resid_accounting acc;
+	struct resid_stats s;
+	char why[RESID_ERRLEN];
+
+	resid_config_init(&cfg);
+	cfg.region_len = 64 * 64 * KiB;
+	cfg.chunk_size = 64 * KiB;
+	cfg.budget_bytes = 16 * 64 * KiB;
+	cfg.seed = o->seed;
+	cfg.policy = RESID_POLICY_LRU;
+	r = wl_open(&cfg, res);
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < sizeof(touches) / sizeof(touches[0]); i++)
+		wl_read_chunk(r, &cfg, touches[i], res);
+	resid_quiesce(r);
+	int rc = resid_reconcile(r, &acc, why);
+
+	res->checks += 1 + acc.have_cgroup;
+	if (rc < 0) {
+		res->mismatches++;
+		scen_fail(res, "%s", why);
+	}
+	if (acc.st_bytes != acc.resident) {
+		res->mismatches++;
+		scen_fail(res, "st_blocks*512 %" PRIu64 " != pager resident %"
+			  PRIu64 " at quiescence", acc.st_bytes, acc.resident);
+	}
+	if (!acc.have_cgroup)
+		scen_fail(res, "no memory cgroup to compare memory.stat with");
+	scen_count(res, "pager_bytes", acc.resident);
+	scen_count(res, "st_bytes", acc.st_bytes);
+	scen_count(res, "shmem", acc.shmem);
+	scen_count(res, "shmem_expected", acc.resident + acc.shmem_baseline);
+	scen_count(res, "tolerance", acc.tolerance);
+	wl_close(r, res, &s);
+	scen_count(res, "reconciles", s.reconciles);
+	return 0;
+}
+
+const struct scenario scenario_t4 = {
+	"T-4", "accounting against the kernel", 1, t4_run,
+};

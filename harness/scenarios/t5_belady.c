@@ -1,0 +1,190 @@
+/* T-5 Belady sanity (SPEC §5.3): belady() against the naive oracle on random
+ * traces, strict cyclic scans against the floor W + (P-1)*max(W-K, 0), and a
+ * fault trace read back from a file must be refused. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "belady.h"
+#include "belady_naive.h"
+#include "rng.h"
+#include "scenario.h"
+#include "trace.h"
+
+#define PAGE 4096
+
+/* Counts a mismatch; the first one is the failure reason. */
+__attribute__((format(printf, 3, 4)))
+static void mismatch(const struct run_opts *o, struct scen_result *res,
+		     const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (res->mismatches++ == 0)
+		scen_fail(res, "%s (seed %" PRIu64 ")", msg, o->seed);
+	if (o->verbose)
+		fprintf(stderr, "T-5: %s\n", msg);
+}
+
+/* Solves t both ways; 0 with *fast filled when they agree. */
+static int agree(const struct run_opts *o, struct scen_result *res,
+		 const char *what, const struct trace *t, uint64_t cap,
+		 struct belady_result *fast)
+{
+	struct belady_result slow;
+	char e1[256], e2[256];
+	int r1, r2;
+
+	r1 = belady(t, cap, fast, e1, sizeof(e1));
+	r2 = belady_naive(t, cap, &slow, e2, sizeof(e2));
+	res->checks++;
+	if (r1 || r2) {
+		mismatch(o, res, "%s: a solver refused a valid trace: %s", what,
+			 r1 ? e1 : e2);
+		return -1;
+	}
+	if (memcmp(fast, &slow, sizeof(slow)) ||
+	    fast->hits + fast->misses != fast->accesses) {
+		mismatch(o, res, "%s (%" PRIu32 " chunks, %" PRIu64 " accesses, capacity %" PRIu64 "): belady %" PRIu64 " misses/%" PRIu64 " bytes, naive %" PRIu64 "/%" PRIu64,
+			 what, t->nchunks, t->n, cap, fast->misses,
+			 fast->bytes_missed, slow.misses, slow.bytes_missed);
+		return -1;
+	}
+	return 0;
+}
+
+static int random_traces(const struct run_opts *o, struct scen_result *res)
+{
+	uint64_t count = o->profile == PROFILE_FULL ? 10000 : 1000;
+	uint64_t rng = o->seed, cap, i;
+	struct belady_result r;
+	struct trace t;
+	char what[48];
+
+	for (i = 0; i < count; i++) {
+		memset(&t, 0, sizeof(t));
+		/* One in four has unequal chunks. */
+		if (belady_random_trace(&rng, 40, 2000, i % 4 == 3, &t, &cap)) {
+			trace_free(&t);
+			scen_fail(res, "out of memory for random trace %" PRIu64, i);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "random trace %" PRIu64, i);
+		(void)agree(o, res, what, &t, cap, &r); /* counted in res */
+		trace_free(&t);
+	}
+	scen_count(res, "traces", count);
+	scen_count(res, "unequal", count / 4);
+	return 0;
+}
+
+static int cyclic_scans(const struct run_opts *o, struct scen_result *res)
+{
+	static const uint32_t ws[] = { 1, 2, 3, 5, 8, 16, 33 };
+	static const uint32_t ps[] = { 1, 2, 5 };
+	uint64_t floor, floors = 0;
+	struct belady_result r;
+	struct trace t;
+	uint32_t wi, pi, ki, w, p, ks[5];
+	char what[64];
+
+	for (wi = 0; wi < sizeof(ws) / sizeof(ws[0]); wi++) {
+		w = ws[wi];
+		ks[0] = 1;
+		ks[1] = w > 1 ? w - 1 : 1;
+		ks[2] = w;
+		ks[3] = w + 3;
+		ks[4] = w > 1 ? w / 2 : 1;
+		for (pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
+			p = ps[pi];
+			memset(&t, 0, sizeof(t));
+			if (belady_cyclic_trace(w, p, PAGE, &t)) {
+				trace_free(&t);
+				scen_fail(res, "out of memory for a cyclic scan of %" PRIu32, w);
+				return -1;
+			}
+			for (ki = 0; ki < 5; ki++) {
+				snprintf(what, sizeof(what), "cyclic W=%" PRIu32 " P=%" PRIu32 " K=%" PRIu32, w, p, ks[ki]);
+				if (agree(o, res, what, &t, (uint64_t)ks[ki] * PAGE, &r))
+					continue;
+				floor = w + (uint64_t)(p - 1) * (ks[ki] < w ? w - ks[ki] : 0);
+				res->checks++;
+				floors++;
+				if (r.misses < floor)
+					mismatch(o, res, "%s: %" PRIu64 " misses, below the floor %" PRIu64, what, r.misses, floor);
+				/* Exact where the optimum is obvious: all fits, or one slot. */
+				if ((ks[ki] >= w && r.misses != w) ||
+				    (ks[ki] == 1 && w > 1 && r.misses != (uint64_t)w * p))
+					mismatch(o, res, "%s: %" PRIu64 " misses, the optimum is %" PRIu64, what, r.misses,
+						 ks[ki] >= w ? (uint64_t)w : (uint64_t)w * p);
+			}
+			trace_free(&t);
+		}
+	}
+	scen_count(res, "floors", floors);
+	return 0;
+}
+
+/* Writes a fault trace, reads it back: belady() must refuse it, and accept
+ * the same accesses relabelled as a reference trace. */
+static int fault_refused(const struct run_opts *o, struct scen_result *res)
+{
+	const char *dir = getenv("TMPDIR");
+	struct trace t = { 0 }, back = { 0 };
+	struct belady_result r;
+	char path[4096], err[256];
+	int fd, rc = -1;
+
+	snprintf(path, sizeof(path), "%s/residctl-t5-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		scen_fail(res, "cannot create a temp file in %s; set TMPDIR to a writable directory", dir && *dir ? dir : "/tmp");
+		return -1;
+	}
+	if (close(fd) || belady_cyclic_trace(4, 3, PAGE, &t)) {
+		scen_fail(res, "temp file %s or memory: cannot set up the fault trace", path);
+		goto out;
+	}
+	t.kind = TRACE_FAULT;
+	if (trace_write(path, &t, err, sizeof(err)) ||
+	    trace_read(path, &back, err, sizeof(err))) {
+		scen_fail(res, "fault trace round trip: %s", err);
+		goto out;
+	}
+	res->checks += 2;
+	if (back.kind != TRACE_FAULT || belady(&back, 2 * PAGE, &r, err, sizeof(err)) == 0)
+		mismatch(o, res, "a fault trace written and read back was accepted");
+	back.kind = TRACE_REFERENCE;
+	if (belady(&back, 2 * PAGE, &r, err, sizeof(err)))
+		mismatch(o, res, "the same accesses as a reference trace were refused: %s", err);
+	scen_count(res, "refusals", 1);
+	rc = 0;
+out:
+	if (unlink(path) && rc == 0) {
+		scen_fail(res, "cannot remove temp file %s", path);
+		rc = -1;
+	}
+	trace_free(&t);
+	trace_free(&back);
+	return rc;
+}
+
+static int t5_run(const struct run_opts *o, struct scen_result *res)
+{
+	res->checks = 0;
+	res->mismatches = 0;
+	res->passed = 0;
+	if (random_traces(o, res) || cyclic_scans(o, res) || fault_refused(o, res))
+		return -1;
+	res->passed = res->mismatches == 0;
+	return 0;
+}
+
+const struct scenario scenario_t5 = { "T-5", "Belady sanity", 0, t5_run };

@@ -1,0 +1,13 @@
+/* One function per test file; each adds its CUnit suite to the registry. */
+#ifndef HARNESS_TESTS_SUITES_H
+#define HARNESS_TESTS_SUITES_H
+
+void suite_content(void);  /* test_content.c */
+void suite_chunks(void);   /* test_chunks.c */
+void suite_config(void);   /* test_config.c */
+void suite_policy(void);   /* test_policy.c */
+void suite_belady(void);   /* test_belady.c */
+void suite_trace(void);    /* test_belady.c */
+void suite_cgroup(void);   /* test_cgroup.c */
+
+#endif

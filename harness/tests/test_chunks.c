@@ -1,0 +1,133 @@
+/* Chunk table construction and lookup. */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "suites.h"
+
+static struct resid_region *fake(uint64_t region, uint64_t chunk,
+				 uint64_t backing)
+{
+	struct resid_region *r = calloc(1, sizeof(*r));
+
+	resid_config_init(&r->cfg);
+	r->cfg.region_len = region;
+	r->cfg.chunk_size = chunk;
+	r->seam = &resid_seam_linux;
+	r->backing_size = backing;
+	return r;
+}
+
+static void drop(struct resid_region *r)
+{
+	free(r->chunks);
+	free(r);
+}
+
+static void equal_chunks_cover_region(void)
+{
+	char err[256];
+	struct resid_region *r = fake(10 << 20, 4 << 20, 10 << 20);
+
+	CU_ASSERT_EQUAL_FATAL(chunks_build(r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r->nchunks, 3);
+	CU_ASSERT_EQUAL(r->chunks[2].off, 8 << 20);
+	CU_ASSERT_EQUAL(r->chunks[2].len, 2 << 20);
+	CU_ASSERT_EQUAL(r->max_chunk, 4 << 20);
+	for (uint64_t off = 0; off < (10 << 20); off += 4096) {
+		uint32_t i = chunks_find(r, off);
+
+		CU_ASSERT_FATAL(off >= r->chunks[i].off &&
+				off < r->chunks[i].off + r->chunks[i].len);
+	}
+	drop(r);
+}
+
+static void unaligned_tail_reads_zeros(void)
+{
+	char err[256];
+	/* A 10000-byte file: the one chunk is 3 pages, 10000 bytes of data. */
+	struct resid_region *r = fake(10000, 12288, 10000);
+
+	CU_ASSERT_EQUAL_FATAL(chunks_build(r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r->chunks[0].len, 12288);
+	CU_ASSERT_EQUAL(r->chunks[0].data_len, 10000);
+	drop(r);
+}
+
+static void explicit_table(void)
+{
+	static const struct resid_chunk_spec t[] = {
+		{ 0, 8192 }, { 8192, 1 << 20 }, { 8192 + (1 << 20), 4096 },
+	};
+	char err[256];
+	struct resid_region *r = fake(8192 + (1 << 20) + 4096, 0, 1 << 30);
+
+	r->cfg.table = t;
+	r->cfg.table_len = 3;
+	CU_ASSERT_EQUAL_FATAL(chunks_build(r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r->nchunks, 3);
+	CU_ASSERT_EQUAL(r->max_chunk, 1 << 20);
+	CU_ASSERT_EQUAL(chunks_find(r, 8191), 0);
+	CU_ASSERT_EQUAL(chunks_find(r, 8192), 1);
+	CU_ASSERT_EQUAL(chunks_find(r, 8192 + (1 << 20)), 2);
+	drop(r);
+}
+
+static void bad_tables_refused(void)
+{
+	static const struct resid_chunk_spec gap[] = { { 0, 4096 }, { 8192, 4096 } };
+	static const struct resid_chunk_spec odd[] = { { 0, 1000 }, { 1000, 3096 } };
+	char err[256];
+	struct resid_region *r;
+
+	r = fake(8192, 0, 8192);
+	r->cfg.table = gap;
+	r->cfg.table_len = 2;
+	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
+	CU_ASSERT(strstr(err, "entry 1") != NULL);
+	drop(r);
+	r = fake(4096, 0, 4096);
+	r->cfg.table = odd;
+	r->cfg.table_len = 2;
+	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
+	drop(r);
+	r = fake(8192, 3000, 8192);
+	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
+	CU_ASSERT(strstr(err, "4096") != NULL);
+	drop(r);
+	r = fake(8192, 16384, 8192);
+	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
+	CU_ASSERT(strstr(err, "larger than the region") != NULL);
+	drop(r);
+}
+
+static void ring_keeps_order(void)
+{
+	struct ring q;
+
+	CU_ASSERT_EQUAL_FATAL(ring_init(&q, 4), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		ring_push(&q, i);
+	CU_ASSERT_EQUAL(ring_pop(&q), 0);
+	ring_push(&q, 9);
+	CU_ASSERT(ring_remove(&q, 2));
+	CU_ASSERT(!ring_remove(&q, 2));
+	CU_ASSERT_EQUAL(ring_pop(&q), 1);
+	CU_ASSERT_EQUAL(ring_pop(&q), 3);
+	CU_ASSERT_EQUAL(ring_pop(&q), 9);
+	CU_ASSERT_EQUAL(q.count, 0);
+	ring_free(&q);
+}
+
+void suite_chunks(void)
+{
+	CU_pSuite s = CU_add_suite("chunks", NULL, NULL);
+
+	CU_add_test(s, "equal chunks cover the region", equal_chunks_cover_region);
+	CU_add_test(s, "unaligned tail", unaligned_tail_reads_zeros);
+	CU_add_test(s, "explicit table", explicit_table);
+	CU_add_test(s, "bad tables refused", bad_tables_refused);
+	CU_add_test(s, "ring keeps order", ring_keeps_order);
+}

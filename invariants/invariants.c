@@ -1,0 +1,184 @@
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "invariants.h"
+
+static const char *const titles[INV_MAX + 1] = {
+	[1] = "pager never touches mapping A",
+	[2] = "uffd non-blocking, EAGAIN is empty",
+	[3] = "swap impossible for the region",
+	[4] = "punch only RESIDENT, unpinned, not a target",
+	[5] = "CONTINUE only when populated, maps len",
+	[6] = "state changes under the chunk lock",
+	[7] = "accounting matches the kernel",
+	[8] = "dispatch on state, not fault type",
+	[9] = "no transparent huge pages",
+	[10] = "outside input validated",
+	[11] = "resident <= budget at every instant",
+	[12] = "pins balance",
+	[13] = "no lost fault",
+	[14] = "counter conservation",
+};
+
+static uint64_t counts[INV_MAX + 1];
+static inv_handler handler;
+static void *handler_arg;
+
+const char *inv_title(int id)
+{
+	return id >= 1 && id <= INV_MAX ? titles[id] : "unknown invariant";
+}
+
+void inv_set_handler(inv_handler h, void *arg)
+{
+	handler = h;
+	handler_arg = arg;
+}
+
+void inv_report(int id, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (id >= 1 && id <= INV_MAX)
+		__atomic_add_fetch(&counts[id], 1, __ATOMIC_RELAXED);
+	if (handler)
+		handler(id, msg, handler_arg);
+	else
+		fprintf(stderr, "invariant I-%d (%s) violated: %s\n", id,
+			inv_title(id), msg);
+}
+
+uint64_t inv_count(int id)
+{
+	return id >= 1 && id <= INV_MAX ?
+		__atomic_load_n(&counts[id], __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t inv_total(void)
+{
+	uint64_t t = 0;
+
+	for (int i = 1; i <= INV_MAX; i++)
+		t += inv_count(i);
+	return t;
+}
+
+void inv_reset(void)
+{
+	for (int i = 0; i <= INV_MAX; i++)
+		__atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
+}
+
+int inv_not_in_a(const void *p, uint64_t len, const void *a, uint64_t alen)
+{
+	uintptr_t s = (uintptr_t)p, e = s + len;
+	uintptr_t as = (uintptr_t)a, ae = as + alen;
+
+	if (e <= as || s >= ae)
+		return 1;
+	inv_report(1, "buffer [%#" PRIxPTR ", +%" PRIu64 ") overlaps mapping A",
+		   s, len);
+	return 0;
+}
+
+int inv_uffd_nonblock(int open_flags)
+{
+	if (open_flags & 04000) /* O_NONBLOCK, spelled to keep fcntl.h out */
+		return 1;
+	inv_report(2, "uffd opened without O_NONBLOCK (flags %#x)", open_flags);
+	return 0;
+}
+
+int inv_punch_ok(uint32_t chunk, int state_resident, int32_t pin, int retained)
+{
+	if (state_resident && pin == 0 && !retained)
+		return 1;
+	inv_report(4, "chunk %u punched while %s, pin %d%s", chunk,
+		   state_resident ? "RESIDENT" : "not RESIDENT", pin,
+		   retained ? ", a prefetch target" : "");
+	return 0;
+}
+
+int inv_continue_ok(uint32_t chunk, uint64_t populated, uint64_t len,
+		    uint64_t mapped)
+{
+	if (populated == len && mapped == len)
+		return 1;
+	inv_report(5, "chunk %u: CONTINUE with %" PRIu64 " of %" PRIu64
+		   " bytes populated, mapped %" PRIu64, chunk, populated, len,
+		   mapped);
+	return 0;
+}
+
+int inv_locked(uint32_t chunk, int held)
+{
+	if (held)
+		return 1;
+	inv_report(6, "chunk %u changed state without its lock", chunk);
+	return 0;
+}
+
+int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
+{
+	uint64_t lo = a->resident, hi = a->resident + a->reserved;
+
+	if (a->st_bytes < lo || a->st_bytes > hi) {
+		snprintf(why, n, "st_blocks*512 = %" PRIu64 " outside [resident %"
+			 PRIu64 ", resident+reserved %" PRIu64 "]",
+			 a->st_bytes, lo, hi);
+		inv_report(7, "%s", why);
+		return 0;
+	}
+	if (a->have_cgroup) {
+		uint64_t slo = lo + a->shmem_baseline, shi = hi + a->shmem_baseline;
+
+		slo = slo > a->tolerance ? slo - a->tolerance : 0;
+		shi += a->tolerance;
+		if (a->shmem < slo || a->shmem > shi) {
+			snprintf(why, n, "memory.stat shmem = %" PRIu64
+				 " outside [%" PRIu64 ", %" PRIu64
+				 "] (resident %" PRIu64 ", reserved %" PRIu64
+				 ", baseline %" PRIu64 ", tolerance %" PRIu64 ")",
+				 a->shmem, slo, shi, a->resident, a->reserved,
+				 a->shmem_baseline, a->tolerance);
+			inv_report(7, "%s", why);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int inv_budget(uint64_t resident, uint64_t budget)
+{
+	if (resident <= budget)
+		return 1;
+	inv_report(11, "resident %" PRIu64 " > budget %" PRIu64, resident,
+		   budget);
+	return 0;
+}
+
+int inv_pin(uint32_t chunk, int32_t pin, int quiescent)
+{
+	if (pin >= 0 && (!quiescent || pin == 0))
+		return 1;
+	inv_report(12, "chunk %u pin count %d%s", chunk, pin,
+		   quiescent ? " at quiescence" : "");
+	return 0;
+}
+
+int inv_conservation(const struct resid_stats *s, uint64_t fetched_len_sum)
+{
+	if (s->fetches == s->continues_ok && s->fetches == s->latency_count &&
+	    s->fetch_bytes == fetched_len_sum)
+		return 1;
+	inv_report(14, "fetches %" PRIu64 ", CONTINUEs ok %" PRIu64
+		   ", histogram %" PRIu64 ", bytes %" PRIu64 " vs chunk sum %"
+		   PRIu64, s->fetches, s->continues_ok, s->latency_count,
+		   s->fetch_bytes, fetched_len_sum);
+	return 0;
+}

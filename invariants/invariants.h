@@ -1,0 +1,49 @@
+/* The invariants I-1..I-14 (SPEC §3) as checks callable at any point. The
+ * pager's debug (harness) builds call them where they apply; the harness
+ * calls them after steps and at the end. A check that fails reports through
+ * inv_report(): counted per id and passed to the installed handler. */
+#ifndef RESID_INVARIANTS_H
+#define RESID_INVARIANTS_H
+
+#include <stdint.h>
+#include "resid.h"
+
+#define INV_MAX 14
+
+typedef void (*inv_handler)(int id, const char *msg, void *arg);
+
+/* The handler sees every violation; the default prints it to stderr. */
+void inv_set_handler(inv_handler h, void *arg);
+void inv_report(int id, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+uint64_t inv_count(int id);
+uint64_t inv_total(void);
+void inv_reset(void);
+const char *inv_title(int id);
+
+/* Each returns 1 when the invariant holds, else reports and returns 0. */
+
+/* I-1: a buffer the pager writes or reads is not inside mapping A. */
+int inv_not_in_a(const void *p, uint64_t len, const void *a, uint64_t alen);
+/* I-2: the uffd was opened non-blocking. */
+int inv_uffd_nonblock(int open_flags);
+/* I-4: a punch hits only a RESIDENT chunk with pin 0 that is no prefetch
+ * target. */
+int inv_punch_ok(uint32_t chunk, int state_resident, int32_t pin,
+		 int retained);
+/* I-5: CONTINUE only over a fully populated chunk, mapping exactly len. */
+int inv_continue_ok(uint32_t chunk, uint64_t populated, uint64_t len,
+		    uint64_t mapped);
+/* I-6: a state change by a thread that holds the chunk lock. */
+int inv_locked(uint32_t chunk, int held);
+/* I-7: st_bytes within [resident, resident + reserved]; shmem within the
+ * same interval shifted by the baseline, widened by the tolerance. */
+int inv_accounting(const struct resid_accounting *acc, char *why, size_t n);
+/* I-11: resident <= budget, at every change. */
+int inv_budget(uint64_t resident, uint64_t budget);
+/* I-12: a pin count never negative; zero at quiescence. */
+int inv_pin(uint32_t chunk, int32_t pin, int quiescent);
+/* I-14: counter conservation. */
+int inv_conservation(const struct resid_stats *s, uint64_t fetched_len_sum);
+
+#endif

@@ -1,0 +1,77 @@
+/* The backing store: a file read with O_DIRECT (buffered plus
+ * POSIX_FADV_DONTNEED when the file system refuses O_DIRECT, recorded in the
+ * manifest), a plain descriptor for unaligned pieces, or the synthetic
+ * content of SPEC §5.1. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+int backing_open(struct resid_region *r, char *err, size_t n)
+{
+	if (r->cfg.backing == RESID_BACKING_SYNTHETIC) {
+		r->backing_fd = r->plain_fd = -1;
+		r->backing_size = r->cfg.region_len;
+		return 0;
+	}
+	if (!r->cfg.path || !*r->cfg.path) {
+		snprintf(err, n, "no backing file given: pass a path or use "
+			 "the synthetic source");
+		return -EINVAL;
+	}
+	int fd = K(r, backing_open, r->cfg.path, 1, &r->backing_size);
+
+	r->direct = fd >= 0;
+	if (fd == -EINVAL) /* the file system has no O_DIRECT */
+		fd = K(r, backing_open, r->cfg.path, 0, &r->backing_size);
+	if (fd < 0) {
+		snprintf(err, n, "cannot open backing file %s: %s: give a "
+			 "readable file", r->cfg.path, strerror(-fd));
+		return fd;
+	}
+	r->backing_fd = fd;
+	r->plain_fd = K(r, backing_open, r->cfg.path, 0, &r->backing_size);
+	if (r->plain_fd < 0) {
+		int e = r->plain_fd;
+
+		snprintf(err, n, "cannot open backing file %s: %s", r->cfg.path,
+			 strerror(-e));
+		K(r, close, fd);
+		r->backing_fd = r->plain_fd = -1;
+		return e;
+	}
+	if (r->backing_size < r->cfg.region_len) {
+		snprintf(err, n, "region of %" PRIu64 " bytes is larger than "
+			 "backing file %s (%" PRIu64 " bytes): shrink the "
+			 "region or use a larger file", r->cfg.region_len,
+			 r->cfg.path, r->backing_size);
+		K(r, close, r->backing_fd);
+		K(r, close, r->plain_fd);
+		r->backing_fd = r->plain_fd = -1;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
+		  uint64_t off)
+{
+	long n;
+
+	if (r->cfg.backing == RESID_BACKING_SYNTHETIC) {
+		n = K(r, backing_pread, -1, dst, len, off);
+		if (n > 0)
+			resid_content_fill(dst, off, (uint64_t)n, r->cfg.seed);
+		return n;
+	}
+	int aligned = r->direct && !(off % 4096) && !(len % 4096);
+
+	n = K(r, backing_pread, aligned ? r->backing_fd : r->plain_fd, dst,
+	      len, off);
+	/* Buffered reads would fill the page cache with a second copy. */
+	if (n > 0 && !aligned)
+		K(r, backing_dontneed, r->plain_fd, off, (uint64_t)n);
+	return n;
+}

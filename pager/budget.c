@@ -1,0 +1,160 @@
+/* The budget: reserve before a fetch, commit (and pin) when it lands, evict
+ * by punching a hole when the reservation does not fit. Everything here runs
+ * under the budget lock; a victim's chunk lock is taken inside it. */
+#include <errno.h>
+
+#include "internal.h"
+
+static void set_resident(struct resid_region *r, uint64_t v)
+{
+	r->resident = v;
+	if (v > r->st.resident_max)
+		r->st.resident_max = v;
+#ifdef RESID_HARNESS
+	inv_budget(v, r->budget);
+#endif
+}
+
+/* Punches the victim. Returns 0, or -errno when the punch failed (the chunk
+ * then stays RESIDENT and the caller gives up this round). */
+static int evict_locked(struct resid_region *r, uint32_t v)
+{
+	struct chunk *c = &r->chunks[v];
+	int rc;
+
+	chunk_lock(r, c);
+#ifdef RESID_HARNESS
+	inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin, c->retained);
+#endif
+	rc = K(r, punch, r->memfd, c->off, c->len);
+	if (rc < 0) {
+		STAT_INC(r, punch_errors);
+		chunk_unlock(r, c);
+		return rc;
+	}
+	chunk_set_state(r, c, CH_ABSENT);
+	chunk_unlock(r, c);
+	set_resident(r, r->resident - c->len);
+	STAT_INC(r, evictions);
+	STAT_ADD(r, evicted_bytes, c->len);
+	reconcile_locked(r, 1);
+	return 0;
+}
+
+static uint32_t collect_candidates(struct resid_region *r, const struct chunk *self)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		const struct chunk *c = &r->chunks[i];
+
+		if (c != self && c->pin == 0 && chunk_state(c) == CH_RESIDENT)
+			r->cand[n++] = i;
+	}
+	return n;
+}
+
+/* Drops the oldest retention pin, for a demand fetch that found nothing else
+ * to evict. */
+static int break_retention(struct resid_region *r)
+{
+	if (r->retain.count == 0)
+		return 0;
+	struct chunk *c = &r->chunks[ring_pop(&r->retain)];
+
+	c->retained = 0;
+	c->pin--;
+	STAT_INC(r, retention_breaks);
+	return 1;
+}
+
+/* Makes room for `need` bytes and reserves them. must_exceed is
+ * POLICY_NEVER for a demand fetch; for a prefetch it is the target's next
+ * use, and only chunks used strictly later may go. -EAGAIN: infeasible. */
+int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
+		   uint64_t must_exceed)
+{
+	K(r, lock, &r->budget_lock);
+	while (r->resident + r->reserved + need > r->budget) {
+		uint32_t n = collect_candidates(r, self);
+		int64_t v;
+
+		K(r, lock, &r->policy_lock);
+		v = policy_victim(r->policy, r->cand, n, must_exceed);
+		K(r, unlock, &r->policy_lock);
+		if (v >= 0) {
+			if (evict_locked(r, (uint32_t)v) < 0)
+				break;
+			continue;
+		}
+		if (must_exceed == POLICY_NEVER && break_retention(r))
+			continue;
+		break;
+	}
+	if (r->resident + r->reserved + need > r->budget) {
+		K(r, unlock, &r->budget_lock);
+		return -EAGAIN;
+	}
+	r->reserved += need;
+	K(r, unlock, &r->budget_lock);
+	return 0;
+}
+
+void budget_release(struct resid_region *r, uint64_t need)
+{
+	K(r, lock, &r->budget_lock);
+	r->reserved -= need;
+	K(r, unlock, &r->budget_lock);
+}
+
+/* One critical section: a committed chunk is pinned before any evictor can
+ * see it (bug 3 split these two). */
+void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &r->budget_lock);
+	r->reserved -= c->len;
+	set_resident(r, r->resident + c->len);
+	c->pin++;
+	reconcile_locked(r, ++r->since_reconcile >= r->cfg.reconcile_interval ||
+			 r->cfg.eager_reconcile);
+	K(r, unlock, &r->budget_lock);
+}
+
+void budget_unpin(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &r->budget_lock);
+	c->pin--;
+#ifdef RESID_HARNESS
+	inv_pin((uint32_t)(c - r->chunks), c->pin, 0);
+#endif
+	K(r, unlock, &r->budget_lock);
+}
+
+/* A prefetch target holds a retention pin until consumed or until
+ * prefetch_depth newer targets are pinned. */
+void budget_retain(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &r->budget_lock);
+	if (!c->retained) {
+		if (r->retain.count == r->retain.cap) {
+			struct chunk *old = &r->chunks[ring_pop(&r->retain)];
+
+			old->retained = 0;
+			old->pin--;
+		}
+		ring_push(&r->retain, (uint32_t)(c - r->chunks));
+		c->retained = 1;
+		c->pin++;
+	}
+	K(r, unlock, &r->budget_lock);
+}
+
+void budget_unretain(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &r->budget_lock);
+	if (c->retained && ring_remove(&r->retain, (uint32_t)(c - r->chunks))) {
+		c->retained = 0;
+		c->pin--;
+	}
+	K(r, unlock, &r->budget_lock);
+}

@@ -1,0 +1,114 @@
+/* The memory cgroup as the pager sees it (SPEC §2.6, I-3, I-10), and THE one
+ * place where cgroup v1 and v2 memory settings are mapped onto each other:
+ * libcgroup 2.0 does not translate them, so no other file spells a memory.*
+ * file name or value. No OS calls here: every read goes through the caller's
+ * read_text (the pager passes its seam's). */
+#ifndef RESID_CGROUPFS_H
+#define RESID_CGROUPFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CG_PATH_MAX 4096
+#define CG_UNLIMITED UINT64_MAX
+#define CG_PAGE 4096ULL
+#define CG_STAT_FILE "memory.stat"
+
+/* Where the process's cgroup facts are read from. read_text has the seam's
+ * contract: it reads the whole file into buf, NUL-terminated, at most cap - 1
+ * bytes, and returns the byte count or -errno. */
+struct cg_env {
+	const char *proc_self_cgroup; /* default /proc/self/cgroup */
+	const char *mountinfo;        /* default /proc/self/mountinfo */
+	const char *meminfo;          /* default /proc/meminfo */
+	long (*read_text)(void *ctx, const char *path, char *buf, size_t cap);
+	void *ctx;
+};
+
+/* The default paths, with the caller's reader. */
+void cg_env_init(struct cg_env *e,
+		 long (*read_text)(void *ctx, const char *path, char *buf,
+				   size_t cap),
+		 void *ctx);
+
+enum cg_version { CG_NONE = 0, CG_V1 = 1, CG_V2 = 2 };
+
+struct cg_memory {
+	int version;            /* enum cg_version */
+	char dir[CG_PATH_MAX];  /* the cgroup's directory */
+	char rel[CG_PATH_MAX];  /* its path below the mount point, "/" at the
+				 * root: libcgroup's name for the group */
+	uint64_t limit;         /* bytes; CG_UNLIMITED */
+	uint64_t swap_limit;    /* v1: memory+swap; v2: swap alone */
+	int has_swap_file;      /* the swap limit file exists */
+	uint64_t swap_total;    /* SwapTotal of meminfo, bytes */
+};
+
+/* Finds the process's memory cgroup (v2 when its memory controller is there,
+ * else v1) and reads its limits. No memory controller at all is not an error:
+ * version is CG_NONE and only swap_total is read. -1 with one line in err on
+ * a read failure or a malformed file. */
+int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
+		   size_t n);
+
+/* (Re)reads limit, swap_limit, has_swap_file and swap_total of m->dir, whose
+ * version and rel are set. -1 with one line in err. */
+int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
+		   size_t n);
+
+/* The mapping. */
+const char *cg_version_name(int version);   /* "none", "v1", "v2" */
+const char *cg_limit_file(int version);     /* NULL for CG_NONE */
+const char *cg_swap_file(int version);      /* NULL for CG_NONE */
+/* A limit file's text: a number, "max" on v2, v1's unlimited (the largest
+ * page-counter value) as CG_UNLIMITED. 0, or -1 on anything else. */
+int cg_parse_limit(int version, const char *text, uint64_t *out);
+/* A value as the kernel accepts it; CG_UNLIMITED is "max" (v2), "-1" (v1). */
+int cg_format_limit(int version, uint64_t v, char *buf, size_t n);
+
+struct cg_write {
+	const char *file;
+	char value[24];
+};
+#define CG_MAX_WRITES 2
+
+/* The ordered writes that set `limit` with swap forbidden in a cgroup whose
+ * current state is `cur` (version, swap_limit, has_swap_file). v1 keeps
+ * memsw >= limit at every step: the lower of the two moves first. v2 forbids
+ * swap before the limit can push pages out. Without a swap file only the
+ * limit is written (I-3 then rests on SwapTotal 0). Returns the number of
+ * writes, or -1 when the version is CG_NONE or limit is not a positive
+ * multiple of CG_PAGE. */
+int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
+		    struct cg_write out[CG_MAX_WRITES]);
+
+/* I-3: which condition makes swap impossible, strongest first. */
+enum cg_swap_cond {
+	CG_SWAP_V2_MAX_ZERO,       /* v2 memory.swap.max == 0 */
+	CG_SWAP_V1_MEMSW_EQ_LIMIT, /* v1 memsw.limit == limit, both finite */
+	CG_SWAP_NONE_CONFIGURED,   /* SwapTotal: 0 */
+};
+/* The condition that held, or -1 with a line in why naming the file to set
+ * and its value. */
+int cg_swap_check(const struct cg_memory *m, char *why, size_t n);
+const char *cg_swap_cond_name(int cond); /* for the manifest */
+
+/* memory.stat's shmem: v1 prefers the hierarchical total_shmem, else shmem;
+ * v2 shmem. *key says which was used. -1 when no key is there or its
+ * number is malformed. */
+int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
+		  const char **key);
+/* Reads <dir>/memory.stat. 0, -errno of the read, or -EBADMSG when the file
+ * has no well-formed shmem line. */
+int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,
+		  uint64_t *bytes);
+
+/* memory.stat lags by up to the kernel's per-CPU flush threshold: 64 pages
+ * per online CPU on >= 6.1, 32 on 5.15..6.0, and 64 (conservative) for any
+ * other or unparseable release. online_cpus 0 counts as 1. */
+uint64_t cg_flush_tolerance(const char *kernel_release, unsigned online_cpus);
+
+/* One line: version, dir, limits, swap total (probe, manifest). */
+int cg_describe(const struct cg_memory *m, char *buf, size_t n);
+
+#endif

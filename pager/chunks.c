@@ -1,0 +1,163 @@
+/* The chunk table: equal chunks or the caller's table, 4096-aligned so that a
+ * chunk's region offset and file offset agree modulo the page size. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define PAGE 4096ull
+
+static uint64_t page_up(uint64_t x)
+{
+	return (x + PAGE - 1) & ~(PAGE - 1);
+}
+
+static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
+		     uint64_t len)
+{
+	struct chunk *c = &r->chunks[i];
+
+	c->off = off;
+	c->len = page_up(len);
+	/* The backing may end inside the last chunk: the rest reads as zeros. */
+	c->data_len = off >= r->backing_size ? 0 :
+		(off + len <= r->backing_size ? len : r->backing_size - off);
+	c->state = CH_ABSENT;
+	K(r, mutex_init, &c->lock);
+	if (c->len > r->max_chunk)
+		r->max_chunk = c->len;
+	return 0;
+}
+
+static int build_equal(struct resid_region *r, char *err, size_t n)
+{
+	uint64_t cs = r->cfg.chunk_size;
+
+	if (cs == 0 || cs % PAGE) {
+		snprintf(err, n, "chunk size %" PRIu64 " is not a positive "
+			 "multiple of 4096: pass e.g. --chunk 2M", cs);
+		return -EINVAL;
+	}
+	if (cs > r->cfg.region_len) {
+		snprintf(err, n, "chunk size %" PRIu64 " is larger than the "
+			 "region (%" PRIu64 " bytes): use a smaller chunk", cs,
+			 r->cfg.region_len);
+		return -EINVAL;
+	}
+	uint64_t count = (r->cfg.region_len + cs - 1) / cs;
+
+	if (count > UINT32_MAX / 2) {
+		snprintf(err, n, "%" PRIu64 " chunks are too many: use a "
+			 "larger chunk size", count);
+		return -EINVAL;
+	}
+	r->nchunks = (uint32_t)count;
+	r->chunks = calloc(r->nchunks, sizeof(*r->chunks));
+	if (!r->chunks) {
+		snprintf(err, n, "out of memory for %u chunks", r->nchunks);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		uint64_t off = (uint64_t)i * cs;
+		uint64_t len = off + cs <= r->cfg.region_len ?
+			cs : r->cfg.region_len - off;
+
+		add_chunk(r, i, off, len);
+	}
+	return 0;
+}
+
+static int build_table(struct resid_region *r, char *err, size_t n)
+{
+	const struct resid_chunk_spec *t = r->cfg.table;
+	uint64_t expect = 0;
+
+	for (uint32_t i = 0; i < r->cfg.table_len; i++) {
+		if (t[i].off != expect || t[i].len == 0 ||
+		    (t[i].off % PAGE) ||
+		    (t[i].len % PAGE && i + 1 != r->cfg.table_len)) {
+			snprintf(err, n, "chunk table entry %u (off %" PRIu64
+				 ", len %" PRIu64 ") must start at %" PRIu64
+				 ", be non-empty and 4096-aligned (only the "
+				 "last may end unaligned)", i, t[i].off,
+				 t[i].len, expect);
+			return -EINVAL;
+		}
+		expect += t[i].len;
+	}
+	if (expect != r->cfg.region_len) {
+		snprintf(err, n, "chunk table covers %" PRIu64 " bytes but the "
+			 "region is %" PRIu64 ": make them equal", expect,
+			 r->cfg.region_len);
+		return -EINVAL;
+	}
+	r->nchunks = r->cfg.table_len;
+	r->chunks = calloc(r->nchunks, sizeof(*r->chunks));
+	if (!r->chunks) {
+		snprintf(err, n, "out of memory for %u chunks", r->nchunks);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < r->nchunks; i++)
+		add_chunk(r, i, t[i].off, t[i].len);
+	return 0;
+}
+
+int chunks_build(struct resid_region *r, char *err, size_t n)
+{
+	if (r->cfg.table && r->cfg.table_len) {
+		if (r->cfg.chunk_size) {
+			snprintf(err, n, "both a chunk size and a chunk table "
+				 "were given: pass one");
+			return -EINVAL;
+		}
+		return build_table(r, err, n);
+	}
+	return build_equal(r, err, n);
+}
+
+uint32_t chunks_find(const struct resid_region *r, uint64_t off)
+{
+	uint32_t lo = 0, hi = r->nchunks;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r->chunks[mid].off <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void chunk_lock(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &c->lock);
+	c->locked = 1;
+}
+
+int chunk_trylock(struct resid_region *r, struct chunk *c)
+{
+	if (K(r, trylock, &c->lock))
+		return 0;
+	c->locked = 1;
+	return 1;
+}
+
+void chunk_unlock(struct resid_region *r, struct chunk *c)
+{
+	c->locked = 0;
+	K(r, unlock, &c->lock);
+}
+
+void chunk_set_state(struct resid_region *r, struct chunk *c, int state)
+{
+#ifdef RESID_HARNESS
+	inv_locked((uint32_t)(c - r->chunks), c->locked);
+#else
+	(void)r;
+#endif
+	__atomic_store_n(&c->state, state, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,64 @@
+/* Synthetic content (SPEC §5.1): each aligned 8-byte word holds its own word
+ * index in the high 40 bits and 24 seeded bits below with the lowest set, so
+ * no word is zero and a hole, a stale chunk or a misplaced chunk shows at any
+ * byte. */
+#include <string.h>
+
+#include "resid.h"
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+uint64_t resid_content_word(uint64_t word_off, uint64_t seed)
+{
+	uint64_t idx = word_off / 8;
+
+	return (idx << 24) | (mix(idx ^ mix(seed)) & 0xfffffe) | 1;
+}
+
+void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
+			uint64_t seed)
+{
+	uint64_t end = off + len;
+
+	while (off < end) {
+		uint64_t w = resid_content_word(off & ~7ull, seed);
+		unsigned skip = (unsigned)(off & 7);
+		unsigned take = 8 - skip;
+
+		if (take > end - off)
+			take = (unsigned)(end - off);
+		memcpy(dst, (uint8_t *)&w + skip, take);
+		dst += take;
+		off += take;
+	}
+}
+
+uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
+				  uint64_t len, uint64_t seed)
+{
+	uint64_t bad = 0, end = off + len;
+
+	/* Whole words first: compare 8 bytes at a time, then count bytes only
+	 * inside a word that differs. */
+	while (off < end) {
+		uint64_t w = resid_content_word(off & ~7ull, seed);
+		unsigned skip = (unsigned)(off & 7);
+		unsigned take = 8 - skip;
+
+		if (take > end - off)
+			take = (unsigned)(end - off);
+		if (memcmp(buf, (uint8_t *)&w + skip, take))
+			for (unsigned i = 0; i < take; i++)
+				bad += buf[i] != ((uint8_t *)&w)[skip + i];
+		buf += take;
+		off += take;
+	}
+	return bad;
+}

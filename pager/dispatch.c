@@ -1,0 +1,119 @@
+/* The dispatcher: drains the uffd until EAGAIN (poll is only a hint: one
+ * CONTINUE can wake many faulters and empty the queue) and dispatches each
+ * fault on its chunk's state, never on the fault type. It never does I/O.
+ * Between drains it runs the FETCHING watchdog. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define BATCH 64
+#define TICK_MS 50
+
+static void on_fault(struct resid_region *r, const struct uffd_msg *m)
+{
+	uint64_t addr = m->arg.pagefault.address;
+	uint64_t off = addr - (uint64_t)(uintptr_t)r->a;
+
+	if (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_MINOR)
+		STAT_INC(r, faults_minor);
+	else
+		STAT_INC(r, faults_missing);
+	if (off >= r->len)
+		return;
+
+	uint32_t id = chunks_find(r, off);
+	struct chunk *c = &r->chunks[id];
+
+	chunk_lock(r, c);
+	switch (chunk_state(c)) {
+	case CH_RESIDENT:
+		/* The fault raced with a fetch that has completed. */
+		if (K(r, uffd_wake, r->uffd, addr & ~4095ull, 4096) < 0)
+			STAT_INC(r, wake_errors);
+		STAT_INC(r, dedup_resident);
+		break;
+	case CH_FETCHING:
+		/* The in-flight CONTINUE will wake it. */
+		STAT_INC(r, dedup_fetching);
+		break;
+	default:
+		chunk_set_state(r, c, CH_FETCHING);
+		c->fetching_since = K(r, clock_ns);
+		K(r, lock, &r->policy_lock);
+		policy_on_fault(r->policy, id, ++r->fault_seq);
+		K(r, unlock, &r->policy_lock);
+		queue_demand(r, id);
+		break;
+	}
+	chunk_unlock(r, c);
+}
+
+/* Returns 0 when the queue is empty, -1 on a read error to report. */
+static int drain(struct resid_region *r)
+{
+	struct uffd_msg msgs[BATCH];
+
+	for (;;) {
+		long n = K(r, uffd_read, r->uffd, msgs, BATCH);
+
+		if (n == -EAGAIN)
+			return 0;
+		if (n == -EINTR) {
+			STAT_INC(r, uffd_eintr);
+			continue;
+		}
+		if (n < 0) {
+			fprintf(stderr, "residctl: dispatcher: read(uffd): %s\n",
+				strerror((int)-n));
+			return -1;
+		}
+		for (long i = 0; i < n; i++)
+			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
+				on_fault(r, &msgs[i]);
+	}
+}
+
+/* A chunk FETCHING for longer than the time-out whose lock nobody holds was
+ * orphaned: no fetch is running for it. Reset it and wake its waiters. */
+static void watchdog(struct resid_region *r)
+{
+	uint64_t now = K(r, clock_ns);
+	uint64_t limit = (uint64_t)r->cfg.fetching_timeout_ms * 1000000ull;
+
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		struct chunk *c = &r->chunks[i];
+
+		if (chunk_state(c) != CH_FETCHING || !chunk_trylock(r, c))
+			continue;
+		if (chunk_state(c) == CH_FETCHING &&
+		    now - c->fetching_since > limit) {
+			STAT_INC(r, watchdog_resets);
+			fetch_abandon(r, c, 0, 0);
+		}
+		chunk_unlock(r, c);
+	}
+}
+
+void *dispatch_main(void *arg)
+{
+	struct resid_region *r = arg;
+	uint64_t last_scan = K(r, clock_ns);
+
+	for (;;) {
+		int ready = K(r, wait_readable, r->uffd, r->stopfd, TICK_MS);
+
+		if (ready & 2)
+			break;
+		if (ready >= 0 && drain(r) < 0)
+			break;
+		uint64_t now = K(r, clock_ns);
+
+		if (now - last_scan >= TICK_MS * 1000000ull) {
+			watchdog(r);
+			last_scan = now;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,249 @@
+/* The fetch-worker pool. A job holds its chunk's lock across the whole
+ * fetch: reserve, read into mapping B, CONTINUE over mapping A, commit and
+ * pin, RESIDENT. Demand jobs go before prefetch jobs. */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define IO_RETRIES 8
+
+void queue_demand(struct resid_region *r, uint32_t id)
+{
+	struct chunk *c = &r->chunks[id];
+
+	K(r, lock, &r->q_lock);
+	if (!c->queued_demand) {
+		c->queued_demand = 1;
+		ring_push(&r->demand, id);
+		K(r, cond_signal, &r->q_cond);
+	}
+	K(r, unlock, &r->q_lock);
+}
+
+void queue_prefetch(struct resid_region *r, uint32_t id)
+{
+	struct chunk *c = &r->chunks[id];
+
+	K(r, lock, &r->q_lock);
+	if (!c->queued_prefetch && !r->stopping) {
+		c->queued_prefetch = 1;
+		ring_push(&r->prefetch, id);
+		K(r, cond_signal, &r->q_cond);
+	}
+	K(r, unlock, &r->q_lock);
+}
+
+/* The one path from FETCHING back to ABSENT. It frees what the fetch had
+ * taken and wakes the chunk's range, so that a faulter deduplicated against
+ * this fetch faults again instead of sleeping forever. */
+void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
+		   int reserved)
+{
+	int rc;
+
+	if (populated && K(r, punch, r->memfd, c->off, c->len) < 0)
+		STAT_INC(r, punch_errors);
+	if (reserved)
+		budget_release(r, c->len);
+	budget_unretain(r, c);
+	chunk_set_state(r, c, CH_ABSENT);
+	rc = K(r, uffd_wake, r->uffd, (uint64_t)(uintptr_t)(r->a + c->off),
+	       c->len);
+	if (rc < 0)
+		STAT_INC(r, wake_errors);
+	STAT_INC(r, drop_wakes);
+	STAT_INC(r, abandoned);
+}
+
+/* Reads the chunk's bytes into B until all are there; short reads are legal.
+ * The page tail past the backing store's end reads as zeros. */
+static int fill_b(struct resid_region *r, struct chunk *c)
+{
+	uint8_t *dst = r->b + c->off;
+	uint64_t got = 0;
+	int errors = 0;
+
+#ifdef RESID_HARNESS
+	inv_not_in_a(dst, c->len, r->a, r->len);
+#endif
+	while (got < c->data_len) {
+		long n = backing_read(r, dst + got, c->data_len - got,
+				      c->off + got);
+
+		if (n == -EINTR) {
+			STAT_INC(r, io_eintr);
+			continue;
+		}
+		if (n <= 0) {
+			STAT_INC(r, io_errors);
+			if (++errors > IO_RETRIES)
+				return n < 0 ? (int)n : -EIO;
+			continue;
+		}
+		if ((uint64_t)n < c->data_len - got)
+			STAT_INC(r, io_short);
+		got += (uint64_t)n;
+	}
+	if (c->data_len < c->len)
+		memset(dst + c->data_len, 0, c->len - c->data_len);
+	return 0;
+}
+
+/* CONTINUE over the chunk in A; on partial progress go on from where it
+ * stopped. Returns the bytes mapped, or -errno. */
+static int64_t map_a(struct resid_region *r, struct chunk *c)
+{
+	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off), done = 0;
+	int errors = 0;
+
+	while (done < c->len) {
+		int64_t mapped = 0;
+		int rc = K(r, uffd_continue, r->uffd, base + done,
+			   c->len - done, &mapped);
+
+		if (rc == 0) {
+			done = c->len;
+			break;
+		}
+		if (rc == -EAGAIN) {
+			STAT_INC(r, continue_eagain);
+			if (mapped > 0)
+				done += (uint64_t)mapped;
+			else if (++errors > IO_RETRIES)
+				return -EAGAIN;
+			continue;
+		}
+		STAT_INC(r, continue_errors);
+		return rc;
+	}
+	return (int64_t)done;
+}
+
+/* A prefetch may evict only what is used strictly later than its target;
+ * a target with no forecast may evict only chunks with none either. */
+static uint64_t admission_bound(struct resid_region *r, uint32_t id)
+{
+	uint64_t d;
+
+	K(r, lock, &r->policy_lock);
+	d = policy_next_use(r->policy, id);
+	K(r, unlock, &r->policy_lock);
+	return d == POLICY_NEVER ? POLICY_NEVER - 1 : d;
+}
+
+/* With the chunk locked and FETCHING. */
+static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
+{
+	struct chunk *c = &r->chunks[id];
+	uint32_t attempt = 0;
+
+	if (prefetch)
+		budget_retain(r, c);
+	for (;;) {
+		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
+
+		if (budget_reserve(r, c, c->len, must) == 0)
+			break;
+		STAT_INC(r, infeasible);
+		if (prefetch) {
+			__atomic_store_n(&c->declined_until, K(r, clock_ns) +
+					 r->cfg.prefetch_backoff_ms * 1000000ull,
+					 __ATOMIC_RELAXED);
+			STAT_INC(r, prefetch_declined);
+			fetch_abandon(r, c, 0, 0);
+			return;
+		}
+		if (++attempt > r->cfg.demand_retries) {
+			fetch_abandon(r, c, 0, 0);
+			return;
+		}
+		STAT_INC(r, retries);
+		K(r, sleep_ns, 1000000);
+	}
+	if (fill_b(r, c) < 0) {
+		fetch_abandon(r, c, 1, 1);
+		return;
+	}
+	int64_t mapped = map_a(r, c);
+
+	if (mapped < 0) {
+		fetch_abandon(r, c, 1, 1);
+		return;
+	}
+#ifdef RESID_HARNESS
+	inv_continue_ok(id, c->len, c->len, (uint64_t)mapped);
+#endif
+	STAT_INC(r, continues_ok);
+	c->fetched++;
+	budget_commit_and_pin(r, c);
+	chunk_set_state(r, c, CH_RESIDENT);
+	K(r, lock, &r->policy_lock);
+	policy_on_resident(r->policy, id);
+	K(r, unlock, &r->policy_lock);
+	stats_record_fetch(r, c, K(r, clock_ns) - c->fetching_since);
+	if (r->cfg.prefetch_depth)
+		prefetch_top_up(r, id);
+}
+
+static void run_job(struct resid_region *r, uint32_t id, int prefetch)
+{
+	struct chunk *c = &r->chunks[id];
+
+	chunk_lock(r, c);
+	if (prefetch) {
+		/* A target that faulted, landed or was declined meanwhile. */
+		if (chunk_state(c) != CH_ABSENT ||
+		    K(r, clock_ns) < __atomic_load_n(&c->declined_until,
+						     __ATOMIC_RELAXED)) {
+			STAT_INC(r, prefetch_stale);
+			chunk_unlock(r, c);
+			return;
+		}
+		chunk_set_state(r, c, CH_FETCHING);
+		c->fetching_since = K(r, clock_ns);
+		STAT_INC(r, prefetch_jobs);
+	} else {
+		/* The watchdog may have reset it, or another job landed it. */
+		if (chunk_state(c) != CH_FETCHING) {
+			chunk_unlock(r, c);
+			return;
+		}
+		STAT_INC(r, demand_jobs);
+	}
+	fetch_locked(r, id, prefetch);
+	int landed = chunk_state(c) == CH_RESIDENT;
+
+	chunk_unlock(r, c);
+	if (landed)
+		budget_unpin(r, c);
+}
+
+void *worker_main(void *arg)
+{
+	struct resid_region *r = arg;
+
+	K(r, lock, &r->q_lock);
+	for (;;) {
+		while (!r->stopping && !r->demand.count && !r->prefetch.count)
+			K(r, cond_wait, &r->q_cond, &r->q_lock);
+		if (r->stopping)
+			break;
+		int prefetch = r->demand.count == 0;
+		uint32_t id = ring_pop(prefetch ? &r->prefetch : &r->demand);
+
+		if (prefetch)
+			r->chunks[id].queued_prefetch = 0;
+		else
+			r->chunks[id].queued_demand = 0;
+		r->inflight++;
+		K(r, unlock, &r->q_lock);
+		run_job(r, id, prefetch);
+		K(r, lock, &r->q_lock);
+		r->inflight--;
+		if (!r->inflight && !r->demand.count && !r->prefetch.count)
+			K(r, cond_broadcast, &r->idle_cond);
+	}
+	K(r, unlock, &r->q_lock);
+	return NULL;
+}

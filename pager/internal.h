@@ -1,0 +1,163 @@
+/* The pager's private structures and the functions its files share.
+ * Lock order: own chunk lock -> budget lock -> victim's chunk lock; the
+ * policy, queue, stats and histogram locks are leaves. */
+#ifndef RESID_INTERNAL_H
+#define RESID_INTERNAL_H
+
+#include <stdint.h>
+
+#include "cgroupfs.h"
+#include "invariants.h"
+#include "policy.h"
+#include "resid.h"
+#include "seam.h"
+
+enum chunk_state { CH_ABSENT, CH_FETCHING, CH_RESIDENT };
+
+struct chunk {
+	resid_mutex lock;
+	uint64_t off, len;        /* in the region; len is a page multiple */
+	uint64_t data_len;        /* bytes the backing store holds for it */
+	int state;                /* written under lock, read atomically */
+	int locked;               /* debug: the lock is held (I-6) */
+	uint64_t fetching_since;  /* for the watchdog and the latency */
+	uint64_t declined_until;  /* prefetch back-off */
+	uint64_t fetched;         /* completed fetches (I-14) */
+	int32_t pin;              /* budget lock */
+	int retained;             /* budget lock: holds a retention pin */
+	int queued_demand, queued_prefetch; /* queue lock */
+};
+
+/* A ring of chunk ids; each chunk is in a ring at most once. */
+struct ring {
+	uint32_t *ids;
+	uint32_t head, count, cap;
+};
+
+struct resid_region {
+	struct resid_config cfg;
+	const struct resid_seam *seam;
+	void *sx;
+
+	int uffd, memfd, stopfd;
+	int backing_fd, plain_fd;   /* O_DIRECT (or buffered) and plain for unaligned reads */
+	int direct;               /* O_DIRECT in use */
+	uint64_t backing_size;
+	uint8_t *a, *b;           /* A: registered, read-only; B: populate */
+	uint64_t len;             /* page-rounded region length */
+
+	struct chunk *chunks;
+	uint32_t nchunks;
+	uint64_t max_chunk;
+
+	/* budget */
+	resid_mutex budget_lock;
+	uint64_t budget, resident, reserved;
+	uint32_t *cand;           /* victim candidates scratch */
+	struct ring retain;       /* retention pins, oldest first */
+
+	/* policy */
+	resid_mutex policy_lock;
+	struct policy *policy;
+	uint64_t fault_seq;
+
+	/* work queue */
+	resid_mutex q_lock;
+	resid_cond q_cond, idle_cond;
+	struct ring demand, prefetch;
+	uint32_t inflight;
+	int stopping;
+
+	resid_thread dispatcher;
+	int dispatcher_up;
+	resid_thread *workers;
+	uint32_t nworkers;
+
+	/* counters: atomics; the histogram under its own lock */
+	struct resid_stats st;
+	resid_mutex hist_lock;
+	uint64_t hist[40];        /* log2 buckets of fetch latency in ns */
+	uint64_t since_reconcile; /* budget lock */
+
+	/* accounting against the kernel */
+	struct cg_env cg_env;
+	struct cg_memory cg;
+	int have_cgroup;
+	int swap_condition;
+	uint64_t shmem_baseline, tolerance;
+
+	/* manifest facts gathered at setup */
+	char release[128];
+	uint64_t uffd_features, uffd_ioctls;
+	char shmem_thp[64];
+};
+
+/* The seam, spelled short. */
+#define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
+
+#define STAT_ADD(r, field, v) \
+	__atomic_add_fetch(&(r)->st.field, (v), __ATOMIC_RELAXED)
+#define STAT_INC(r, field) STAT_ADD(r, field, 1)
+
+static inline int chunk_state(const struct chunk *c)
+{
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
+}
+
+/* config.c */
+int config_check(const struct resid_config *c, char *err, size_t n);
+int config_check_budget(const struct resid_region *r, char *err, size_t n);
+
+/* chunks.c */
+int chunks_build(struct resid_region *r, char *err, size_t n);
+uint32_t chunks_find(const struct resid_region *r, uint64_t off);
+void chunk_lock(struct resid_region *r, struct chunk *c);
+int chunk_trylock(struct resid_region *r, struct chunk *c);
+void chunk_unlock(struct resid_region *r, struct chunk *c);
+void chunk_set_state(struct resid_region *r, struct chunk *c, int state);
+
+/* ring.c */
+int ring_init(struct ring *q, uint32_t cap);
+void ring_free(struct ring *q);
+void ring_push(struct ring *q, uint32_t id);
+uint32_t ring_pop(struct ring *q);
+int ring_remove(struct ring *q, uint32_t id);
+
+/* dispatch.c */
+void *dispatch_main(void *arg);
+
+/* fetch.c */
+void *worker_main(void *arg);
+void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
+		   int reserved);
+void queue_prefetch(struct resid_region *r, uint32_t id);
+void queue_demand(struct resid_region *r, uint32_t id);
+
+/* budget.c */
+int budget_reserve(struct resid_region *r, struct chunk *c, uint64_t need,
+		   uint64_t must_exceed);
+void budget_release(struct resid_region *r, uint64_t need);
+void budget_commit_and_pin(struct resid_region *r, struct chunk *c);
+void budget_unpin(struct resid_region *r, struct chunk *c);
+void budget_retain(struct resid_region *r, struct chunk *c);
+void budget_unretain(struct resid_region *r, struct chunk *c);
+
+/* prefetch.c */
+void prefetch_top_up(struct resid_region *r, uint32_t id);
+
+/* stats.c */
+void stats_record_fetch(struct resid_region *r, struct chunk *c,
+			uint64_t latency_ns);
+void stats_snapshot(struct resid_region *r, struct resid_stats *out);
+
+/* reconcile.c */
+int reconcile_setup(struct resid_region *r, char *err, size_t n);
+int reconcile_baseline(struct resid_region *r, char *err, size_t n);
+void reconcile_locked(struct resid_region *r, int due);
+
+/* backing.c */
+int backing_open(struct resid_region *r, char *err, size_t n);
+long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
+		  uint64_t off);
+
+#endif

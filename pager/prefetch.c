@@ -1,0 +1,38 @@
+/* Prefetch: when a chunk lands, queue up to prefetch_depth of the policy's
+ * predicted successors that are absent and not backing off. Admission (a
+ * prefetch may evict only what is used strictly later) and retention pins
+ * are applied by the worker that runs the job. */
+#include "internal.h"
+
+#define MAX_DEPTH 64
+
+void prefetch_top_up(struct resid_region *r, uint32_t id)
+{
+	uint32_t next[MAX_DEPTH];
+	uint32_t depth = r->cfg.prefetch_depth < MAX_DEPTH ?
+		r->cfg.prefetch_depth : MAX_DEPTH;
+	uint32_t n;
+	uint64_t now = K(r, clock_ns);
+
+	K(r, lock, &r->policy_lock);
+	n = policy_predict(r->policy, id, next, depth);
+	K(r, unlock, &r->policy_lock);
+	for (uint32_t i = 0; i < n; i++) {
+		struct chunk *c = &r->chunks[next[i]];
+
+		if (chunk_state(c) == CH_ABSENT &&
+		    now >= __atomic_load_n(&c->declined_until, __ATOMIC_RELAXED))
+			queue_prefetch(r, next[i]);
+	}
+}
+
+void resid_notify_access(struct resid_region *r, uint32_t chunk)
+{
+	if (chunk >= r->nchunks)
+		return;
+	K(r, lock, &r->policy_lock);
+	policy_on_access(r->policy, chunk);
+	K(r, unlock, &r->policy_lock);
+	/* A consumed prefetch target gives up its retention pin. */
+	budget_unretain(r, &r->chunks[chunk]);
+}

@@ -1,0 +1,126 @@
+/* Accounting against the kernel (SPEC §2.6, I-7). fstat(memfd).st_blocks is
+ * exact and must lie in [resident, resident + reserved]: in-flight fetches
+ * populate B before they commit. memory.stat's shmem lags by the kernel's
+ * per-CPU flush threshold, which is the tolerance, not a guess. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Counts the CPUs in a list such as "0-3,5". */
+static unsigned online_cpus(struct resid_region *r)
+{
+	char buf[256];
+	unsigned n = 0;
+	char *p = buf;
+
+	if (K(r, read_text, "/sys/devices/system/cpu/online", buf,
+	      sizeof(buf)) <= 0)
+		return 0;
+	while (*p >= '0' && *p <= '9') {
+		unsigned long a = strtoul(p, &p, 10), b = a;
+
+		if (*p == '-')
+			b = strtoul(p + 1, &p, 10);
+		n += b >= a ? (unsigned)(b - a + 1) : 0;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+int reconcile_setup(struct resid_region *r, char *err, size_t n)
+{
+	char why[512];
+
+	cg_env_init(&r->cg_env, r->seam->read_text, r->sx);
+	if (cg_find_memory(&r->cg_env, &r->cg, err, n) < 0)
+		return -EIO;
+	r->have_cgroup = r->cg.version != CG_NONE;
+	r->swap_condition = cg_swap_check(&r->cg, why, sizeof(why));
+	if (r->swap_condition < 0 && !r->cfg.allow_swap) {
+		snprintf(err, n, "refusing to start (I-3): %s", why);
+		return -EPERM;
+	}
+	r->tolerance = cg_flush_tolerance(r->release, online_cpus(r));
+	return 0;
+}
+
+int reconcile_baseline(struct resid_region *r, char *err, size_t n)
+{
+	int rc;
+
+	if (!r->have_cgroup)
+		return 0;
+	rc = cg_read_shmem(&r->cg_env, &r->cg, &r->shmem_baseline);
+	if (rc < 0) {
+		snprintf(err, n, "cannot read shmem from %s/memory.stat: %s",
+			 r->cg.dir, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* Fills acc from the kernel; budget lock held. */
+static int measure(struct resid_region *r, struct resid_accounting *acc)
+{
+	uint64_t blocks = 0;
+	int rc = K(r, fstat_blocks, r->memfd, &blocks);
+
+	memset(acc, 0, sizeof(*acc));
+	acc->resident = r->resident;
+	acc->reserved = r->reserved;
+	acc->st_bytes = blocks * 512;
+	acc->shmem_baseline = r->shmem_baseline;
+	acc->tolerance = r->tolerance;
+	if (rc < 0)
+		return rc;
+	if (r->have_cgroup) {
+		rc = cg_read_shmem(&r->cg_env, &r->cg, &acc->shmem);
+		acc->have_cgroup = rc == 0;
+	}
+	return 0;
+}
+
+static int check(struct resid_region *r, struct resid_accounting *acc,
+		 char *why, size_t n)
+{
+	int rc = measure(r, acc);
+
+	STAT_INC(r, reconciles);
+	if (rc < 0) {
+		snprintf(why, n, "fstat(memfd): %s", strerror(-rc));
+		STAT_INC(r, reconcile_failures);
+		return -1;
+	}
+	if (!inv_accounting(acc, why, n)) {
+		STAT_INC(r, reconcile_failures);
+		return -1;
+	}
+	return 0;
+}
+
+void reconcile_locked(struct resid_region *r, int due)
+{
+	struct resid_accounting acc;
+	char why[RESID_ERRLEN];
+
+	if (!due)
+		return;
+	r->since_reconcile = 0;
+	check(r, &acc, why, sizeof(why));
+}
+
+int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
+		    char why[RESID_ERRLEN])
+{
+	int rc;
+
+	why[0] = '\0';
+	K(r, lock, &r->budget_lock);
+	rc = check(r, acc, why, RESID_ERRLEN);
+	K(r, unlock, &r->budget_lock);
+	return rc;
+}

@@ -1,0 +1,319 @@
+/* Region setup and teardown (SPEC §2.1): cgroup check, userfaultfd probe,
+ * memfd mapped twice, backing store, chunk table, budget, threads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+#define NEED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM)
+
+static void read_line(struct resid_region *r, const char *path, char *buf,
+		      size_t cap)
+{
+	long n = K(r, read_text, path, buf, cap);
+
+	if (n <= 0) {
+		snprintf(buf, cap, "unknown");
+		return;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Asks the kernel what it offers, on a descriptor of its own: UFFDIO_API
+ * may be called once per descriptor. */
+static int probe_uffd(struct resid_region *r, char *err, size_t n)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = K(r, uffd_open, O_CLOEXEC | O_NONBLOCK);
+	int rc;
+
+	if (fd < 0) {
+		snprintf(err, n, "userfaultfd: %s: run as root or set "
+			 "vm.unprivileged_userfaultfd=1", strerror(-fd));
+		return fd;
+	}
+	rc = K(r, uffd_api, fd, &api);
+	K(r, close, fd);
+	if (rc < 0) {
+		snprintf(err, n, "UFFDIO_API: %s", strerror(-rc));
+		return rc;
+	}
+	r->uffd_features = api.features;
+	r->uffd_ioctls = api.ioctls;
+	if ((api.features & NEED_FEATURES) != NEED_FEATURES) {
+		snprintf(err, n, "this kernel's userfaultfd lacks %s: the "
+			 "pager needs Linux >= 5.13 with shmem minor faults",
+			 !(api.features & UFFD_FEATURE_MINOR_SHMEM) ?
+			 "UFFD_FEATURE_MINOR_SHMEM" :
+			 "UFFD_FEATURE_MISSING_SHMEM");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int open_uffd(struct resid_region *r, char *err, size_t n)
+{
+	int flags = O_CLOEXEC | O_NONBLOCK;
+	struct uffdio_api api = { .api = UFFD_API, .features = NEED_FEATURES };
+	int rc;
+
+#ifdef RESID_HARNESS
+	inv_uffd_nonblock(flags);
+#endif
+	r->uffd = K(r, uffd_open, flags);
+	if (r->uffd < 0) {
+		snprintf(err, n, "userfaultfd: %s", strerror(-r->uffd));
+		return r->uffd;
+	}
+	rc = K(r, uffd_api, r->uffd, &api);
+	if (rc < 0) {
+		snprintf(err, n, "UFFDIO_API with shmem features: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int map_region(struct resid_region *r, char *err, size_t n)
+{
+	void *a, *b;
+	int rc;
+
+	r->memfd = K(r, memfd_create, "residctl");
+	if (r->memfd < 0) {
+		snprintf(err, n, "memfd_create: %s", strerror(-r->memfd));
+		return r->memfd;
+	}
+	/* ftruncate only: fallocate would make the whole region resident. */
+	rc = K(r, ftruncate, r->memfd, r->len);
+	if (rc < 0) {
+		snprintf(err, n, "ftruncate(memfd, %llu): %s",
+			 (unsigned long long)r->len, strerror(-rc));
+		return rc;
+	}
+	rc = K(r, map, r->memfd, r->len, PROT_READ, &a);
+	if (rc < 0) {
+		snprintf(err, n, "mmap A: %s", strerror(-rc));
+		return rc;
+	}
+	r->a = a;
+	rc = K(r, map, r->memfd, r->len, PROT_READ | PROT_WRITE, &b);
+	if (rc < 0) {
+		snprintf(err, n, "mmap B: %s", strerror(-rc));
+		return rc;
+	}
+	r->b = b;
+	if ((rc = K(r, nohugepage, a, r->len)) < 0 ||
+	    (rc = K(r, nohugepage, b, r->len)) < 0) {
+		snprintf(err, n, "madvise(MADV_NOHUGEPAGE): %s", strerror(-rc));
+		return rc;
+	}
+	struct uffdio_register reg = {
+		.range = { .start = (uint64_t)(uintptr_t)a, .len = r->len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+	};
+
+	rc = K(r, uffd_register, r->uffd, &reg);
+	if (rc < 0) {
+		snprintf(err, n, "UFFDIO_REGISTER (missing|minor): %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if (!(reg.ioctls & (1ull << _UFFDIO_CONTINUE))) {
+		snprintf(err, n, "UFFDIO_CONTINUE is not offered on the "
+			 "registered range: the kernel lacks shmem minor "
+			 "faults");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int init_sync(struct resid_region *r)
+{
+	K(r, mutex_init, &r->budget_lock);
+	K(r, mutex_init, &r->policy_lock);
+	K(r, mutex_init, &r->q_lock);
+	K(r, mutex_init, &r->hist_lock);
+	K(r, cond_init, &r->q_cond);
+	K(r, cond_init, &r->idle_cond);
+	r->cand = calloc(r->nchunks, sizeof(*r->cand));
+	if (!r->cand || ring_init(&r->demand, r->nchunks) ||
+	    ring_init(&r->prefetch, r->nchunks) ||
+	    ring_init(&r->retain, r->cfg.prefetch_depth))
+		return -ENOMEM;
+	return 0;
+}
+
+static int make_policy(struct resid_region *r, char *err, size_t n)
+{
+	struct policy_params p = {
+		.kind = r->cfg.policy,
+		.nchunks = r->nchunks,
+		/* declared_len 0 means the chunk order 0..n-1. */
+		.declared_seq = r->cfg.declared_len ? r->cfg.declared_seq : NULL,
+		.declared_len = r->cfg.declared_len,
+		.signal = r->cfg.signal,
+	};
+
+	r->policy = policy_create(&p, err, n);
+	return r->policy ? 0 : -1;
+}
+
+static int start_threads(struct resid_region *r, char *err, size_t n)
+{
+	int rc;
+
+	r->stopfd = K(r, notify_open);
+	if (r->stopfd < 0) {
+		snprintf(err, n, "eventfd: %s", strerror(-r->stopfd));
+		return r->stopfd;
+	}
+	r->workers = calloc(r->cfg.fetch_workers, sizeof(*r->workers));
+	if (!r->workers) {
+		snprintf(err, n, "out of memory for %u workers",
+			 r->cfg.fetch_workers);
+		return -ENOMEM;
+	}
+	rc = K(r, thread_start, &r->dispatcher, dispatch_main, r, "resid-disp");
+	if (rc < 0) {
+		snprintf(err, n, "starting the dispatcher: %s", strerror(-rc));
+		return rc;
+	}
+	r->dispatcher_up = 1;
+	for (; r->nworkers < r->cfg.fetch_workers; r->nworkers++) {
+		rc = K(r, thread_start, &r->workers[r->nworkers], worker_main,
+		       r, "resid-fetch");
+		if (rc < 0) {
+			snprintf(err, n, "starting fetch worker %u: %s",
+				 r->nworkers, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+struct resid_region *resid_open(const struct resid_config *cfg,
+				char err[RESID_ERRLEN])
+{
+	struct resid_region *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		snprintf(err, RESID_ERRLEN, "out of memory");
+		return NULL;
+	}
+	r->cfg = *cfg;
+	r->seam = cfg->seam ? cfg->seam : &resid_seam_linux;
+	r->sx = r->seam->ctx;
+	r->uffd = r->memfd = r->stopfd = r->backing_fd = r->plain_fd = -1;
+	err[0] = '\0';
+
+	read_line(r, "/proc/sys/kernel/osrelease", r->release,
+		  sizeof(r->release));
+	read_line(r, "/sys/kernel/mm/transparent_hugepage/shmem_enabled",
+		  r->shmem_thp, sizeof(r->shmem_thp));
+	if (config_check(cfg, err, RESID_ERRLEN) ||
+	    reconcile_setup(r, err, RESID_ERRLEN) ||
+	    probe_uffd(r, err, RESID_ERRLEN) ||
+	    backing_open(r, err, RESID_ERRLEN) ||
+	    chunks_build(r, err, RESID_ERRLEN) ||
+	    config_check_budget(r, err, RESID_ERRLEN))
+		goto fail;
+	r->len = r->chunks[r->nchunks - 1].off + r->chunks[r->nchunks - 1].len;
+	r->budget = cfg->budget_bytes;
+	if (open_uffd(r, err, RESID_ERRLEN) || map_region(r, err, RESID_ERRLEN))
+		goto fail;
+	if (init_sync(r)) {
+		snprintf(err, RESID_ERRLEN, "out of memory for %u chunks",
+			 r->nchunks);
+		goto fail;
+	}
+	if (make_policy(r, err, RESID_ERRLEN) ||
+	    reconcile_baseline(r, err, RESID_ERRLEN) ||
+	    start_threads(r, err, RESID_ERRLEN))
+		goto fail;
+	return r;
+fail:
+	resid_close(r);
+	return NULL;
+}
+
+void resid_close(struct resid_region *r)
+{
+	if (!r)
+		return;
+	if (r->dispatcher_up) {
+		K(r, lock, &r->q_lock);
+		r->stopping = 1;
+		K(r, cond_broadcast, &r->q_cond);
+		K(r, unlock, &r->q_lock);
+		K(r, notify_signal, r->stopfd);
+		K(r, thread_join, r->dispatcher);
+		for (uint32_t i = 0; i < r->nworkers; i++)
+			K(r, thread_join, r->workers[i]);
+		K(r, mutex_destroy, &r->budget_lock);
+		K(r, mutex_destroy, &r->policy_lock);
+		K(r, mutex_destroy, &r->q_lock);
+		K(r, mutex_destroy, &r->hist_lock);
+		K(r, cond_destroy, &r->q_cond);
+		K(r, cond_destroy, &r->idle_cond);
+	}
+	if (r->a)
+		K(r, unmap, r->a, r->len);
+	if (r->b)
+		K(r, unmap, r->b, r->len);
+	int fds[] = { r->uffd, r->memfd, r->stopfd, r->backing_fd, r->plain_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			K(r, close, fds[i]);
+	for (uint32_t i = 0; r->chunks && i < r->nchunks; i++)
+		K(r, mutex_destroy, &r->chunks[i].lock);
+	if (r->policy)
+		policy_destroy(r->policy);
+	ring_free(&r->demand);
+	ring_free(&r->prefetch);
+	ring_free(&r->retain);
+	free(r->cand);
+	free(r->workers);
+	free(r->chunks);
+	free(r);
+}
+
+const uint8_t *resid_base(const struct resid_region *r)
+{
+	return r->a;
+}
+
+uint64_t resid_len(const struct resid_region *r)
+{
+	return r->len;
+}
+
+uint32_t resid_nchunks(const struct resid_region *r)
+{
+	return r->nchunks;
+}
+
+uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off)
+{
+	return chunks_find(r, off);
+}
+
+void resid_chunk_range(const struct resid_region *r, uint32_t chunk,
+		       uint64_t *off, uint64_t *len)
+{
+	*off = r->chunks[chunk].off;
+	*len = r->chunks[chunk].len;
+}
+
+void resid_quiesce(struct resid_region *r)
+{
+	K(r, lock, &r->q_lock);
+	while (r->inflight || r->demand.count || r->prefetch.count)
+		K(r, cond_wait, &r->idle_cond, &r->q_lock);
+	K(r, unlock, &r->q_lock);
+}

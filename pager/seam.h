@@ -1,0 +1,98 @@
+/* The kernel seam: every primitive the pager takes from the operating system
+ * goes through this table. pager/linux/ is the kernel; the harness supplies a
+ * simulated kernel and wraps either one with fault points. Calls return 0 or a
+ * non-negative count on success and -errno on failure; none sets errno. */
+#ifndef RESID_SEAM_H
+#define RESID_SEAM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/userfaultfd.h>
+
+/* Lock and condition storage. The Linux seam uses the pthread objects; another
+ * seam may use `tag` to find its own state. */
+typedef struct resid_mutex {
+	pthread_mutex_t pm;
+	uintptr_t tag;
+} resid_mutex;
+
+typedef struct resid_cond {
+	pthread_cond_t pc;
+	uintptr_t tag;
+} resid_cond;
+
+typedef uintptr_t resid_thread;
+
+struct resid_seam {
+	const char *name;
+	void *ctx;
+
+	/* userfaultfd */
+	int (*uffd_open)(void *ctx, int flags);
+	int (*uffd_api)(void *ctx, int fd, struct uffdio_api *api);
+	int (*uffd_register)(void *ctx, int fd, struct uffdio_register *reg);
+	/* Reads whole messages; -EAGAIN when the queue is empty. */
+	long (*uffd_read)(void *ctx, int fd, struct uffd_msg *msgs, size_t n);
+	/* -EAGAIN with *mapped = bytes done on partial progress. */
+	int (*uffd_continue)(void *ctx, int fd, uint64_t addr, uint64_t len,
+			     int64_t *mapped);
+	int (*uffd_wake)(void *ctx, int fd, uint64_t addr, uint64_t len);
+	/* Waits until fd_a or fd_b is readable or timeout_ms passes; returns a
+	 * bit mask (1: fd_a, 2: fd_b), 0 on time-out. */
+	int (*wait_readable)(void *ctx, int fd_a, int fd_b, int timeout_ms);
+	int (*notify_open)(void *ctx);          /* an eventfd for shutdown */
+	int (*notify_signal)(void *ctx, int fd);
+
+	/* the memfd and its two mappings */
+	int (*memfd_create)(void *ctx, const char *name);
+	int (*ftruncate)(void *ctx, int fd, uint64_t len);
+	int (*punch)(void *ctx, int fd, uint64_t off, uint64_t len);
+	int (*fstat_blocks)(void *ctx, int fd, uint64_t *blocks);
+	int (*map)(void *ctx, int fd, uint64_t len, int prot, void **out);
+	int (*unmap)(void *ctx, void *addr, uint64_t len);
+	int (*nohugepage)(void *ctx, void *addr, uint64_t len);
+	int (*close)(void *ctx, int fd);
+
+	/* the backing store */
+	int (*backing_open)(void *ctx, const char *path, int direct,
+			    uint64_t *size);
+	/* fd -1 is the synthetic source: it returns the count a read would
+	 * deliver and the pager writes the content itself. */
+	long (*backing_pread)(void *ctx, int fd, void *buf, size_t len,
+			      uint64_t off);
+	int (*backing_dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
+
+	/* cgroup, /proc and /sys text files */
+	long (*read_text)(void *ctx, const char *path, char *buf, size_t cap);
+
+	/* time */
+	uint64_t (*clock_ns)(void *ctx);
+	void (*sleep_ns)(void *ctx, uint64_t ns);
+
+	/* threads and synchronization */
+	int (*thread_start)(void *ctx, resid_thread *t, void *(*fn)(void *),
+			    void *arg, const char *name);
+	int (*thread_join)(void *ctx, resid_thread t);
+	void (*mutex_init)(void *ctx, resid_mutex *m);
+	void (*mutex_destroy)(void *ctx, resid_mutex *m);
+	void (*lock)(void *ctx, resid_mutex *m);
+	int (*trylock)(void *ctx, resid_mutex *m); /* 0 or -EBUSY */
+	void (*unlock)(void *ctx, resid_mutex *m);
+	void (*cond_init)(void *ctx, resid_cond *c);
+	void (*cond_destroy)(void *ctx, resid_cond *c);
+	void (*cond_wait)(void *ctx, resid_cond *c, resid_mutex *m);
+	/* Returns -ETIMEDOUT when the clock passed deadline_ns. */
+	int (*cond_timedwait)(void *ctx, resid_cond *c, resid_mutex *m,
+			      uint64_t deadline_ns);
+	void (*cond_signal)(void *ctx, resid_cond *c);
+	void (*cond_broadcast)(void *ctx, resid_cond *c);
+	/* A point where another thread may run: annotated shared-memory
+	 * accesses. A no-op on the kernel. */
+	void (*yield)(void *ctx, const char *what);
+};
+
+/* The Linux kernel (pager/linux/seam.c). */
+extern const struct resid_seam resid_seam_linux;
+
+#endif

@@ -1,0 +1,56 @@
+/* Counters and the fetch-latency histogram. Counters are atomics; the
+ * histogram's fields change together, so they share a lock. */
+#include "internal.h"
+
+static unsigned bucket_of(uint64_t ns)
+{
+	unsigned b = 0;
+
+	while (ns > 1 && b < 39) {
+		ns >>= 1;
+		b++;
+	}
+	return b;
+}
+
+void stats_record_fetch(struct resid_region *r, struct chunk *c,
+			uint64_t latency_ns)
+{
+	STAT_INC(r, fetches);
+	STAT_ADD(r, fetch_bytes, c->len);
+	K(r, lock, &r->hist_lock);
+	r->hist[bucket_of(latency_ns)]++;
+	r->st.latency_count++;
+	r->st.latency_sum_ns += latency_ns;
+	if (r->st.latency_count == 1 || latency_ns < r->st.latency_min_ns)
+		r->st.latency_min_ns = latency_ns;
+	if (latency_ns > r->st.latency_max_ns)
+		r->st.latency_max_ns = latency_ns;
+	K(r, unlock, &r->hist_lock);
+}
+
+void stats_snapshot(struct resid_region *r, struct resid_stats *out)
+{
+	K(r, lock, &r->budget_lock);
+	K(r, lock, &r->hist_lock);
+	/* Every field is a uint64_t; load each atomically. */
+	const uint64_t *src = (const uint64_t *)&r->st;
+	uint64_t *dst = (uint64_t *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	out->resident = r->resident;
+	out->reserved = r->reserved;
+	out->budget = r->budget;
+	/* The histogram's own total, so I-14 compares two tallies. */
+	out->latency_count = 0;
+	for (unsigned i = 0; i < 40; i++)
+		out->latency_count += r->hist[i];
+	K(r, unlock, &r->hist_lock);
+	K(r, unlock, &r->budget_lock);
+}
+
+void resid_get_stats(struct resid_region *r, struct resid_stats *out)
+{
+	stats_snapshot(r, out);
+}
