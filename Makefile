@@ -28,12 +28,14 @@ all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests
 # Production: no fault points, no bug switches, no debug assertions.
 $(B)/prod/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DNDEBUG -MMD -MP -c $< -o $@
+	@echo "  CC     $<"
+	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DNDEBUG -MMD -MP -c $< -o $@
 
 # Harness build: bug switches, debug assertions of the invariants.
 $(B)/h/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@echo "  CC [h] $<"
+	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
 
 $(B)/libresid.a: $(PROD_OBJ)
 	@rm -f $@

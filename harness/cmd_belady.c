@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "belady.h"
+#include "cli.h"
 #include "commands.h"
 #include "trace.h"
 
@@ -17,30 +18,6 @@ static const char usage[] =
 	"  suffix (x1024), e.g. 64M, and must hold the largest chunk. Prints\n"
 	"  accesses, hits, misses and bytes missed. A fault trace is refused: it\n"
 	"  is the pager's own output, and a bound computed from it is circular.\n";
-
-/* Decimal bytes with an optional K, M or G suffix. */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	}
-	if (*end || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 int cmd_belady(int argc, char **argv)
 {
@@ -80,7 +57,7 @@ int cmd_belady(int argc, char **argv)
 		fprintf(stderr, "residctl belady: no --capacity given; e.g. --capacity 64M\n");
 		return 2;
 	}
-	if (parse_bytes(capstr, &cap)) {
+	if (cli_bytes(capstr, &cap)) {
 		fprintf(stderr, "residctl belady: bad capacity '%s'; give bytes with an optional K, M or G, e.g. 64M\n", capstr);
 		return 2;
 	}

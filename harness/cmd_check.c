@@ -121,7 +121,7 @@ int cmd_check(int argc, char **argv)
 
 	probe_run(&p);
 	if (!p.can_run) {
-		fprintf(stderr, "residctl check: the pager cannot run here: %s\n",
+		fprintf(stderr, "residctl check: can the pager run here? %s\n",
 			p.verdict);
 		return 2;
 	}

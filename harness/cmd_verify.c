@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -120,15 +121,17 @@ int cmd_verify(int argc, char **argv)
 				"give a readable file\n", path, strerror(errno));
 			return 2;
 		}
-		cfg.backing = RESID_BACKING_FILE;
-		cfg.path = path;
-		cfg.region_len = (uint64_t)lseek(fd, 0, SEEK_END);
-		if (!cfg.region_len) {
+		struct stat st;
+
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
 			close(fd);
-			fprintf(stderr, "residctl verify: %s is empty; give a "
-				"non-empty file\n", path);
+			fprintf(stderr, "residctl verify: %s is not a non-empty "
+				"regular file; give one\n", path);
 			return 2;
 		}
+		cfg.backing = RESID_BACKING_FILE;
+		cfg.path = path;
+		cfg.region_len = (uint64_t)st.st_size;
 	} else {
 		cfg.region_len = synthetic;
 	}

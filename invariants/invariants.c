@@ -1,6 +1,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "invariants.h"
 
@@ -148,6 +150,40 @@ int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
 				 a->shmem_baseline, a->tolerance);
 			inv_report(7, "%s", why);
 			return 0;
+		}
+	}
+	return 1;
+}
+
+int inv_no_thp(const char *smaps, const void *start)
+{
+	static const char *const keys[] = {
+		"AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:",
+	};
+	char head[32];
+	const char *p;
+
+	snprintf(head, sizeof(head), "%" PRIxPTR "-", (uintptr_t)start);
+	for (p = smaps; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, head, strlen(head)))
+			break;
+	if (!p)
+		return -1;
+	/* The mapping's fields run until the next "start-end" header. */
+	for (p = strchr(p, '\n'); p && p[1] && !strchr("0123456789abcdef", p[1]);
+	     p = strchr(p + 1, '\n')) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			size_t k = strlen(keys[i]);
+
+			if (strncmp(p + 1, keys[i], k))
+				continue;
+			unsigned long kb = strtoul(p + 1 + k, NULL, 10);
+
+			if (kb) {
+				inv_report(9, "mapping at %p has %s %lu kB", start,
+					   keys[i], kb);
+				return 0;
+			}
 		}
 	}
 	return 1;

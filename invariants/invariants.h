@@ -39,6 +39,10 @@ int inv_locked(uint32_t chunk, int held);
 /* I-7: st_bytes within [resident, resident + reserved]; shmem within the
  * same interval shifted by the baseline, widened by the tolerance. */
 int inv_accounting(const struct resid_accounting *acc, char *why, size_t n);
+/* I-9: in /proc/self/smaps text, the mapping that starts at `start` has no
+ * huge pages (AnonHugePages, ShmemPmdMapped, FilePmdMapped all 0 kB).
+ * Returns -1 when the mapping is not in the text. */
+int inv_no_thp(const char *smaps, const void *start);
 /* I-11: resident <= budget, at every change. */
 int inv_budget(uint64_t resident, uint64_t budget);
 /* I-12: a pin count never negative; zero at quiescence. */

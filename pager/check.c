@@ -1,6 +1,25 @@
-/* End-of-run checks at quiescence: pins balance (I-12) and counters are
- * conserved (I-14). Violations go to inv_report(). */
+/* End-of-run checks at quiescence: no huge pages (I-9), pins balance
+ * (I-12), counters are conserved (I-14). Violations go to inv_report(). */
+#include <stdlib.h>
+
 #include "internal.h"
+
+#define SMAPS_MAX (8u << 20)
+
+static int check_thp(struct resid_region *r)
+{
+	char *buf = malloc(SMAPS_MAX);
+	int bad = 0;
+
+	if (!buf || K(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
+		free(buf);
+		return 0; /* no smaps (a simulated kernel): nothing to check */
+	}
+	bad += inv_no_thp(buf, r->a) == 0;
+	bad += inv_no_thp(buf, r->b) == 0;
+	free(buf);
+	return bad;
+}
 
 int resid_check_quiescent(struct resid_region *r)
 {
@@ -9,6 +28,7 @@ int resid_check_quiescent(struct resid_region *r)
 	int bad = 0;
 
 	resid_quiesce(r);
+	bad += check_thp(r);
 	K(r, lock, &r->budget_lock);
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];

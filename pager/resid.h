@@ -126,7 +126,7 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap);
 
 /* Waits until no fetch is queued or in flight (tests, benchmarks). */
 void resid_quiesce(struct resid_region *r);
-/* At quiescence: pins balance (I-12), counters are conserved (I-14), the
+/* At quiescence: no huge pages (I-9), pins balance (I-12), counters are conserved (I-14), the
  * budget was never exceeded (I-11). Returns the number of violations, each
  * reported through the invariants module. */
 int resid_check_quiescent(struct resid_region *r);

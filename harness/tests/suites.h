@@ -9,5 +9,6 @@ void suite_policy(void);   /* test_policy.c */
 void suite_belady(void);   /* test_belady.c */
 void suite_trace(void);    /* test_belady.c */
 void suite_cgroup(void);   /* test_cgroup.c */
+void suite_invariants(void); /* test_invariants.c */
 
 #endif

@@ -47,12 +47,15 @@ static void equal_chunks_cover_region(void)
 static void unaligned_tail_reads_zeros(void)
 {
 	char err[256];
-	/* A 10000-byte file: the one chunk is 3 pages, 10000 bytes of data. */
-	struct resid_region *r = fake(10000, 12288, 10000);
+	/* A 10000-byte file in 8 KiB chunks: the last chunk is one page
+	 * holding 1808 bytes of data. */
+	struct resid_region *r = fake(10000, 8192, 10000);
 
 	CU_ASSERT_EQUAL_FATAL(chunks_build(r, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(r->chunks[0].len, 12288);
-	CU_ASSERT_EQUAL(r->chunks[0].data_len, 10000);
+	CU_ASSERT_EQUAL(r->nchunks, 2);
+	CU_ASSERT_EQUAL(r->chunks[0].data_len, 8192);
+	CU_ASSERT_EQUAL(r->chunks[1].len, 4096);
+	CU_ASSERT_EQUAL(r->chunks[1].data_len, 1808);
 	drop(r);
 }
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Bad input to the tool: each case must print exactly one line on stderr,
+# exit 2, and leave no cgroup and no process behind.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+R=build/residctl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'residctl-*' 2>/dev/null | sort; }
+before=$(cgroups)
+
+expect2() { # name, command...
+	local name=$1; shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$? lines
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ "$(cgroups)" = "$before" ] &&
+	   ! pgrep -f "^$R " >/dev/null; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc, $lines stderr lines:" >&2
+		sed 's/^/    /' "$tmp/err" >&2
+	fi
+}
+
+head -c 1048576 /dev/urandom >"$tmp/small.bin"
+printf 'residctl-trace 1 reference\nchunks 2\nchunk-size 4096\naccesses 3\n0\n1\n' >"$tmp/truncated.trace"
+printf 'residctl-trace 1 fault\nchunks 2\nchunk-size 4096\naccesses 2\n0\n1\n' >"$tmp/fault.trace"
+printf 'not a trace\n' >"$tmp/corrupt.trace"
+
+expect2 "unknown command" $R frobnicate
+expect2 "unknown scenario" $R check T-9
+expect2 "bad seed" $R check --seed x1
+expect2 "bad profile" $R check --profile slow
+expect2 "budget 0" $R verify --synthetic 8M --budget 0
+expect2 "budget below chunk" $R verify --synthetic 8M --chunk 2M --budget 1M
+expect2 "chunk not 4096-multiple" $R verify --synthetic 8M --chunk 5000
+expect2 "chunk larger than region" $R verify --synthetic 8M --chunk 16M --budget 16M
+expect2 "region larger than file" $R verify "$tmp/small.bin" --chunk 2M --budget 2M
+expect2 "missing backing file" $R verify "$tmp/nonexistent.bin"
+expect2 "unreadable backing file" $R verify "$tmp"
+expect2 "truncated trace" $R belady "$tmp/truncated.trace" --capacity 8K
+expect2 "corrupt trace" $R belady "$tmp/corrupt.trace" --capacity 8K
+expect2 "fault trace to the solver" $R belady "$tmp/fault.trace" --capacity 8K
+expect2 "capacity below a chunk" $R belady "$tmp/truncated.trace" --capacity 1K
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	expect2 "not root, no cgroup access" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2
+fi
+echo "bad input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
