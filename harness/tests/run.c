@@ -19,6 +19,7 @@ int main(void)
 	suite_trace();
 	suite_cgroup();
 	suite_invariants();
+	suite_pager();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

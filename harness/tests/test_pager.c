@@ -1,0 +1,168 @@
+/* The pager on the real kernel, with kernel behaviour bent through a seam
+ * that wraps the Linux one: short reads, EIO, partial CONTINUE must still
+ * serve every byte right; a punch that frees nothing must trip I-7. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "invariants.h"
+#include "resid.h"
+#include "seam.h"
+#include "suites.h"
+
+static struct resid_seam bent;
+static int short_reads, eio_every, partial_continue, lost_punch;
+static unsigned long reads;
+static uint64_t violations;
+
+static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned long n = __atomic_add_fetch(&reads, 1, __ATOMIC_RELAXED);
+
+	if (eio_every && n % eio_every == 0)
+		return -EIO;
+	if (short_reads && len > 4096)
+		len = len / 2;
+	return resid_seam_linux.backing_pread(ctx, fd, buf, len, off);
+}
+
+static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
+			 int64_t *mapped)
+{
+	if (partial_continue && len > 4096) {
+		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, 4096,
+							mapped);
+		if (rc == 0) {
+			*mapped = 4096;
+			return -EAGAIN;
+		}
+		return rc;
+	}
+	return resid_seam_linux.uffd_continue(ctx, fd, addr, len, mapped);
+}
+
+static int bent_punch(void *ctx, int fd, uint64_t off, uint64_t len)
+{
+	if (lost_punch)
+		return 0;
+	return resid_seam_linux.punch(ctx, fd, off, len);
+}
+
+static void count(int id, const char *msg, void *arg)
+{
+	(void)id;
+	(void)msg;
+	(void)arg;
+	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
+}
+
+/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget; returns the
+ * mismatched bytes. */
+static uint64_t scan(struct resid_stats *s)
+{
+	struct resid_config c;
+	char err[RESID_ERRLEN];
+	uint64_t bad = 0;
+
+	resid_config_init(&c);
+	c.region_len = 2 << 20;
+	c.chunk_size = 256 << 10;
+	c.budget_bytes = 512 << 10;
+	c.seed = 11;
+	c.eager_reconcile = 1;
+	c.seam = &bent;
+	violations = 0;
+	inv_set_handler(count, NULL);
+	struct resid_region *r = resid_open(&c, err);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (int pass = 0; pass < 3; pass++)
+		for (uint32_t i = 0; i < resid_nchunks(r); i++) {
+			uint64_t off, len;
+
+			resid_chunk_range(r, i, &off, &len);
+			resid_notify_access(r, i);
+			bad += resid_content_mismatches(resid_base(r) + off, off,
+							len, c.seed);
+		}
+	resid_check_quiescent(r);
+	resid_get_stats(r, s);
+	resid_close(r);
+	inv_set_handler(NULL, NULL);
+	short_reads = eio_every = partial_continue = lost_punch = 0;
+	return bad;
+}
+
+static void plain_scan_is_clean(void)
+{
+	struct resid_stats s;
+
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.evictions > 0);
+	CU_ASSERT(s.resident_max <= s.budget);
+}
+
+static void short_reads_are_legal(void)
+{
+	struct resid_stats s;
+
+	short_reads = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.io_short > 0);
+}
+
+static void io_errors_retried(void)
+{
+	struct resid_stats s;
+
+	eio_every = 3;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.io_errors > 0);
+}
+
+static void partial_continue_resumed(void)
+{
+	struct resid_stats s;
+
+	partial_continue = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.continue_eagain > 0);
+	CU_ASSERT_EQUAL(s.fetches, s.continues_ok);
+}
+
+static void lost_punch_trips_reconcile(void)
+{
+	struct resid_stats s;
+
+	lost_punch = 1;
+	scan(&s);
+	CU_ASSERT(violations > 0);
+	CU_ASSERT(s.reconcile_failures > 0);
+}
+
+static int setup(void)
+{
+	bent = resid_seam_linux;
+	bent.name = "bent";
+	bent.backing_pread = bent_pread;
+	bent.uffd_continue = bent_continue;
+	bent.punch = bent_punch;
+	return 0;
+}
+
+void suite_pager(void)
+{
+	CU_pSuite s = CU_add_suite("pager on the kernel", setup, NULL);
+
+	CU_add_test(s, "plain scan is clean", plain_scan_is_clean);
+	CU_add_test(s, "short reads are legal", short_reads_are_legal);
+	CU_add_test(s, "I/O errors retried", io_errors_retried);
+	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
+	CU_add_test(s, "a punch that frees nothing trips I-7",
+		    lost_punch_trips_reconcile);
+}
