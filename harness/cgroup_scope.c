@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libcgroup.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,74 @@
 
 #define CG_SCOPE_MAX 8
 
+/* What removing a scope takes, kept here rather than in the caller's
+ * cg_scope: cg_scope_cleanup_all may run in a signal handler (flags and
+ * prepared strings only) and must never follow a pointer into a stack that
+ * is gone. */
+struct slot {
+	int used;                      /* claimed; atomic */
+	volatile sig_atomic_t armed;   /* strings ready: cleanup may act */
+	volatile sig_atomic_t moved;   /* the process was (maybe) moved in */
+	volatile sig_atomic_t subtree; /* v2: we enabled memory in the
+					* parent's cgroup.subtree_control */
+	unsigned gen;
+	pid_t pid;
+	char dir[CG_PATH_MAX];         /* the child */
+	char procs[CG_PATH_MAX];       /* <parent>/cgroup.procs */
+	char subtree_ctl[CG_PATH_MAX]; /* <parent>/cgroup.subtree_control */
+	char pidstr[16];
+	char leak[CG_PATH_MAX + 96];
+};
+
+static struct slot slots[CG_SCOPE_MAX];
+static unsigned last_gen;
 static const char *const memctl[] = { "memory", NULL };
-static struct cg_scope *live_scopes[CG_SCOPE_MAX];
 
 static void linux_env(struct cg_env *e)
 {
 	cg_env_init(e, resid_seam_linux.read_text, resid_seam_linux.ctx);
+}
+
+static struct slot *slot_claim(struct cg_scope *s)
+{
+	for (int i = 0; i < CG_SCOPE_MAX; i++) {
+		struct slot *sl = &slots[i];
+		int free_slot = 0;
+
+		if (!__atomic_compare_exchange_n(&sl->used, &free_slot, 1, 0,
+						 __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			continue;
+		do /* 0 means "no slot" in a cg_scope */
+			sl->gen = __atomic_add_fetch(&last_gen, 1,
+						     __ATOMIC_SEQ_CST);
+		while (!sl->gen);
+		sl->pid = s->pid;
+		sl->moved = sl->subtree = 0;
+		s->slot = i;
+		s->gen = sl->gen;
+		return sl;
+	}
+	return NULL;
+}
+
+static void slot_release(struct cg_scope *s, struct slot *sl)
+{
+	sl->armed = 0;
+	__atomic_store_n(&sl->used, 0, __ATOMIC_SEQ_CST);
+	s->gen = 0;
+}
+
+/* The scope's slot while it is live in this process, else NULL. */
+static struct slot *slot_of(const struct cg_scope *s)
+{
+	struct slot *sl;
+
+	if (!s->gen || s->slot < 0 || s->slot >= CG_SCOPE_MAX)
+		return NULL;
+	sl = &slots[s->slot];
+	return sl->armed && sl->gen == s->gen && sl->pid == getpid() ? sl :
+	       NULL;
 }
 
 static int lcg_init(char *err, size_t n)
@@ -41,15 +104,17 @@ static int lcg_init(char *err, size_t n)
 }
 
 /* One line for a libcgroup failure, with the fix when we know it. */
-static void lcg_fail(const struct cg_scope *s, const char *what, int rc,
-		     char *err, size_t n)
+static void lcg_fail(const struct cg_scope *s, const struct slot *sl,
+		     const char *what, int rc, char *err, size_t n)
 {
 	int e = rc == ECGOTHER ? cgroup_get_last_errno() : 0;
 
-	if (e == EACCES || e == EPERM || rc == ECGROUPNOTOWNER)
+	/* libcgroup turns a failed mkdir's EACCES into "not allowed" */
+	if (e == EACCES || e == EPERM || rc == ECGROUPNOTOWNER ||
+	    (rc == ECGROUPNOTALLOWED && geteuid() != 0))
 		snprintf(err, n, "cgroup: %s %s: permission denied: run as root, or give this user write access to %s",
 			 what, s->mem.dir, s->parent.dir);
-	else if (e == EBUSY && s->subtree)
+	else if (e == EBUSY && sl->subtree)
 		snprintf(err, n, "cgroup: %s %s: %s holds other processes, so memory cannot be enabled below it (v2 no-internal-process rule): run residctl alone in a delegated cgroup, e.g. systemd-run --scope -p Delegate=yes residctl ...",
 			 what, s->mem.dir, s->parent.dir);
 	else
@@ -70,30 +135,6 @@ static int write_str(const char *path, const char *str)
 	return rc;
 }
 
-static int scope_register(struct cg_scope *s)
-{
-	for (int i = 0; i < CG_SCOPE_MAX; i++) {
-		struct cg_scope *none = NULL;
-
-		if (__atomic_compare_exchange_n(&live_scopes[i], &none, s, 0,
-						__ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
-			return 0;
-	}
-	return -1;
-}
-
-static void scope_unregister(struct cg_scope *s)
-{
-	s->live = 0;
-	for (int i = 0; i < CG_SCOPE_MAX; i++) {
-		struct cg_scope *me = s;
-
-		__atomic_compare_exchange_n(&live_scopes[i], &me, NULL, 0,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	}
-}
-
 static int tag_ok(const char *tag)
 {
 	size_t len = strlen(tag);
@@ -108,53 +149,36 @@ static int tag_ok(const char *tag)
 	return 1;
 }
 
-/* v2: whether memory is already in <parent>/cgroup.subtree_control. */
-static int subtree_has_memory(const struct cg_scope *s, char *err, size_t n)
+static int fits(int w, size_t n)
 {
-	char text[512];
-	long got = resid_seam_linux.read_text(resid_seam_linux.ctx,
-					      s->subtree_ctl, text,
-					      sizeof(text));
-
-	if (got < 0) {
-		snprintf(err, n, "cgroup: %s: %s", s->subtree_ctl,
-			 strerror((int)-got));
-		return -1;
-	}
-	for (char *save = NULL, *w = strtok_r(text, " \n", &save); w;
-	     w = strtok_r(NULL, " \n", &save))
-		if (!strcmp(w, "memory"))
-			return 1;
-	return 0;
+	return w >= 0 && (size_t)w < n;
 }
 
-/* Names and the strings cg_scope_cleanup_all needs, all made up front. */
-static int scope_paths(struct cg_scope *s, const char *tag, char *err,
-		       size_t n)
+/* The child's names, and the slot's strings, all made up front. */
+static int scope_paths(struct cg_scope *s, struct slot *sl, const char *tag,
+		       char *err, size_t n)
 {
 	const struct cg_memory *p = &s->parent;
-	int w1, w2, w3, w4, w5;
+	const char *prel = strcmp(p->rel, "/") ? p->rel : "";
 
-	w1 = snprintf(s->mem.rel, sizeof(s->mem.rel), "%s/residctl-%d-%s",
-		      strcmp(p->rel, "/") ? p->rel : "", (int)s->pid, tag);
-	w2 = snprintf(s->mem.dir, sizeof(s->mem.dir), "%s/residctl-%d-%s",
-		      p->dir, (int)s->pid, tag);
-	w3 = snprintf(s->procs, sizeof(s->procs), "%s/cgroup.procs", p->dir);
-	w4 = snprintf(s->subtree_ctl, sizeof(s->subtree_ctl),
-		      "%s/cgroup.subtree_control", p->dir);
-	w5 = snprintf(s->leak, sizeof(s->leak),
-		      "residctl: cgroup %s was not removed: rmdir it by hand\n",
-		      s->mem.dir);
-	if (w1 < 0 || (size_t)w1 >= sizeof(s->mem.rel) || w2 < 0 ||
-	    (size_t)w2 >= sizeof(s->mem.dir) || w3 < 0 ||
-	    (size_t)w3 >= sizeof(s->procs) || w4 < 0 ||
-	    (size_t)w4 >= sizeof(s->subtree_ctl) || w5 < 0 ||
-	    (size_t)w5 >= sizeof(s->leak)) {
+	if (!fits(snprintf(s->mem.rel, sizeof(s->mem.rel), "%s/residctl-%d-%s",
+			   prel, (int)s->pid, tag), sizeof(s->mem.rel)) ||
+	    !fits(snprintf(s->mem.dir, sizeof(s->mem.dir), "%s/residctl-%d-%s",
+			   p->dir, (int)s->pid, tag), sizeof(s->mem.dir)) ||
+	    !fits(snprintf(sl->procs, sizeof(sl->procs), "%s/cgroup.procs",
+			   p->dir), sizeof(sl->procs)) ||
+	    !fits(snprintf(sl->subtree_ctl, sizeof(sl->subtree_ctl),
+			   "%s/cgroup.subtree_control", p->dir),
+		  sizeof(sl->subtree_ctl)) ||
+	    !fits(snprintf(sl->leak, sizeof(sl->leak),
+			   "residctl: cgroup %s was not removed: rmdir it by hand\n",
+			   s->mem.dir), sizeof(sl->leak))) {
 		snprintf(err, n, "cgroup: %s/residctl-%d-%s: path longer than %d bytes",
 			 p->dir, (int)s->pid, tag, CG_PATH_MAX - 1);
 		return -1;
 	}
-	snprintf(s->pidstr, sizeof(s->pidstr), "%d", (int)s->pid);
+	strcpy(sl->dir, s->mem.dir);
+	snprintf(sl->pidstr, sizeof(sl->pidstr), "%d", (int)s->pid);
 	return 0;
 }
 
@@ -197,29 +221,41 @@ static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
 	return 0;
 }
 
+static void free_group(struct cg_scope *s)
+{
+	if (s->cg)
+		cgroup_free(&s->cg);
+	s->cg = NULL;
+}
+
 /* Undoes whatever of enter happened, in the reverse order, with libcgroup.
- * The steps are harmless when their part never happened. */
-static int scope_teardown(struct cg_scope *s, char *err, size_t n)
+ * Each step runs only when its part happened. */
+static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
+			  size_t n)
 {
 	int rc, bad = 0;
 
 	/* v2 lets the process back into the parent only when the parent
 	 * distributes no controller */
-	if (s->subtree) {
-		rc = write_str(s->subtree_ctl, "-memory");
+	if (sl->subtree) {
+		rc = write_str(sl->subtree_ctl, "-memory");
 		if (rc) {
 			snprintf(err, n, "cgroup: writing -memory to %s: %s",
-				 s->subtree_ctl, strerror(-rc));
+				 sl->subtree_ctl, strerror(-rc));
 			bad = 1;
 		} else {
-			s->subtree = 0;
+			sl->subtree = 0;
 		}
 	}
-	rc = cgroup_change_cgroup_path(s->parent.rel, s->pid, memctl);
-	if (rc && !bad) {
-		snprintf(err, n, "cgroup: moving the process back to %s: libcgroup: %s",
-			 s->parent.dir, cgroup_strerror(rc));
-		bad = 1;
+	if (sl->moved) {
+		rc = cgroup_change_cgroup_path(s->parent.rel, s->pid, memctl);
+		if (rc && !bad) {
+			snprintf(err, n, "cgroup: moving the process back to %s: libcgroup: %s",
+				 s->parent.dir, cgroup_strerror(rc));
+			bad = 1;
+		} else if (!rc) {
+			sl->moved = 0;
+		}
 	}
 	if (access(s->mem.dir, F_OK) == 0) {
 		/* also moves any straggler thread to the parent */
@@ -233,17 +269,39 @@ static int scope_teardown(struct cg_scope *s, char *err, size_t n)
 		snprintf(err, n, "cgroup: %s: %s", s->mem.dir, strerror(errno));
 		bad = 1;
 	}
-	if (!bad) {
-		cgroup_free(&s->cg);
-		scope_unregister(s);
+	if (bad)
+		return -1;
+	free_group(s);
+	slot_release(s, sl);
+	return 0;
+}
+
+/* v2: whether memory is already in <parent>/cgroup.subtree_control. */
+static int subtree_has_memory(const struct slot *sl, char *err, size_t n)
+{
+	char text[512];
+	long got = resid_seam_linux.read_text(resid_seam_linux.ctx,
+					      sl->subtree_ctl, text,
+					      sizeof(text));
+
+	if (got < 0) {
+		snprintf(err, n, "cgroup: %s: %s", sl->subtree_ctl,
+			 strerror((int)-got));
+		return -1;
 	}
-	return bad ? -1 : 0;
+	for (char *save = NULL, *w = strtok_r(text, " \n", &save); w;
+	     w = strtok_r(NULL, " \n", &save))
+		if (!strcmp(w, "memory"))
+			return 1;
+	return 0;
 }
 
 /* v2 below a non-root group: the parent holds this process, and a group with
  * processes cannot enable memory for its children. Move into the (still
- * plain) child first; libcgroup then enables memory in the emptied parent. */
-static int scope_evacuate(struct cg_scope *s, char *err, size_t n)
+ * plain) child first; libcgroup then enables memory in the emptied parent.
+ * libcgroup 2.0 cannot make a group without a controller, hence mkdir. */
+static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
+			  size_t n)
 {
 	int rc;
 
@@ -256,10 +314,11 @@ static int scope_evacuate(struct cg_scope *s, char *err, size_t n)
 				 strerror(errno));
 		return -1;
 	}
-	s->subtree = 1;
+	sl->subtree = 1;
+	sl->moved = 1; /* even a failed move may have moved some threads */
 	rc = cgroup_change_cgroup_path(s->mem.rel, s->pid, memctl);
 	if (rc) {
-		lcg_fail(s, "moving the process into", rc, err, n);
+		lcg_fail(s, sl, "moving the process into", rc, err, n);
 		return -1;
 	}
 	return 0;
@@ -289,16 +348,17 @@ static int scope_verify(struct cg_scope *s, uint64_t limit, char *err,
 	return 0;
 }
 
-static int scope_check_inside(struct cg_scope *s, char *err, size_t n)
+static int scope_check_inside(const struct cg_scope *s, char *err, size_t n)
 {
 	struct cg_env env;
 	struct cg_memory *now = malloc(sizeof(*now));
 	int rc = -1;
 
 	linux_env(&env);
-	if (!now)
-		snprintf(err, n, "cgroup: out of memory checking %s", env.proc_self_cgroup);
-	else if (cg_find_memory(&env, now, err, n) == 0) {
+	if (!now) {
+		snprintf(err, n, "cgroup: out of memory checking %s",
+			 env.proc_self_cgroup);
+	} else if (cg_find_memory(&env, now, err, n) == 0) {
 		if (strcmp(now->dir, s->mem.dir))
 			snprintf(err, n, "cgroup: %s puts the process in %s, not %s",
 				 env.proc_self_cgroup, now->dir, s->mem.dir);
@@ -313,10 +373,12 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n)
 {
 	struct cg_env env;
+	struct slot *sl;
 	char spare[CG_PATH_MAX + 160];
 	int rc, evac = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->slot = -1;
 	s->pid = getpid();
 	if (!tag_ok(tag)) {
 		snprintf(err, n, "cgroup: scope tag \"%.40s\": use 1 to 32 of [A-Za-z0-9_-]",
@@ -332,34 +394,40 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		return -1;
 	}
 	s->mem.version = s->parent.version;
-	if (scope_paths(s, tag, err, n) || lcg_init(err, n) ||
-	    scope_group(s, limit_bytes, err, n))
-		goto undo_nothing;
-	if (scope_register(s)) {
+	sl = slot_claim(s);
+	if (!sl) {
 		snprintf(err, n, "cgroup: more than %d scopes live at once; leave one first",
 			 CG_SCOPE_MAX);
-		goto undo_nothing;
+		return -1;
 	}
-	s->live = 1;
+	if (scope_paths(s, sl, tag, err, n) || lcg_init(err, n) ||
+	    scope_group(s, limit_bytes, err, n)) {
+		free_group(s);
+		slot_release(s, sl);
+		return -1;
+	}
+	/* from here on, an interrupted enter is cleaned up too */
+	sl->armed = 1;
 	if (s->mem.version == CG_V2 && strcmp(s->parent.rel, "/")) {
-		rc = subtree_has_memory(s, err, n);
+		rc = subtree_has_memory(sl, err, n);
 		if (rc < 0)
 			goto undo;
 		evac = !rc;
 	}
-	if (evac && scope_evacuate(s, err, n))
+	if (evac && scope_evacuate(s, sl, err, n))
 		goto undo;
 	rc = cgroup_create_cgroup(s->cg, 1);
 	if (rc) {
-		lcg_fail(s, "creating", rc, err, n);
+		lcg_fail(s, sl, "creating", rc, err, n);
 		goto undo;
 	}
 	if (scope_verify(s, limit_bytes, err, n))
 		goto undo;
 	if (!evac) {
+		sl->moved = 1;
 		rc = cgroup_change_cgroup_path(s->mem.rel, s->pid, memctl);
 		if (rc) {
-			lcg_fail(s, "moving the process into", rc, err, n);
+			lcg_fail(s, sl, "moving the process into", rc, err, n);
 			goto undo;
 		}
 	}
@@ -367,45 +435,47 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		goto undo;
 	return 0;
 undo:
-	/* err keeps the first failure; the teardown's own goes to stderr */
-	if (scope_teardown(s, spare, sizeof(spare)))
+	/* err keeps the first failure; the teardown's own goes to stderr,
+	 * and the slot stays armed for cg_scope_cleanup_all */
+	if (scope_teardown(s, sl, spare, sizeof(spare)))
 		fprintf(stderr, "residctl: %s\n", spare);
-	return -1;
-undo_nothing:
-	cgroup_free(&s->cg);
 	return -1;
 }
 
 int cg_scope_leave(struct cg_scope *s)
 {
+	struct slot *sl = slot_of(s);
 	char err[CG_PATH_MAX + 160];
 
-	if (!s->live || s->pid != getpid()) {
-		/* left already, or cleaned up by cg_scope_cleanup_all */
-		if (s->cg && s->pid == getpid())
-			cgroup_free(&s->cg);
+	if (!sl) {
+		/* never entered, left already, or cleaned up by
+		 * cg_scope_cleanup_all */
+		if (s->pid == getpid())
+			free_group(s);
 		return 0;
 	}
-	if (scope_teardown(s, err, sizeof(err))) {
+	if (scope_teardown(s, sl, err, sizeof(err))) {
 		fprintf(stderr, "residctl: %s\n", err);
 		return -1;
 	}
 	return 0;
 }
 
-/* The same steps as scope_teardown, with syscalls only: libcgroup allocates,
- * which a signal handler must not. */
-static void scope_teardown_raw(struct cg_scope *s)
+/* scope_teardown's steps with syscalls only: libcgroup allocates, which a
+ * signal handler must not. */
+static void slot_teardown_raw(struct slot *sl)
 {
-	if (s->subtree && write_str(s->subtree_ctl, "-memory") == 0)
-		s->subtree = 0;
+	if (sl->subtree && write_str(sl->subtree_ctl, "-memory") == 0)
+		sl->subtree = 0;
 	/* cgroup.procs moves every thread, on v1 and v2 */
-	if (write_str(s->procs, s->pidstr) == 0 &&
-	    (rmdir(s->mem.dir) == 0 || errno == ENOENT)) {
-		scope_unregister(s);
+	if (sl->moved && write_str(sl->procs, sl->pidstr) == 0)
+		sl->moved = 0;
+	if (!sl->moved && (rmdir(sl->dir) == 0 || errno == ENOENT)) {
+		sl->armed = 0;
+		__atomic_store_n(&sl->used, 0, __ATOMIC_SEQ_CST);
 		return;
 	}
-	if (write(STDERR_FILENO, s->leak, strlen(s->leak)) < 0)
+	if (write(STDERR_FILENO, sl->leak, strlen(sl->leak)) < 0)
 		return; /* nowhere left to say it */
 }
 
@@ -413,40 +483,8 @@ void cg_scope_cleanup_all(void)
 {
 	int saved = errno;
 
-	for (int i = 0; i < CG_SCOPE_MAX; i++) {
-		struct cg_scope *s = __atomic_load_n(&live_scopes[i],
-						     __ATOMIC_SEQ_CST);
-
-		if (s && s->live && s->pid == getpid())
-			scope_teardown_raw(s);
-	}
+	for (int i = 0; i < CG_SCOPE_MAX; i++)
+		if (slots[i].armed && slots[i].pid == getpid())
+			slot_teardown_raw(&slots[i]);
 	errno = saved;
-}
-
-int cg_probe(char *out, size_t n)
-{
-	struct cg_env env;
-	struct cg_memory *m = malloc(sizeof(*m));
-	char desc[2 * CG_PATH_MAX], why[CG_PATH_MAX + 160];
-	int cond;
-
-	if (!m) {
-		snprintf(out, n, "cgroup: out of memory");
-		return -1;
-	}
-	linux_env(&env);
-	if (cg_find_memory(&env, m, out, n)) {
-		free(m);
-		return -1;
-	}
-	cond = cg_swap_check(m, why, sizeof(why));
-	if (cg_describe(m, desc, sizeof(desc))) {
-		snprintf(out, n, "cgroup: description of %s too long", m->dir);
-		free(m);
-		return -1;
-	}
-	snprintf(out, n, "%s i3=%s", desc,
-		 cond >= 0 ? cg_swap_cond_name(cond) : why);
-	free(m);
-	return 0;
 }

@@ -5,7 +5,6 @@
 #ifndef HARNESS_CGROUP_SCOPE_H
 #define HARNESS_CGROUP_SCOPE_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -15,20 +14,13 @@
 struct cgroup; /* libcgroup */
 
 struct cg_scope {
-	volatile sig_atomic_t live; /* registered for cleanup, not yet left */
-	pid_t pid;                  /* the process that entered */
-	int subtree;                /* v2: we enabled memory in the parent's
-				     * cgroup.subtree_control */
-	int cond;                   /* enum cg_swap_cond that held */
-	struct cg_memory mem;       /* the child, as read back */
-	struct cg_memory parent;    /* where the process came from */
-	struct cgroup *cg;          /* libcgroup's handle of the child */
-	/* Prepared at enter for cg_scope_cleanup_all, which may run in a
-	 * signal handler and so only writes, rmdirs and closes. */
-	char procs[CG_PATH_MAX];    /* <parent>/cgroup.procs */
-	char subtree_ctl[CG_PATH_MAX];
-	char pidstr[16];
-	char leak[CG_PATH_MAX + 96];
+	int slot;                /* in the table cg_scope_cleanup_all walks */
+	unsigned gen;            /* the slot's use this scope owns; 0: none */
+	pid_t pid;               /* the process that entered */
+	int cond;                /* enum cg_swap_cond that held in the child */
+	struct cg_memory mem;    /* the child, as read back */
+	struct cg_memory parent; /* where the process came from */
+	struct cgroup *cg;       /* libcgroup's handle of the child */
 };
 
 /* Creates <memory cgroup>/residctl-<pid>-<tag> with limit_bytes (a positive
@@ -38,16 +30,14 @@ struct cg_scope {
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n);
 
-/* Moves the process back and deletes the child. Idempotent. -1 (after a line
- * on stderr naming the cgroup to remove by hand) when it could not. */
+/* Moves the process back and deletes the child. Idempotent, and a no-op on
+ * a scope whose enter failed. -1 (after a line on stderr naming the cgroup
+ * to remove by hand) when it could not. */
 int cg_scope_leave(struct cg_scope *s);
 
-/* Removes every live scope of this process. Async-signal-safe: the tool
- * calls it from atexit and from its SIGINT/SIGTERM handler. */
+/* Removes every live scope of this process, from its own table (a scope on
+ * a stack that is gone is never touched). Async-signal-safe: the tool calls
+ * it from atexit and from its SIGINT/SIGTERM handler. */
 void cg_scope_cleanup_all(void);
-
-/* One line for `residctl probe`: version, directory, limits, swap, and which
- * I-3 condition holds (or why none does). -1 with the error in out. */
-int cg_probe(char *out, size_t n);
 
 #endif

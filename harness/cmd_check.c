@@ -45,8 +45,9 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 		rc = -1;
 	} else {
 		rc = s->run(o, res);
-		if (s->needs_cgroup)
-			cg_scope_leave(&scope);
+		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
+			scen_fail(res, "could not remove its cgroup %s",
+				  scope.mem.dir);
 	}
 	res->seconds = wl_now() - t0;
 	res->passed = rc == 0 && !res->failed && res->mismatches == 0;

@@ -77,8 +77,8 @@ struct cg_write {
  * memsw >= limit at every step: the lower of the two moves first. v2 forbids
  * swap before the limit can push pages out. Without a swap file only the
  * limit is written (I-3 then rests on SwapTotal 0). Returns the number of
- * writes, or -1 when the version is CG_NONE or limit is not a positive
- * multiple of CG_PAGE. */
+ * writes, or -1 when the version is CG_NONE or limit is not a finite,
+ * positive multiple of CG_PAGE. */
 int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
 		    struct cg_write out[CG_MAX_WRITES]);
 
@@ -98,8 +98,8 @@ const char *cg_swap_cond_name(int cond); /* for the manifest */
  * number is malformed. */
 int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 		  const char **key);
-/* Reads <dir>/memory.stat. 0, -errno of the read, or -EBADMSG when the file
- * has no well-formed shmem line. */
+/* Reads <dir>/memory.stat. 0; -errno of the read (-ENOENT for CG_NONE); or
+ * -EBADMSG when the file has no well-formed shmem line. */
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,
 		  uint64_t *bytes);
 

@@ -22,18 +22,28 @@ uint64_t resid_content_word(uint64_t word_off, uint64_t seed)
 	return (idx << 24) | (mix(idx ^ mix(seed)) & 0xfffffe) | 1;
 }
 
+/* The word holding `off`, and how many of its bytes from off lie before
+ * end; *skip is off's place in the word. */
+static unsigned piece(uint64_t off, uint64_t end, uint64_t seed, uint64_t *w,
+		      unsigned *skip)
+{
+	unsigned take;
+
+	*w = resid_content_word(off & ~7ull, seed);
+	*skip = (unsigned)(off & 7);
+	take = 8 - *skip;
+	return take > end - off ? (unsigned)(end - off) : take;
+}
+
 void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
 			uint64_t seed)
 {
-	uint64_t end = off + len;
+	uint64_t end = off + len, w;
+	unsigned skip;
 
 	while (off < end) {
-		uint64_t w = resid_content_word(off & ~7ull, seed);
-		unsigned skip = (unsigned)(off & 7);
-		unsigned take = 8 - skip;
+		unsigned take = piece(off, end, seed, &w, &skip);
 
-		if (take > end - off)
-			take = (unsigned)(end - off);
 		memcpy(dst, (uint8_t *)&w + skip, take);
 		dst += take;
 		off += take;
@@ -43,17 +53,14 @@ void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
 uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
 				  uint64_t len, uint64_t seed)
 {
-	uint64_t bad = 0, end = off + len;
+	uint64_t bad = 0, end = off + len, w;
+	unsigned skip;
 
-	/* Whole words first: compare 8 bytes at a time, then count bytes only
-	 * inside a word that differs. */
+	/* A word at a time; bytes are counted only inside a word that
+	 * differs. */
 	while (off < end) {
-		uint64_t w = resid_content_word(off & ~7ull, seed);
-		unsigned skip = (unsigned)(off & 7);
-		unsigned take = 8 - skip;
+		unsigned take = piece(off, end, seed, &w, &skip);
 
-		if (take > end - off)
-			take = (unsigned)(end - off);
 		if (memcmp(buf, (uint8_t *)&w + skip, take))
 			for (unsigned i = 0; i < take; i++)
 				bad += buf[i] != ((uint8_t *)&w)[skip + i];

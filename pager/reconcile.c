@@ -56,8 +56,8 @@ int reconcile_baseline(struct resid_region *r, char *err, size_t n)
 		return 0;
 	rc = cg_read_shmem(&r->cg_env, &r->cg, &r->shmem_baseline);
 	if (rc < 0) {
-		snprintf(err, n, "cannot read shmem from %s/memory.stat: %s",
-			 r->cg.dir, strerror(-rc));
+		snprintf(err, n, "cannot read shmem from %s/%s: %s",
+			 r->cg.dir, CG_STAT_FILE, strerror(-rc));
 		return rc;
 	}
 	return 0;
