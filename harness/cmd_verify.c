@@ -150,6 +150,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	uint8_t *buf = malloc(1 << 20);
 	uint64_t checked = 0, mismatches = 0;
+	char manifest[2048];
+
+	if (resid_manifest_json(r, manifest, sizeof(manifest)) == 0)
+		printf("manifest: %s\n", manifest);
 
 	for (uint64_t p = 0; buf && p < passes; p++) {
 		for (uint32_t c = 0; c < resid_nchunks(r); c++) {

@@ -12,7 +12,7 @@
 #include "suites.h"
 
 static struct resid_seam bent;
-static int short_reads, eio_every, partial_continue, lost_punch;
+static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static unsigned long reads;
 static uint64_t violations;
 
@@ -71,12 +71,18 @@ static uint64_t scan(struct resid_stats *s)
 	c.budget_bytes = 512 << 10;
 	c.seed = 11;
 	c.eager_reconcile = 1;
+	c.prefetch_depth = prefetch ? 2 : 0;
 	c.seam = &bent;
 	violations = 0;
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	char manifest[2048];
+
+	CU_ASSERT_EQUAL(resid_manifest_json(r, manifest, sizeof(manifest)), 0);
+	CU_ASSERT(strstr(manifest, "\"kernel\":") != NULL);
+	CU_ASSERT(strstr(manifest, "\"swap_condition\":") != NULL);
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t i = 0; i < resid_nchunks(r); i++) {
 			uint64_t off, len;
@@ -90,7 +96,7 @@ static uint64_t scan(struct resid_stats *s)
 	resid_get_stats(r, s);
 	resid_close(r);
 	inv_set_handler(NULL, NULL);
-	short_reads = eio_every = partial_continue = lost_punch = 0;
+	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	return bad;
 }
 
@@ -135,6 +141,17 @@ static void partial_continue_resumed(void)
 	CU_ASSERT_EQUAL(s.fetches, s.continues_ok);
 }
 
+static void prefetch_scan_is_clean(void)
+{
+	struct resid_stats s;
+
+	prefetch = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.prefetch_jobs > 0);
+	CU_ASSERT(s.resident_max <= s.budget);
+}
+
 static void lost_punch_trips_reconcile(void)
 {
 	struct resid_stats s;
@@ -160,6 +177,7 @@ void suite_pager(void)
 	CU_pSuite s = CU_add_suite("pager on the kernel", setup, NULL);
 
 	CU_add_test(s, "plain scan is clean", plain_scan_is_clean);
+	CU_add_test(s, "prefetch scan is clean", prefetch_scan_is_clean);
 	CU_add_test(s, "short reads are legal", short_reads_are_legal);
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
