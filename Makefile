@@ -1,6 +1,7 @@
 # residctl. `make` builds the production library and the harness tool.
 #   make gate    the T-1..T-7 gate (README's first command)
 #   make test    the whole test suite (README's second command, .ci/run)
+#   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make deps    installs missing Debian packages
 #   make clean
 
@@ -8,7 +9,7 @@ CC      ?= cc
 REV     := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -DRESID_REV='"$(REV)"'
+CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Istorms -DRESID_REV='"$(REV)"'
 LIBS    := -lpthread -lm
 HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
 
@@ -22,6 +23,8 @@ PROD_OBJ := $(CORE_SRC:%.c=$(B)/prod/%.o)
 HCORE_OBJ := $(CORE_SRC:%.c=$(B)/h/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(B)/h/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/h/%.o)
+TSAN_OBJ := $(CORE_SRC:%.c=$(B)/tsan/%.o) $(TOOL_SRC:%.c=$(B)/tsan/%.o)
+TSAN_TEST_OBJ := $(TEST_SRC:%.c=$(B)/tsan/%.o)
 
 all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests
 
@@ -36,6 +39,20 @@ $(B)/h/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC [h] $<"
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+# Harness build under ThreadSanitizer (clang; Debian's libclang-rt-14-dev).
+$(B)/tsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC [t] $<"
+	@clang $(WARN) -O1 -g -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+$(B)/tsan/residctl: $(TSAN_OBJ)
+	clang -fsanitize=thread -o $@ $^ $(HLIBS)
+
+$(B)/tsan/unit-tests: $(TSAN_TEST_OBJ) $(filter-out $(B)/tsan/harness/main.o,$(TSAN_OBJ))
+	clang -fsanitize=thread -o $@ $^ -lcunit $(HLIBS)
+
+tsan: $(B)/tsan/residctl $(B)/tsan/unit-tests
 
 $(B)/libresid.a: $(PROD_OBJ)
 	@rm -f $@
@@ -63,5 +80,5 @@ test:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test clean
+.PHONY: all deps gate test tsan clean
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -6,5 +6,6 @@ int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_belady(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_storm(int argc, char **argv);
 
 #endif

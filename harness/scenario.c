@@ -6,11 +6,12 @@
 
 #include "scenario.h"
 
-extern const struct scenario scenario_t1, scenario_t2, scenario_t4,
-	scenario_t5;
+extern const struct scenario scenario_t1, scenario_t2, scenario_t3,
+	scenario_t4, scenario_t5, scenario_t6, scenario_t7;
 
 const struct scenario *const scenarios[] = {
-	&scenario_t1, &scenario_t2, &scenario_t4, &scenario_t5,
+	&scenario_t1, &scenario_t2, &scenario_t3, &scenario_t4, &scenario_t5,
+	&scenario_t6, &scenario_t7,
 };
 const int nscenarios = sizeof(scenarios) / sizeof(scenarios[0]);
 

@@ -30,8 +30,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	switch (chunk_state(c)) {
 	case CH_RESIDENT:
 		/* The fault raced with a fetch that has completed. */
-		if (K(r, uffd_wake, r->uffd, addr & ~4095ull, 4096) < 0)
-			STAT_INC(r, wake_errors);
+		wake_range(r, addr & ~4095ull, 4096);
 		STAT_INC(r, dedup_resident);
 		break;
 	case CH_FETCHING:

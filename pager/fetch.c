@@ -34,24 +34,41 @@ void queue_prefetch(struct resid_region *r, uint32_t id)
 	K(r, unlock, &r->q_lock);
 }
 
+/* A failed wake or punch is retried: giving up on a wake loses a fault,
+ * giving up on a punch leaves pages nobody accounts for. */
+#define OP_RETRIES 100
+
+void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
+{
+	for (int i = 0; i < OP_RETRIES; i++) {
+		if (K(r, uffd_wake, r->uffd, addr, len) == 0)
+			return;
+		STAT_INC(r, wake_errors);
+	}
+}
+
+static void punch_chunk(struct resid_region *r, struct chunk *c)
+{
+	for (int i = 0; i < OP_RETRIES; i++) {
+		if (K(r, punch, r->memfd, c->off, c->len) == 0)
+			return;
+		STAT_INC(r, punch_errors);
+	}
+}
+
 /* The one path from FETCHING back to ABSENT. It frees what the fetch had
  * taken and wakes the chunk's range, so that a faulter deduplicated against
  * this fetch faults again instead of sleeping forever. */
 void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
 		   int reserved)
 {
-	int rc;
-
-	if (populated && K(r, punch, r->memfd, c->off, c->len) < 0)
-		STAT_INC(r, punch_errors);
+	if (populated)
+		punch_chunk(r, c);
 	if (reserved)
 		budget_release(r, c->len);
 	budget_unretain(r, c);
 	chunk_set_state(r, c, CH_ABSENT);
-	rc = K(r, uffd_wake, r->uffd, (uint64_t)(uintptr_t)(r->a + c->off),
-	       c->len);
-	if (rc < 0)
-		STAT_INC(r, wake_errors);
+	wake_range(r, (uint64_t)(uintptr_t)(r->a + c->off), c->len);
 	STAT_INC(r, drop_wakes);
 	STAT_INC(r, abandoned);
 }
@@ -238,6 +255,7 @@ void *worker_main(void *arg)
 			r->chunks[id].queued_demand = 0;
 		r->inflight++;
 		K(r, unlock, &r->q_lock);
+		K(r, yield, "worker-job");
 		run_job(r, id, prefetch);
 		K(r, lock, &r->q_lock);
 		r->inflight--;

@@ -128,6 +128,7 @@ void *dispatch_main(void *arg);
 
 /* fetch.c */
 void *worker_main(void *arg);
+void wake_range(struct resid_region *r, uint64_t addr, uint64_t len);
 void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
 		   int reserved);
 void queue_prefetch(struct resid_region *r, uint32_t id);

@@ -31,11 +31,26 @@ static unsigned online_cpus(struct resid_region *r)
 	return n;
 }
 
+/* cgroup files are read again after a transient error (EIO, EINTR): a
+ * passing fault must not refuse a region or skip a check. */
+static long read_retry(void *ctx, const char *path, char *buf, size_t cap)
+{
+	struct resid_region *r = ctx;
+	long n = -EIO;
+
+	for (int i = 0; i < 8 && (n == -EIO || n == -EINTR); i++) {
+		n = K(r, read_text, path, buf, cap);
+		if (n == -EIO || n == -EINTR)
+			STAT_INC(r, cgroup_read_errors);
+	}
+	return n;
+}
+
 int reconcile_setup(struct resid_region *r, char *err, size_t n)
 {
 	char why[512];
 
-	cg_env_init(&r->cg_env, r->seam->read_text, r->sx);
+	cg_env_init(&r->cg_env, read_retry, r);
 	if (cg_find_memory(&r->cg_env, &r->cg, err, n) < 0)
 		return -EIO;
 	r->have_cgroup = r->cg.version != CG_NONE;

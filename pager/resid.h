@@ -78,7 +78,7 @@ struct resid_stats {
 	uint64_t evictions, evicted_bytes, retention_breaks;
 	uint64_t infeasible, retries, abandoned, drop_wakes;
 	uint64_t io_errors, io_short, io_eintr, continue_eagain, continue_errors;
-	uint64_t wake_errors, punch_errors, uffd_eintr;
+	uint64_t wake_errors, punch_errors, uffd_eintr, cgroup_read_errors;
 	uint64_t watchdog_resets, reconciles, reconcile_failures;
 	uint64_t resident, reserved, budget;
 	uint64_t resident_max; /* highest `resident` ever seen (I-11) */

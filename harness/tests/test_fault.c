@@ -1,0 +1,601 @@
+/* fault.c over a stub kernel: spec parsing, the decision stream (Nth call,
+ * probability, seed replay, threads) and what each point does to its op. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fiu-control.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "suites.h"
+
+#define MS 1000000ull
+#define NOW 123456789ull /* the stub's clock */
+#define ENV "RESIDCTL_FAULTS"
+
+/* What the stub kernel was asked; every op succeeds but CONTINUE can be
+ * told to fail. */
+struct stub {
+	unsigned preads, continues, wakes, reads, texts, yields;
+	unsigned waits, timedwaits;
+	_Atomic unsigned punches; /* punched from several threads */
+	int pread_fd;
+	size_t pread_len;
+	uint64_t cont_len;
+	int cont_rc;              /* what CONTINUE returns */
+	uint64_t slept_ns;
+	uint64_t deadline;
+};
+
+static struct stub st;
+static struct resid_seam stub;
+static const struct resid_seam *fs;
+static resid_cond cond;
+static resid_mutex mutex;
+
+static long stub_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
+{
+	struct stub *s = ctx;
+
+	(void)buf;
+	(void)off;
+	s->preads++;
+	s->pread_fd = fd;
+	s->pread_len = len;
+	return (long)len;
+}
+
+static int stub_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
+			 int64_t *mapped)
+{
+	struct stub *s = ctx;
+
+	(void)fd;
+	(void)addr;
+	s->continues++;
+	s->cont_len = len;
+	/* The seam defines mapped only for a failure. */
+	if (s->cont_rc)
+		*mapped = s->cont_rc;
+	return s->cont_rc;
+}
+
+static int stub_wake(void *ctx, int fd, uint64_t addr, uint64_t len)
+{
+	(void)fd;
+	(void)addr;
+	(void)len;
+	((struct stub *)ctx)->wakes++;
+	return 0;
+}
+
+static int stub_punch(void *ctx, int fd, uint64_t off, uint64_t len)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+	atomic_fetch_add(&((struct stub *)ctx)->punches, 1);
+	return 0;
+}
+
+static long stub_read(void *ctx, int fd, struct uffd_msg *msgs, size_t n)
+{
+	(void)fd;
+	(void)msgs;
+	((struct stub *)ctx)->reads++;
+	return (long)n;
+}
+
+static long stub_text(void *ctx, const char *path, char *buf, size_t cap)
+{
+	(void)path;
+	(void)buf;
+	(void)cap;
+	((struct stub *)ctx)->texts++;
+	return 0;
+}
+
+static uint64_t stub_clock(void *ctx)
+{
+	(void)ctx;
+	return NOW;
+}
+
+static void stub_sleep(void *ctx, uint64_t ns)
+{
+	((struct stub *)ctx)->slept_ns += ns;
+}
+
+static void stub_wait(void *ctx, resid_cond *c, resid_mutex *m)
+{
+	(void)c;
+	(void)m;
+	((struct stub *)ctx)->waits++;
+}
+
+static int stub_timedwait(void *ctx, resid_cond *c, resid_mutex *m,
+			  uint64_t deadline_ns)
+{
+	struct stub *s = ctx;
+
+	(void)c;
+	(void)m;
+	s->timedwaits++;
+	s->deadline = deadline_ns;
+	return -ETIMEDOUT;
+}
+
+static void stub_yield(void *ctx, const char *what)
+{
+	(void)what;
+	((struct stub *)ctx)->yields++;
+}
+
+static int init(void)
+{
+	stub = resid_seam_linux;
+	stub.name = "stub";
+	stub.ctx = &st;
+	stub.backing_pread = stub_pread;
+	stub.uffd_continue = stub_continue;
+	stub.uffd_wake = stub_wake;
+	stub.punch = stub_punch;
+	stub.uffd_read = stub_read;
+	stub.read_text = stub_text;
+	stub.clock_ns = stub_clock;
+	stub.sleep_ns = stub_sleep;
+	stub.cond_wait = stub_wait;
+	stub.cond_timedwait = stub_timedwait;
+	stub.yield = stub_yield;
+	fs = fault_seam(&stub);
+	return 0;
+}
+
+static void fresh(void)
+{
+	fault_disable_all();
+	fault_reset(1);
+	memset(&st, 0, sizeof(st));
+}
+
+static int clean(void)
+{
+	fault_disable_all();
+	return 0;
+}
+
+static void on(const char *spec)
+{
+	char err[512] = "";
+
+	CU_ASSERT_EQUAL_FATAL(fault_enable(spec, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "");
+}
+
+static long pread_len(int fd, size_t len)
+{
+	return fs->backing_pread(fs->ctx, fd, NULL, len, 0);
+}
+
+static int cont(uint64_t len, int64_t *mapped)
+{
+	return fs->uffd_continue(fs->ctx, 5, 0x10000, len, mapped);
+}
+
+static int wake(void)
+{
+	return fs->uffd_wake(fs->ctx, 5, 0x10000, 4096);
+}
+
+static int punch(void)
+{
+	return fs->punch(fs->ctx, 6, 0, 4096);
+}
+
+/* spec fails with one line holding needle, and enables nothing. */
+static void refused(const char *spec, const char *needle)
+{
+	char err[1024] = "";
+
+	CU_ASSERT_EQUAL(fault_enable(spec, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	CU_ASSERT_FALSE(fault_any_enabled());
+}
+
+static void parse_errors(void)
+{
+	char err[1024] = "";
+
+	CU_ASSERT_EQUAL(fault_enable("bogus=0.1", err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown point \"bogus\""));
+	for (int p = 0; p < FP_COUNT; p++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, fault_name(p) +
+					      strlen("resid/")));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "all"));
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+
+	refused("resid/bogus@1", "unknown point \"resid/bogus\"");
+	refused("wake=1.5", "probability \"1.5\"");
+	refused("wake=1.5", "wake=0.01");
+	refused("wake=1.0000001", "probability \"1.0000001\"");
+	refused("wake=-0.1", "probability \"-0.1\"");
+	refused("wake=nan", "probability \"nan\"");
+	refused("wake=1e-2", "probability \"1e-2\"");
+	refused("wake=0.5x", "probability \"0.5x\"");
+	refused("wake=.", "probability \".\"");
+	refused("wake=", "probability \"\"");
+	refused("wake@0", "call \"0\"");
+	refused("wake@0", "wake@3");
+	refused("wake@-1", "call \"-1\"");
+	refused("wake@3x", "call \"3x\"");
+	refused("wake@", "call \"\"");
+	refused("wake", "no value");
+	refused("", "empty spec");
+	/* A list is all or nothing. */
+	refused("punch=1,bogus@1", "unknown point \"bogus\"");
+	refused("punch=1,,wake@1", "empty spec");
+	refused("punch=1,", "empty spec");
+	CU_ASSERT_EQUAL(punch(), 0);
+	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 0);
+}
+
+static void nth_call_fires_once(void)
+{
+	on("wake@5");
+	for (int i = 1; i <= 10; i++)
+		CU_ASSERT_EQUAL(wake(), i == 5 ? -EIO : 0);
+	CU_ASSERT_EQUAL(st.wakes, 9);
+	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 1);
+	CU_ASSERT_EQUAL(fault_calls(FP_WAKE), 10);
+	/* Enabling again counts from there. */
+	on("wake@2");
+	CU_ASSERT_EQUAL(wake(), 0);
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 2);
+}
+
+static void zero_never_one_always(void)
+{
+	on("punch=0");
+	CU_ASSERT_TRUE(fault_any_enabled());
+	for (int i = 0; i < 1000; i++)
+		CU_ASSERT_EQUAL(punch(), 0);
+	CU_ASSERT_EQUAL(st.punches, 1000);
+	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 0);
+	on("punch=1");
+	for (int i = 0; i < 1000; i++)
+		CU_ASSERT_EQUAL(punch(), -EIO);
+	CU_ASSERT_EQUAL(st.punches, 1000);
+	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 1000);
+	CU_ASSERT_EQUAL(fault_calls(FP_PUNCH), 2000);
+}
+
+static void probability_in_band(void)
+{
+	unsigned eintr = 0;
+
+	on("uffd_read/eintr=0.3");
+	for (int i = 0; i < 10000; i++) {
+		long rc = fs->uffd_read(fs->ctx, 4, NULL, 1);
+
+		CU_ASSERT(rc == 1 || rc == -EINTR);
+		eintr += rc == -EINTR;
+	}
+	/* The sd is 46: the band is six of them either side. */
+	CU_ASSERT(eintr >= 2700 && eintr <= 3300);
+	CU_ASSERT_EQUAL(fault_fired(FP_UFFD_EINTR), eintr);
+	CU_ASSERT_EQUAL(st.reads, 10000 - eintr);
+}
+
+static void pattern(uint64_t seed, char *fired, int n)
+{
+	fault_disable_all();
+	fault_reset(seed);
+	on("resid/punch=0.5");
+	for (int i = 0; i < n; i++)
+		fired[i] = punch() == -EIO;
+}
+
+static void seed_replays(void)
+{
+	enum { N = 2000 };
+	static char a[N], b[N], c[N];
+	int ones = 0;
+
+	pattern(42, a, N);
+	pattern(42, b, N);
+	pattern(43, c, N);
+	CU_ASSERT_EQUAL(memcmp(a, b, N), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, N), 0);
+	for (int i = 0; i < N; i++)
+		ones += a[i];
+	CU_ASSERT(ones > 800 && ones < 1200);
+}
+
+struct job {
+	int n;
+	unsigned eio;
+};
+
+static void *punch_many(void *arg)
+{
+	struct job *j = arg;
+
+	for (int i = 0; i < j->n; i++)
+		j->eio += punch() == -EIO;
+	return NULL;
+}
+
+/* A decision depends on its call number only, so threads racing for the
+ * numbers fire exactly as often as one thread making all the calls. */
+static void threads_share_no_generator(void)
+{
+	enum { THREADS = 4, CALLS = 5000 };
+	struct job alone = { THREADS * CALLS, 0 }, jobs[THREADS];
+	pthread_t t[THREADS];
+	unsigned eio = 0;
+
+	on("punch=0.3");
+	punch_many(&alone);
+	fresh();
+	on("punch=0.3");
+	for (int i = 0; i < THREADS; i++) {
+		jobs[i] = (struct job){ CALLS, 0 };
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, punch_many,
+						     &jobs[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		CU_ASSERT_EQUAL(pthread_join(t[i], NULL), 0);
+		eio += jobs[i].eio;
+	}
+	CU_ASSERT(alone.eio > 0);
+	CU_ASSERT_EQUAL(eio, alone.eio);
+	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), eio);
+	CU_ASSERT_EQUAL(fault_calls(FP_PUNCH), THREADS * CALLS);
+	CU_ASSERT_EQUAL(st.punches, THREADS * CALLS - eio);
+}
+
+static void read_errors(void)
+{
+	on("backing_read/eio@1,backing_read/eintr@2");
+	CU_ASSERT_EQUAL(pread_len(3, 8192), -EIO);
+	CU_ASSERT_EQUAL(pread_len(-1, 8192), -EINTR);
+	CU_ASSERT_EQUAL(st.preads, 0);
+	CU_ASSERT_EQUAL(pread_len(-1, 8192), 8192);
+	CU_ASSERT_EQUAL(st.pread_fd, -1);
+	/* Every read reaches all four read points. */
+	for (int p = FP_READ_EIO; p <= FP_READ_DELAY; p++)
+		CU_ASSERT_EQUAL(fault_calls(p), 3);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_EIO), 1);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_EINTR), 1);
+}
+
+/* Both fire on the first read: EIO wins and EINTR is not counted. */
+static void masked_fault_not_counted(void)
+{
+	on("backing_read/eio@1,backing_read/eintr@1");
+	CU_ASSERT_EQUAL(pread_len(3, 4096), -EIO);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_EIO), 1);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_EINTR), 0);
+}
+
+static void short_read_keeps_pages(void)
+{
+	on("backing_read/short=1");
+	CU_ASSERT_EQUAL(pread_len(3, 16384), 8192);
+	CU_ASSERT_EQUAL(st.pread_len, 8192);
+	CU_ASSERT_EQUAL(pread_len(-1, 12288), 4096);
+	CU_ASSERT_EQUAL(st.pread_fd, -1);
+	CU_ASSERT_EQUAL(pread_len(3, 8192), 4096);
+	/* One page cannot be shorter and stay O_DIRECT. */
+	CU_ASSERT_EQUAL(pread_len(3, 4096), 4096);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_SHORT), 3);
+	CU_ASSERT_EQUAL(st.preads, 4);
+}
+
+static void delayed_read(void)
+{
+	on("backing_read/delay@1");
+	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
+	CU_ASSERT(st.slept_ns >= 1 * MS && st.slept_ns <= 3 * MS);
+	CU_ASSERT_EQUAL(st.pread_len, 8192);
+	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
+	CU_ASSERT(st.slept_ns <= 3 * MS);
+	CU_ASSERT_EQUAL(fault_fired(FP_READ_DELAY), 1);
+}
+
+static void continue_partial(void)
+{
+	int64_t mapped = 0;
+
+	on("continue/eagain=1");
+	CU_ASSERT_EQUAL(cont(16384, &mapped), -EAGAIN);
+	CU_ASSERT_EQUAL(mapped, 8192);
+	CU_ASSERT_EQUAL(st.cont_len, 8192);
+	CU_ASSERT_EQUAL(cont(12288, &mapped), -EAGAIN);
+	CU_ASSERT_EQUAL(mapped, 4096);
+	CU_ASSERT_EQUAL(st.cont_len, 4096);
+	/* One page has no partial progress. */
+	CU_ASSERT_EQUAL(cont(4096, &mapped), 0);
+	CU_ASSERT_EQUAL(st.cont_len, 4096);
+	CU_ASSERT_EQUAL(fault_fired(FP_CONT_EAGAIN), 2);
+	/* The kernel's own failure over the half is passed on. */
+	st.cont_rc = -EFAULT;
+	CU_ASSERT_EQUAL(cont(8192, &mapped), -EFAULT);
+	CU_ASSERT_EQUAL(mapped, -EFAULT);
+	CU_ASSERT_EQUAL(st.cont_len, 4096);
+	CU_ASSERT_EQUAL(st.continues, 4);
+}
+
+static void continue_errors(void)
+{
+	int64_t mapped = 0;
+
+	on("continue/eexist@1,continue/efault@2");
+	CU_ASSERT_EQUAL(cont(8192, &mapped), -EEXIST);
+	CU_ASSERT_EQUAL(mapped, -EEXIST);
+	CU_ASSERT_EQUAL(cont(8192, &mapped), -EFAULT);
+	CU_ASSERT_EQUAL(mapped, -EFAULT);
+	CU_ASSERT_EQUAL(st.continues, 0);
+	CU_ASSERT_EQUAL(cont(8192, &mapped), 0);
+	CU_ASSERT_EQUAL(st.cont_len, 8192);
+	CU_ASSERT_EQUAL(st.continues, 1);
+	for (int p = FP_CONT_EAGAIN; p <= FP_CONT_EFAULT; p++)
+		CU_ASSERT_EQUAL(fault_calls(p), 3);
+}
+
+static void wake_punch_and_uffd_read(void)
+{
+	on("wake=1,punch=1,uffd_read/eintr=1");
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	CU_ASSERT_EQUAL(punch(), -EIO);
+	CU_ASSERT_EQUAL(fs->uffd_read(fs->ctx, 4, NULL, 1), -EINTR);
+	CU_ASSERT_EQUAL(st.wakes + st.punches + st.reads, 0);
+	fault_disable_all();
+	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL(wake(), 0);
+	CU_ASSERT_EQUAL(punch(), 0);
+	CU_ASSERT_EQUAL(fs->uffd_read(fs->ctx, 4, NULL, 1), 1);
+	CU_ASSERT_EQUAL(st.wakes + st.punches + st.reads, 3);
+}
+
+static void cgroup_reads_only(void)
+{
+	char buf[64];
+
+	on("cgroup_read=1");
+	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/sys/fs/cgroup/a/memory.max",
+				      buf, sizeof(buf)), -EIO);
+	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/x/memory.stat", buf,
+				      sizeof(buf)), -EIO);
+	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/proc/meminfo", buf,
+				      sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(st.texts, 1);
+	CU_ASSERT_EQUAL(fault_calls(FP_CGROUP_READ), 2);
+	CU_ASSERT_EQUAL(fault_fired(FP_CGROUP_READ), 2);
+}
+
+static void slow_worker(void)
+{
+	on("worker/slow=1");
+	fs->yield(fs->ctx, "ring-push");
+	CU_ASSERT_EQUAL(st.slept_ns, 0);
+	fs->yield(fs->ctx, "worker-job");
+	CU_ASSERT_EQUAL(st.slept_ns, 2 * MS);
+	CU_ASSERT_EQUAL(st.yields, 2);
+	CU_ASSERT_EQUAL(fault_calls(FP_SLOW_WORKER), 1);
+	CU_ASSERT_EQUAL(fault_fired(FP_SLOW_WORKER), 1);
+}
+
+static void spurious_wakeup(void)
+{
+	fs->cond_wait(fs->ctx, &cond, &mutex);
+	CU_ASSERT_EQUAL(st.waits, 1);
+	on("cond/spurious@2");
+	fs->cond_wait(fs->ctx, &cond, &mutex);
+	fs->cond_wait(fs->ctx, &cond, &mutex);
+	CU_ASSERT_EQUAL(st.waits, 2);
+	CU_ASSERT_EQUAL(st.timedwaits, 1);
+	CU_ASSERT_EQUAL(st.deadline, NOW);
+	CU_ASSERT_EQUAL(fault_calls(FP_SPURIOUS_WAKEUP), 3);
+	CU_ASSERT_EQUAL(fault_fired(FP_SPURIOUS_WAKEUP), 1);
+}
+
+static void names_and_all(void)
+{
+	int64_t mapped;
+
+	for (int p = 0; p < FP_COUNT; p++)
+		CU_ASSERT_EQUAL(strncmp(fault_name(p), "resid/", 6), 0);
+	CU_ASSERT_PTR_NULL(fault_name(FP_COUNT));
+	on("resid/wake@1");
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	fresh();
+	on("all=1");
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	CU_ASSERT_EQUAL(punch(), -EIO);
+	CU_ASSERT_EQUAL(pread_len(3, 8192), -EIO);
+	CU_ASSERT_EQUAL(cont(8192, &mapped), -EFAULT);
+	fs->cond_wait(fs->ctx, &cond, &mutex);
+	CU_ASSERT_EQUAL(st.timedwaits, 1);
+	fault_disable_all();
+	CU_ASSERT_EQUAL(wake(), 0);
+	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
+}
+
+/* The copy keeps ctx and every op it does not wrap. */
+static void seam_is_a_copy(void)
+{
+	CU_ASSERT_PTR_EQUAL(fs->ctx, &st);
+	CU_ASSERT_PTR_EQUAL(fs->clock_ns, stub_clock);
+	CU_ASSERT_PTR_EQUAL(fs->map, resid_seam_linux.map);
+	CU_ASSERT_PTR_NOT_EQUAL(fs->punch, stub_punch);
+	CU_ASSERT_PTR_EQUAL(fault_seam(fs), fs);
+	CU_ASSERT_EQUAL(punch(), 0);
+	CU_ASSERT_EQUAL(st.punches, 1);
+}
+
+/* Points are libfiu's: its own control (fiu-ctrl, fiu_rc) reaches them. */
+static void libfiu_control(void)
+{
+	CU_ASSERT_EQUAL_FATAL(fiu_enable("resid/wake", 1, NULL, 0), 0);
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 1);
+	CU_ASSERT_EQUAL(fiu_disable("resid/wake"), 0);
+	CU_ASSERT_EQUAL(wake(), 0);
+}
+
+static void from_environment(void)
+{
+	char err[512] = "";
+
+	CU_ASSERT_EQUAL_FATAL(unsetenv(ENV), 0);
+	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "", 1), 0);
+	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,bogus=1", 1), 0);
+	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ENV));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"bogus\""));
+	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,punch=1", 1), 0);
+	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(unsetenv(ENV), 0);
+	CU_ASSERT_EQUAL(wake(), 0);
+	CU_ASSERT_EQUAL(wake(), -EIO);
+	CU_ASSERT_EQUAL(punch(), -EIO);
+}
+
+void suite_fault(void)
+{
+	CU_pSuite s = CU_add_suite_with_setup_and_teardown(
+		"fault injection", init, clean, fresh, NULL);
+
+	CU_add_test(s, "parse errors name the value and the fix", parse_errors);
+	CU_add_test(s, "NAME@N fires on the Nth call only",
+		    nth_call_fires_once);
+	CU_add_test(s, "P=0 never fires, P=1 always", zero_never_one_always);
+	CU_add_test(s, "P=0.3 fires about 30%", probability_in_band);
+	CU_add_test(s, "a seed replays, another differs", seed_replays);
+	CU_add_test(s, "threads share no generator",
+		    threads_share_no_generator);
+	CU_add_test(s, "read EIO and EINTR", read_errors);
+	CU_add_test(s, "a masked fault is not counted",
+		    masked_fault_not_counted);
+	CU_add_test(s, "short read keeps whole pages", short_read_keeps_pages);
+	CU_add_test(s, "delayed read sleeps 1..3 ms", delayed_read);
+	CU_add_test(s, "CONTINUE EAGAIN maps half", continue_partial);
+	CU_add_test(s, "CONTINUE EEXIST and EFAULT", continue_errors);
+	CU_add_test(s, "WAKE, punch and uffd read", wake_punch_and_uffd_read);
+	CU_add_test(s, "only cgroup reads fail", cgroup_reads_only);
+	CU_add_test(s, "slow worker", slow_worker);
+	CU_add_test(s, "spurious wakeup", spurious_wakeup);
+	CU_add_test(s, "short names and all", names_and_all);
+	CU_add_test(s, "the seam is a copy", seam_is_a_copy);
+	CU_add_test(s, "libfiu's control reaches the points", libfiu_control);
+	CU_add_test(s, "RESIDCTL_FAULTS", from_environment);
+}

@@ -1,0 +1,323 @@
+/* residctl storm: randomized rounds of storms on the real kernel for a given
+ * duration, for a kernel or platform engineer trying a new kernel (SPEC §7).
+ * The kernel probe first; each round draws chunk size, budget, threads,
+ * workers, prefetch depth and policy from its seed; injected faults come from
+ * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
+ * Ctrl-C. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "fault.h"
+#include "probe.h"
+#include "rng.h"
+#include "storm.h"
+
+#define MAX_ROUNDS 100000
+
+static const char usage[] =
+	"usage: residctl storm [--duration SECONDS] [--round SECONDS] [--seed N]\n"
+	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
+	"                      [--only ROUND_SEED]\n"
+	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
+	"  ratio, threads, workers, prefetch depth, policy drawn per round) until\n"
+	"  --duration (default 60) has passed; each round (default 5 s) runs in\n"
+	"  its own process and memory cgroup with a watchdog. --fault enables a\n"
+	"  fault point with a probability or on the Nth call (all=P for every\n"
+	"  point; RESIDCTL_FAULTS=spec,spec too). Prints the kernel probe, a\n"
+	"  progress line once a second on a terminal, and a summary; --json\n"
+	"  writes it. Exit 0 when every round passed, 1 when one failed, 2 on\n"
+	"  bad input. Ctrl-C ends with the summary so far. A failed round prints\n"
+	"  the line that reruns it alone (--only ROUND_SEED).\n";
+
+struct totals {
+	uint64_t rounds, failed, touches, bytes, mismatches, violations;
+	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
+	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs;
+	uint64_t fired[FP_COUNT];
+};
+
+struct run {
+	struct totals t;
+	uint64_t seeds[MAX_ROUNDS];
+	int failed[MAX_ROUNDS];
+	double start, duration;
+	int tty;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_int(int sig)
+{
+	(void)sig;
+	storm_stop = 1;
+}
+
+static void draw(uint64_t seed, double seconds, struct storm_config *c)
+{
+	static const uint64_t chunks[] = { 0, 64 << 10, 256 << 10, 1 << 20,
+					   2 << 20, 4 << 20 };
+	uint64_t rng = seed;
+
+	*c = (struct storm_config){
+		.seed = seed,
+		.region_len = (8 + rng_below(&rng, 57)) << 20,
+		.chunk_size = chunks[rng_below(&rng, 6)],
+		.budget_ratio = 0.15 + (double)rng_below(&rng, 61) / 100,
+		.threads = 1 + (uint32_t)rng_below(&rng, 16),
+		.workers = 1 + (uint32_t)rng_below(&rng, 8),
+		.prefetch_depth = (uint32_t)rng_below(&rng, 9),
+		.policy = (enum resid_policy)rng_below(&rng, 3),
+		.seconds = seconds,
+		.watchdog_seconds = 60,
+		.limit_bytes = 1ull << 30,
+	};
+}
+
+static void progress(void *arg, double elapsed)
+{
+	struct run *run = arg;
+
+	(void)elapsed;
+	if (!run->tty)
+		return;
+	fprintf(stderr, "\r  storm %5.0f/%.0f s  round %" PRIu64 "  touches %"
+		PRIu64 "  mismatches %" PRIu64 "  failed rounds %" PRIu64 "   ",
+		now_s() - run->start, run->duration, run->t.rounds + 1,
+		run->t.touches, run->t.mismatches, run->t.failed);
+}
+
+static void add(struct totals *t, const struct storm_result *r)
+{
+	t->touches += r->touches;
+	t->bytes += r->bytes_checked;
+	t->mismatches += r->mismatches;
+	t->violations += r->violations;
+	t->missing += r->stats.faults_missing;
+	t->minor += r->stats.faults_minor;
+	t->dedup_fetching += r->stats.dedup_fetching;
+	t->dedup_resident += r->stats.dedup_resident;
+	t->evictions += r->stats.evictions;
+	t->fetches += r->stats.fetches;
+	t->hangs += (uint64_t)r->hung;
+	if (r->stats.latency_max_ns > t->worst_fetch_ns)
+		t->worst_fetch_ns = r->stats.latency_max_ns;
+	if (r->worst_touch_ns > t->worst_touch_ns)
+		t->worst_touch_ns = r->worst_touch_ns;
+	for (int p = 0; p < FP_COUNT; p++)
+		t->fired[p] += r->fired[p];
+}
+
+static void summary(FILE *f, const struct run *run, const struct probe *p)
+{
+	const struct totals *t = &run->t;
+
+	fprintf(f, "storm summary: kernel %s, %.0f s, %" PRIu64 " rounds, %"
+		PRIu64 " failed\n", p->release, now_s() - run->start,
+		t->rounds, t->failed);
+	fprintf(f, "  touches %" PRIu64 ", bytes checked %" PRIu64
+		", mismatches %" PRIu64 ", invariant violations %" PRIu64 "\n",
+		t->touches, t->bytes, t->mismatches, t->violations);
+	fprintf(f, "  faults missing %" PRIu64 ", minor %" PRIu64
+		", dedup fetching %" PRIu64 ", dedup resident %" PRIu64
+		", fetches %" PRIu64 ", evictions %" PRIu64 "\n", t->missing,
+		t->minor, t->dedup_fetching, t->dedup_resident, t->fetches,
+		t->evictions);
+	fprintf(f, "  worst fetch latency %.3f ms, worst read %.3f ms\n",
+		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
+	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
+		"quiet: no lost fault, no hang");
+	for (int i = 0; i < FP_COUNT; i++)
+		if (fault_calls(i) || t->fired[i])
+			fprintf(f, "  fault %-28s fired %" PRIu64 "\n",
+				fault_name(i), t->fired[i]);
+}
+
+static int write_json(const char *path, const struct run *run,
+		      const struct probe *p)
+{
+	const struct totals *t = &run->t;
+	char manifest[2048], tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "residctl storm: cannot write %s\n", path);
+		return -1;
+	}
+	probe_json(p, manifest, sizeof(manifest));
+	fprintf(f, "{\n  \"manifest\": %s,\n  \"seconds\": %.1f,\n  \"rounds\": %"
+		PRIu64 ",\n  \"failed_rounds\": %" PRIu64 ",\n  \"touches\": %"
+		PRIu64 ",\n  \"bytes_checked\": %" PRIu64 ",\n  \"mismatches\": %"
+		PRIu64 ",\n  \"invariant_violations\": %" PRIu64
+		",\n  \"faults_missing\": %" PRIu64 ",\n  \"faults_minor\": %"
+		PRIu64 ",\n  \"dedup_fetching\": %" PRIu64
+		",\n  \"dedup_resident\": %" PRIu64 ",\n  \"fetches\": %" PRIu64
+		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
+		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
+		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
+		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
+		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
+		t->hangs ? "fired" : "quiet");
+	for (int i = 0; i < FP_COUNT; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
+			t->fired[i]);
+	fputs("},\n  \"round_seeds\": [", f);
+	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++)
+		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s}",
+			i ? ", " : "", run->seeds[i],
+			run->failed[i] ? "false" : "true");
+	fputs("]\n}\n", f);
+	if (fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "residctl storm: cannot write %s\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static struct run run; /* large: the seeds of every round */
+
+int cmd_storm(int argc, char **argv)
+{
+	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
+	const char *json = NULL, *v;
+	char err[1024], faults[1024] = "";
+	size_t flen = 0;
+	struct probe p;
+
+	if (fault_enable_env(err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl storm: RESIDCTL_FAULTS: %s\n", err);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (a[0] != '-' || !(v = cli_value("storm", argc, argv, &i))) {
+			if (a[0] != '-')
+				fprintf(stderr, "residctl storm: unexpected '%s'; "
+					"see residctl storm --help\n", a);
+			return 2;
+		}
+		if (!strncmp(a, "--duration", 10)) {
+			if (cli_u64(v, &duration) || !duration) {
+				fprintf(stderr, "residctl storm: bad duration "
+					"'%s'; give seconds >= 1\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--round", 7)) {
+			if (cli_u64(v, &round) || !round || round > 3600) {
+				fprintf(stderr, "residctl storm: bad round length "
+					"'%s'; give 1..3600 seconds\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--seed", 6)) {
+			if (cli_u64(v, &seed)) {
+				fprintf(stderr, "residctl storm: bad seed '%s'; "
+					"give a decimal number\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--fault", 7)) {
+			if (fault_enable(v, err, sizeof(err)) < 0) {
+				fprintf(stderr, "residctl storm: %s\n", err);
+				return 2;
+			}
+			if (flen < sizeof(faults))
+				flen += (size_t)snprintf(faults + flen,
+						 sizeof(faults) - flen,
+						 " --fault %s", v);
+		} else if (!strncmp(a, "--only", 6)) {
+			if (cli_u64(v, &only) || !only) {
+				fprintf(stderr, "residctl storm: bad round seed "
+					"'%s'; give the seed a failed round "
+					"printed\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--json", 6)) {
+			json = v;
+		} else {
+			fprintf(stderr, "residctl storm: unknown option '%s'; "
+				"see residctl storm --help\n", a);
+			return 2;
+		}
+	}
+	probe_run(&p);
+	char manifest[2048];
+
+	probe_json(&p, manifest, sizeof(manifest));
+	printf("kernel probe: %s\n", manifest);
+	if (!p.can_run) {
+		fprintf(stderr, "residctl storm: can the pager run here? %s\n",
+			p.verdict);
+		return 2;
+	}
+	struct sigaction sa = { .sa_handler = on_int };
+
+	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits return */
+	sigaction(SIGTERM, &sa, NULL);
+	run.start = now_s();
+	run.duration = (double)duration;
+	run.tty = isatty(STDERR_FILENO);
+	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
+	       " s\n", seed, duration, round);
+	fflush(stdout);
+	uint64_t rng = seed;
+
+	while (!storm_stop && now_s() - run.start < (double)duration &&
+	       run.t.rounds < MAX_ROUNDS) {
+		struct storm_config c;
+		struct storm_result r;
+		double left = (double)duration - (now_s() - run.start);
+
+		draw(only ? only : rng_next(&rng),
+		     left < (double)round ? left : (double)round, &c);
+		c.progress = progress;
+		c.progress_arg = &run;
+		if (storm_run(&c, &r) < 0) {
+			fprintf(stderr, "residctl storm: %s\n", r.message);
+			return 2;
+		}
+		if (r.interrupted)
+			break;
+		add(&run.t, &r);
+		run.seeds[run.t.rounds] = c.seed;
+		if (!storm_passed(&r)) {
+			char line[256];
+
+			storm_describe(&c, line, sizeof(line));
+			run.failed[run.t.rounds] = 1;
+			run.t.failed++;
+			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
+				"%s\n  rerun: residctl storm --only %" PRIu64
+				" --round %.0f --duration %.0f%s\n",
+				run.tty ? "\n" : "", run.t.rounds, r.message,
+				line, c.seed, c.seconds, c.seconds + 1, faults);
+		}
+		run.t.rounds++;
+		if (only)
+			break;
+	}
+	if (run.tty)
+		fputc('\n', stderr);
+	summary(stdout, &run, &p);
+	if (json && write_json(json, &run, &p) < 0)
+		return 2;
+	return run.t.failed ? 1 : 0;
+}

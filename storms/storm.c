@@ -1,0 +1,402 @@
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup_scope.h"
+#include "invariants.h"
+#include "rng.h"
+#include "storm.h"
+
+#define MAX_THREADS 64
+#define MAX_TABLE 4096
+#define PIECE_MAX (256u << 10)
+
+struct storm {
+	const struct storm_config *c;
+	struct resid_config cfg;
+	struct resid_region *r;
+	struct storm_result *out;
+	uint64_t deadline_ns;
+	pthread_mutex_t msg_lock;
+};
+
+struct reader {
+	struct storm *s;
+	uint32_t id;
+	pthread_t th;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void note(struct storm *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct storm *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->msg_lock);
+	if (!s->out->message[0]) {
+		va_start(ap, fmt);
+		vsnprintf(s->out->message, sizeof(s->out->message), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&s->msg_lock);
+}
+
+static void on_violation(int id, const char *msg, void *arg)
+{
+	struct storm *s = arg;
+
+	__atomic_add_fetch(&s->out->violations, 1, __ATOMIC_RELAXED);
+	note(s, "I-%d (%s): %s", id, inv_title(id), msg);
+}
+
+/* Reads random pieces, whole chunks now and then, until the deadline. */
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct storm *s = rd->s;
+	uint64_t rng = s->c->seed * 1000003u + rd->id;
+	uint64_t touches = 0, bytes = 0, worst = 0;
+	uint32_t n = resid_nchunks(s->r);
+
+	while (now_ns() < s->deadline_ns) {
+		uint32_t c = (uint32_t)rng_below(&rng, n);
+		uint64_t off, len, take;
+
+		resid_chunk_range(s->r, c, &off, &len);
+		if (off + len > s->cfg.region_len)
+			len = s->cfg.region_len - off;
+		if (rng_below(&rng, 8) == 0) {
+			take = len;
+		} else {
+			uint64_t skip = rng_below(&rng, len);
+
+			off += skip;
+			take = 1 + rng_below(&rng, len - skip < PIECE_MAX ?
+					     len - skip : PIECE_MAX);
+		}
+		resid_notify_access(s->r, c);
+		uint64_t t0 = now_ns();
+		uint64_t bad = resid_content_mismatches(resid_base(s->r) + off,
+							off, take, s->cfg.seed);
+		uint64_t dt = now_ns() - t0;
+
+		if (dt > worst)
+			worst = dt;
+		touches++;
+		bytes += take;
+		if (bad) {
+			__atomic_add_fetch(&s->out->mismatches, bad,
+					   __ATOMIC_RELAXED);
+			note(s, "reader %u: %" PRIu64 " bytes wrong in [%" PRIu64
+			     ", +%" PRIu64 ") of chunk %u", rd->id, bad, off,
+			     take, c);
+		}
+	}
+	__atomic_add_fetch(&s->out->touches, touches, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->out->bytes_checked, bytes, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&s->msg_lock);
+	if (worst > s->out->worst_touch_ns)
+		s->out->worst_touch_ns = worst;
+	pthread_mutex_unlock(&s->msg_lock);
+	return NULL;
+}
+
+/* The first line of /proc/<pid>/task/<tid>/<name>, or "". */
+static void task_line(const char *dir, const char *tid, const char *name,
+		      char *buf, int n)
+{
+	char path[400];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, tid, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, n, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Each thread's name, state and wait channel: where a hang sleeps. */
+static void dump_threads(pid_t pid, char *buf, size_t n)
+{
+	char dir[64], comm[64], wchan[64], stat[512];
+	size_t used;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d) {
+		snprintf(buf, n, "cannot list %s: %s", dir, strerror(errno));
+		return;
+	}
+	used = (size_t)snprintf(buf, n, "watchdog: thread dump (tid comm state "
+				"wchan):");
+	while ((e = readdir(d)) && used < n) {
+		if (e->d_name[0] == '.')
+			continue;
+		task_line(dir, e->d_name, "comm", comm, sizeof(comm));
+		task_line(dir, e->d_name, "wchan", wchan, sizeof(wchan));
+		task_line(dir, e->d_name, "stat", stat, sizeof(stat));
+		/* The state follows the command name in parentheses. */
+		char *st = strrchr(stat, ')');
+
+		used += (size_t)snprintf(buf + used, n - used, " %s %s %c %s;",
+					 e->d_name, comm,
+					 st && st[1] ? st[2] : '?',
+					 wchan[0] ? wchan : "-");
+	}
+	closedir(d);
+}
+
+static int make_table(struct storm *s, struct resid_chunk_spec *t,
+		      uint64_t *rng)
+{
+	uint64_t off = 0;
+	uint32_t n = 0;
+
+	while (off < s->cfg.region_len && n < MAX_TABLE) {
+		uint64_t len = (16 + rng_below(rng, 1009)) * 4096;
+
+		if (len > s->cfg.region_len - off || n + 1 == MAX_TABLE)
+			len = s->cfg.region_len - off;
+		t[n].off = off;
+		t[n].len = len;
+		off += len;
+		n++;
+	}
+	s->cfg.table = t;
+	s->cfg.table_len = n;
+	return 0;
+}
+
+/* In the child: the storm itself. Writes the result to fd and exits. */
+static void child(const struct storm_config *c, int fd)
+{
+	static struct resid_chunk_spec table[MAX_TABLE];
+	struct storm_result out;
+	struct reader rd[MAX_THREADS];
+	struct storm s = { .c = c, .out = &out };
+	char err[RESID_ERRLEN];
+	uint64_t rng = c->seed, max_chunk = c->chunk_size;
+	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
+	uint32_t started = 0;
+
+	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
+	memset(&out, 0, sizeof(out));
+	pthread_mutex_init(&s.msg_lock, NULL);
+	resid_config_init(&s.cfg);
+	s.cfg.region_len = c->region_len;
+	s.cfg.chunk_size = c->chunk_size;
+	s.cfg.seed = c->seed;
+	s.cfg.policy = c->policy;
+	s.cfg.fetch_workers = c->workers;
+	s.cfg.prefetch_depth = c->prefetch_depth;
+	s.cfg.eager_reconcile = 1;
+	if (!c->chunk_size) {
+		make_table(&s, table, &rng);
+		for (uint32_t i = 0; i < s.cfg.table_len; i++)
+			if (table[i].len > max_chunk)
+				max_chunk = table[i].len;
+	}
+	s.cfg.budget_bytes = (uint64_t)((double)c->region_len * c->budget_ratio);
+	s.cfg.budget_bytes &= ~4095ull;
+	if (s.cfg.budget_bytes < max_chunk)
+		s.cfg.budget_bytes = max_chunk;
+	fault_reset(c->seed);
+	if (fault_any_enabled())
+		s.cfg.seam = fault_seam(&resid_seam_linux);
+	inv_set_handler(on_violation, &s);
+	s.r = resid_open(&s.cfg, err);
+	if (!s.r) {
+		snprintf(out.message, sizeof(out.message), "cannot open the "
+			 "region: %s", err);
+		goto report;
+	}
+	uint64_t t0 = now_ns();
+
+	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
+	for (; started < threads; started++) {
+		rd[started] = (struct reader){ .s = &s, .id = started };
+		if (pthread_create(&rd[started].th, NULL, reader_main,
+				   &rd[started])) {
+			note(&s, "cannot start reader %u", started);
+			break;
+		}
+	}
+	uint64_t limit = s.deadline_ns + (uint64_t)(c->watchdog_seconds * 1e9);
+	struct timespec ts = { .tv_sec = (time_t)(limit / 1000000000ull),
+			       .tv_nsec = (long)(limit % 1000000000ull) };
+
+	for (uint32_t i = 0; i < started; i++) {
+		/* pthread_timedjoin_np takes CLOCK_REALTIME: convert. */
+		struct timespec rt;
+		uint64_t left = limit > now_ns() ? limit - now_ns() : 0;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		uint64_t abs = (uint64_t)rt.tv_sec * 1000000000ull +
+			(uint64_t)rt.tv_nsec + left;
+
+		ts.tv_sec = (time_t)(abs / 1000000000ull);
+		ts.tv_nsec = (long)(abs % 1000000000ull);
+		if (pthread_timedjoin_np(rd[i].th, NULL, &ts)) {
+			out.hung = 1;
+			dump_threads(getpid(), out.message, sizeof(out.message));
+			fprintf(stderr, "residctl storm: %s\n", out.message);
+			goto report; /* the threads cannot be joined: exit */
+		}
+	}
+	resid_check_quiescent(s.r);
+	resid_get_stats(s.r, &out.stats);
+	resid_close(s.r);
+	out.seconds = (double)(now_ns() - t0) / 1e9;
+report:
+	for (int p = 0; p < FP_COUNT; p++)
+		out.fired[p] = fault_fired(p);
+	out.ran = 1;
+	if (write(fd, &out, sizeof(out)) != (ssize_t)sizeof(out))
+		_exit(3);
+	_exit(0);
+}
+
+volatile sig_atomic_t storm_stop;
+
+/* Reads the child's whole result: 0, -1 on time-out, -2 when storm_stop was
+ * set, -3 when the child died without reporting. Reports progress about once a second. */
+static int collect(const struct storm_config *c, int fd,
+		   struct storm_result *out, int timeout_ms)
+{
+	size_t got = 0;
+	uint64_t start = now_ns();
+	uint64_t end = start + (uint64_t)timeout_ms * 1000000ull;
+
+	while (got < sizeof(*out)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ns();
+		int wait = now >= end ? 0 : (int)((end - now) / 1000000);
+		int rc = poll(&p, 1, wait < 1000 ? wait : 1000);
+
+		if (storm_stop)
+			return -2;
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc == 0 && now_ns() < end) {
+			if (c->progress)
+				c->progress(c->progress_arg,
+					    (double)(now_ns() - start) / 1e9);
+			continue;
+		}
+		if (rc <= 0)
+			return -1;
+		ssize_t n = read(fd, (char *)out + got, sizeof(*out) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -3;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int storm_run(const struct storm_config *c, struct storm_result *out)
+{
+	struct cg_scope scope;
+	char err[512], tag[32];
+	int fds[2], status;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(tag, sizeof(tag), "storm-%" PRIu64, c->seed);
+	if (cg_scope_enter(&scope, tag, c->limit_bytes, err, sizeof(err)) < 0) {
+		snprintf(out->message, sizeof(out->message), "%s", err);
+		return -1;
+	}
+	if (pipe(fds) < 0) {
+		snprintf(out->message, sizeof(out->message), "pipe: %s",
+			 strerror(errno));
+		cg_scope_leave(&scope);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		snprintf(out->message, sizeof(out->message), "fork: %s",
+			 strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		cg_scope_leave(&scope);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(c, fds[1]);
+	}
+	close(fds[1]);
+	/* The child's own watchdog fires first; this one covers a child
+	 * whose main thread is stuck too. */
+	int budget_ms = (int)((c->seconds + c->watchdog_seconds) * 1000) + 30000;
+
+	int rc = collect(c, fds[0], out, budget_ms);
+
+	if (rc == -2) {
+		memset(out, 0, sizeof(*out));
+		out->interrupted = 1;
+		kill(pid, SIGKILL);
+	} else if (rc == -3) {
+		memset(out, 0, sizeof(*out));
+	} else if (rc < 0) {
+		memset(out, 0, sizeof(*out));
+		out->hung = 1;
+		dump_threads(pid, out->message, sizeof(out->message));
+		kill(pid, SIGKILL);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!out->ran && !out->hung && !out->interrupted)
+		snprintf(out->message, sizeof(out->message), "the storm process "
+			 "died (status %#x) before it reported", status);
+	if (cg_scope_leave(&scope) < 0 && !out->message[0])
+		snprintf(out->message, sizeof(out->message), "could not remove "
+			 "the storm's cgroup");
+	return 0;
+}
+
+int storm_passed(const struct storm_result *r)
+{
+	return r->ran && !r->hung && !r->mismatches && !r->violations &&
+	       !r->stats.reconcile_failures && !r->message[0];
+}
+
+void storm_describe(const struct storm_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
+		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
+		 "--prefetch %u --policy %s --seconds %.1f", c->seed,
+		 c->region_len, c->chunk_size, c->budget_ratio, c->threads,
+		 c->workers, c->prefetch_depth, resid_policy_name(c->policy),
+		 c->seconds);
+}

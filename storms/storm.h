@@ -1,0 +1,57 @@
+/* A storm on the real kernel: application threads read random pieces of a
+ * region through the pager and check every byte, while the pager fetches,
+ * prefetches and evicts under a tight budget, optionally with injected
+ * faults. Every storm runs in a child process, so that a hang (a thread
+ * stuck on a fault nobody wakes, pager threads in a deadlock) is caught by
+ * the watchdog, dumped, and killed without taking the caller down. */
+#ifndef STORMS_STORM_H
+#define STORMS_STORM_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "fault.h"
+#include "resid.h"
+
+struct storm_config {
+	uint64_t seed;
+	uint64_t region_len;
+	uint64_t chunk_size;     /* 0: a random table of unequal chunks */
+	double budget_ratio;     /* of the region, at least the largest chunk */
+	uint32_t threads, workers, prefetch_depth;
+	enum resid_policy policy;
+	double seconds;          /* how long the threads read */
+	double watchdog_seconds; /* then how long they may take to finish */
+	uint64_t limit_bytes;    /* the child cgroup's memory limit */
+	/* Called about once a second while the storm runs (may be NULL). */
+	void (*progress)(void *arg, double elapsed);
+	void *progress_arg;
+};
+
+/* Set from a signal handler: the running storm is killed and reported as
+ * interrupted. */
+extern volatile sig_atomic_t storm_stop;
+
+struct storm_result {
+	uint64_t touches, bytes_checked, mismatches;
+	uint64_t violations;     /* invariant reports */
+	uint64_t worst_touch_ns; /* the slowest read seen by a thread */
+	struct resid_stats stats;
+	uint64_t fired[FP_COUNT];
+	int ran;                 /* the child reported back */
+	int hung;                /* the watchdog fired */
+	int interrupted;         /* storm_stop ended it */
+	double seconds;
+	char message[1024];      /* the first failure, or the thread dump */
+};
+
+/* Runs one storm in a child process inside its own memory cgroup. Returns 0
+ * when the storm ran (it may still have failed: see passed), -1 when it
+ * could not start (message says why). */
+int storm_run(const struct storm_config *c, struct storm_result *out);
+/* Ran to its end, no mismatch, no invariant violation, no hang. */
+int storm_passed(const struct storm_result *r);
+/* One line that reruns this storm. */
+void storm_describe(const struct storm_config *c, char *buf, size_t n);
+
+#endif
