@@ -6,10 +6,10 @@
 #   make clean
 
 CC      ?= cc
-REV     := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+REV     := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Istorms -DRESID_REV='"$(REV)"'
+CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Istorms -I$(B)
 LIBS    := -lpthread -lm
 HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
 
@@ -28,20 +28,29 @@ TSAN_TEST_OBJ := $(TEST_SRC:%.c=$(B)/tsan/%.o)
 
 all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests
 
+# The revision the manifests record; rewritten only when it changes, so
+# that only the files that print it are rebuilt.
+$(B)/rev.h: FORCE
+	@mkdir -p $(B)
+	@echo '#define RESID_REV "$(REV)"' >$@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+
+FORCE:
+
 # Production: no fault points, no bug switches, no debug assertions.
-$(B)/prod/%.o: %.c
+$(B)/prod/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC     $<"
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DNDEBUG -MMD -MP -c $< -o $@
 
 # Harness build: bug switches, debug assertions of the invariants.
-$(B)/h/%.o: %.c
+$(B)/h/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [h] $<"
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
 
 # Harness build under ThreadSanitizer (clang; Debian's libclang-rt-14-dev).
-$(B)/tsan/%.o: %.c
+$(B)/tsan/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [t] $<"
 	@clang $(WARN) -O1 -g -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
@@ -80,5 +89,5 @@ test:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan clean
+.PHONY: all deps gate test tsan clean FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "probe.h"
 #include "seam.h"
+#include "rev.h"
 
 static const char usage[] =
 	"usage: residctl probe [--json]\n"

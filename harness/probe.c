@@ -7,6 +7,7 @@
 
 #include "probe.h"
 #include "seam.h"
+#include "rev.h"
 
 static const struct resid_seam *const K = &resid_seam_linux;
 

@@ -3,10 +3,8 @@
 #include <stdio.h>
 
 #include "internal.h"
+#include "rev.h"
 
-#ifndef RESID_REV
-#define RESID_REV "unknown"
-#endif
 
 int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 {
