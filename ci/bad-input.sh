@@ -8,16 +8,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 
-cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'residctl-*' 2>/dev/null | sort; }
-before=$(cgroups)
+# The cgroups a residctl process of this pid made (residctl-PID-TAG).
+cgroups_of() { find /sys/fs/cgroup -maxdepth 6 -type d -name "residctl-$1-*" 2>/dev/null; }
 
 expect2() { # name, command...
 	local name=$1; shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$? lines
+	"$@" >"$tmp/out" 2>"$tmp/err" &
+	local pid=$! rc lines
+	wait "$pid"
+	rc=$?
 	lines=$(wc -l <"$tmp/err")
-	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ "$(cgroups)" = "$before" ] &&
-	   ! pgrep -f "^$R " >/dev/null; then
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ -z "$(cgroups_of "$pid")" ] &&
+	   ! pgrep -P $$ >/dev/null; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
@@ -30,6 +32,7 @@ head -c 1048576 /dev/urandom >"$tmp/small.bin"
 printf 'residctl-trace 1 reference\nchunks 2\nchunk-size 4096\naccesses 3\n0\n1\n' >"$tmp/truncated.trace"
 printf 'residctl-trace 1 fault\nchunks 2\nchunk-size 4096\naccesses 2\n0\n1\n' >"$tmp/fault.trace"
 printf 'not a trace\n' >"$tmp/corrupt.trace"
+printf 'residctl-trace 1 reference\nchunks 2\nchunk-size 4096\naccesses 2\n0\n1\n' >"$tmp/good.trace"
 
 expect2 "unknown command" $R frobnicate
 expect2 "unknown scenario" $R check T-9
@@ -39,13 +42,17 @@ expect2 "budget 0" $R verify --synthetic 8M --budget 0
 expect2 "budget below chunk" $R verify --synthetic 8M --chunk 2M --budget 1M
 expect2 "chunk not 4096-multiple" $R verify --synthetic 8M --chunk 5000
 expect2 "chunk larger than region" $R verify --synthetic 8M --chunk 16M --budget 16M
-expect2 "region larger than file" $R verify "$tmp/small.bin" --chunk 2M --budget 2M
+expect2 "region larger than file" $R verify "$tmp/small.bin" --region 2M --chunk 512K --budget 1M
 expect2 "missing backing file" $R verify "$tmp/nonexistent.bin"
 expect2 "unreadable backing file" $R verify "$tmp"
 expect2 "truncated trace" $R belady "$tmp/truncated.trace" --capacity 8K
 expect2 "corrupt trace" $R belady "$tmp/corrupt.trace" --capacity 8K
 expect2 "fault trace to the solver" $R belady "$tmp/fault.trace" --capacity 8K
-expect2 "capacity below a chunk" $R belady "$tmp/truncated.trace" --capacity 1K
+expect2 "unknown fault point" $R storm --duration 1 --fault bogus=0.1
+expect2 "fault probability out of range" $R storm --duration 1 --fault wake=1.5
+expect2 "fault in the environment" env RESIDCTL_FAULTS=punch@0 $R storm --duration 1
+expect2 "storm duration 0" $R storm --duration 0
+expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

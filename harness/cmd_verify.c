@@ -18,9 +18,11 @@ static const char usage[] =
 	"usage: residctl verify (FILE | --synthetic BYTES) [--chunk BYTES]\n"
 	"                       [--budget BYTES] [--policy lru|learned|declared]\n"
 	"                       [--passes N] [--prefetch N] [--workers N] [--seed N]\n"
+	"                       [--region BYTES]\n"
 	"  Reads the region through the pager, chunk by chunk in order, for N\n"
 	"  passes (default 2), and compares every byte with pread of FILE (or the\n"
-	"  synthetic content). BYTES take K, M or G. Defaults: --chunk 2M,\n"
+	"  synthetic content). BYTES take K, M or G. --region maps that many\n"
+	"  bytes (default: the whole file). Defaults: --chunk 2M,\n"
 	"  --budget a quarter of the region (at least one chunk).\n"
 	"  Exit 0 with 0 mismatches, 1 otherwise, 2 on bad input.\n";
 
@@ -52,7 +54,7 @@ static uint64_t compare_file(int fd, const uint8_t *a, uint64_t off,
 int cmd_verify(int argc, char **argv)
 {
 	struct resid_config cfg;
-	uint64_t passes = 2, v64, synthetic = 0;
+	uint64_t passes = 2, v64, synthetic = 0, region = 0;
 	const char *path = NULL, *v;
 	char err[RESID_ERRLEN];
 
@@ -76,6 +78,9 @@ int cmd_verify(int argc, char **argv)
 		if (!strncmp(a, "--synthetic", 11)) {
 			if (cli_bytes(v, &synthetic) || !synthetic)
 				return bad("size", v, "give bytes, e.g. 64M");
+		} else if (!strncmp(a, "--region", 8)) {
+			if (cli_bytes(v, &region) || !region)
+				return bad("region size", v, "give bytes, e.g. 64M");
 		} else if (!strncmp(a, "--chunk", 7)) {
 			if (cli_bytes(v, &cfg.chunk_size))
 				return bad("chunk size", v, "give bytes, e.g. 2M");
@@ -131,9 +136,9 @@ int cmd_verify(int argc, char **argv)
 		}
 		cfg.backing = RESID_BACKING_FILE;
 		cfg.path = path;
-		cfg.region_len = (uint64_t)st.st_size;
+		cfg.region_len = region ? region : (uint64_t)st.st_size;
 	} else {
-		cfg.region_len = synthetic;
+		cfg.region_len = region ? region : synthetic;
 	}
 	if (!cfg.budget_bytes) {
 		cfg.budget_bytes = cfg.region_len / 4;
