@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup_scope.h"
@@ -230,6 +231,16 @@ static void free_group(struct cg_scope *s)
 
 /* Undoes whatever of enter happened, in the reverse order, with libcgroup.
  * Each step runs only when its part happened. */
+#define BUSY_TRIES 200
+
+/* 10 ms, with nanosleep: also called from a signal handler. */
+static void busy_pause(void)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
 static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 			  size_t n)
 {
@@ -258,8 +269,15 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 		}
 	}
 	if (access(s->mem.dir, F_OK) == 0) {
-		/* also moves any straggler thread to the parent */
-		rc = cgroup_delete_cgroup(s->cg, 0);
+		/* also moves any straggler thread to the parent. A child
+		 * process just reaped can keep the group busy for a moment:
+		 * the kernel drops its reference after waitpid returns. */
+		for (int i = 0; i < BUSY_TRIES; i++) {
+			rc = cgroup_delete_cgroup(s->cg, 0);
+			if (!rc || access(s->mem.dir, F_OK) != 0)
+				break;
+			busy_pause();
+		}
 		if (rc && !bad) {
 			snprintf(err, n, "cgroup: deleting %s: libcgroup: %s: rmdir it by hand",
 				 s->mem.dir, cgroup_strerror(rc));
@@ -470,10 +488,15 @@ static void slot_teardown_raw(struct slot *sl)
 	/* cgroup.procs moves every thread, on v1 and v2 */
 	if (sl->moved && write_str(sl->procs, sl->pidstr) == 0)
 		sl->moved = 0;
-	if (!sl->moved && (rmdir(sl->dir) == 0 || errno == ENOENT)) {
-		sl->armed = 0;
-		__atomic_store_n(&sl->used, 0, __ATOMIC_SEQ_CST);
-		return;
+	for (int i = 0; !sl->moved && i < BUSY_TRIES; i++) {
+		if (rmdir(sl->dir) == 0 || errno == ENOENT) {
+			sl->armed = 0;
+			__atomic_store_n(&sl->used, 0, __ATOMIC_SEQ_CST);
+			return;
+		}
+		if (errno != EBUSY)
+			break;
+		busy_pause();
 	}
 	if (write(STDERR_FILENO, sl->leak, strlen(sl->leak)) < 0)
 		return; /* nowhere left to say it */
