@@ -103,9 +103,10 @@ int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,
 		  uint64_t *bytes);
 
-/* memory.stat lags by up to the kernel's per-CPU flush threshold: 64 pages
- * per online CPU on >= 6.1, 32 on 5.15..6.0, and 64 (conservative) for any
- * other or unparseable release. online_cpus 0 counts as 1. */
+/* memory.stat lags by up to what the kernel has not flushed: per online CPU,
+ * a batch of 64 pages not yet counted plus the flush threshold (64 pages on
+ * >= 6.1, 32 on 5.15..6.0; 64, conservative, for any other or unparseable
+ * release). online_cpus 0 counts as 1. */
 uint64_t cg_flush_tolerance(const char *kernel_release, unsigned online_cpus);
 
 /* One line: version, dir, limits, swap total (probe, manifest). */

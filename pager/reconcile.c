@@ -1,7 +1,8 @@
 /* Accounting against the kernel (SPEC §2.6, I-7). fstat(memfd).st_blocks is
  * exact and must lie in [resident, resident + reserved]: in-flight fetches
  * populate B before they commit. memory.stat's shmem lags by the kernel's
- * per-CPU flush threshold, which is the tolerance, not a guess. */
+ * per-CPU batching and flush threshold, which bound the tolerance
+ * (cg_flush_tolerance), not a guess. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

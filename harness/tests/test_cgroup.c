@@ -490,16 +490,16 @@ static void test_flush_tolerance(void)
 {
 	const uint64_t page = 4096;
 
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.18.44-fc-v669", 2), 64 * page * 2);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.1.0-18-amd64", 8), 64 * page * 8);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.0.19", 4), 32 * page * 4);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("5.15.0-91-generic", 4), 32 * page * 4);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("5.10.0-28-amd64", 4), 64 * page * 4);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("4.19.0", 1), 64 * page);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("linux", 3), 64 * page * 3);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("5", 3), 64 * page * 3);
-	CU_ASSERT_EQUAL(cg_flush_tolerance(NULL, 1), 64 * page);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.6.1", 0), 64 * page);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.18.44-fc-v669", 2), 128 * page * 2);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.1.0-18-amd64", 8), 128 * page * 8);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.0.19", 4), 96 * page * 4);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("5.15.0-91-generic", 4), 96 * page * 4);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("5.10.0-28-amd64", 4), 128 * page * 4);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("4.19.0", 1), 128 * page);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("linux", 3), 128 * page * 3);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("5", 3), 128 * page * 3);
+	CU_ASSERT_EQUAL(cg_flush_tolerance(NULL, 1), 128 * page);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.6.1", 0), 128 * page);
 }
 
 static void test_limit_writes(void)
