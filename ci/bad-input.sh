@@ -52,6 +52,11 @@ expect2 "unknown fault point" $R storm --duration 1 --fault bogus=0.1
 expect2 "fault probability out of range" $R storm --duration 1 --fault wake=1.5
 expect2 "fault in the environment" env RESIDCTL_FAULTS=punch@0 $R storm --duration 1
 expect2 "storm duration 0" $R storm --duration 0
+expect2 "unknown sim scenario" $R explore T-9
+expect2 "unknown strategy" $R explore T-3 --strategy pct:x
+expect2 "malformed replay line" $R replay 'garbage'
+expect2 "replay line from another build" $R replay 'rc1/0123456789ab/T-3/random/1/4/0*5'
+expect2 "schedules without --sim" $R check --schedules 10
 expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \

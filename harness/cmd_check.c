@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "probe.h"
 #include "report.h"
+#include "sim_gate.h"
 #include "workload.h"
 
 #define SCOPE_LIMIT (512ull << 20)
@@ -17,11 +18,15 @@
 static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
 	"                      [--json FILE] [--junit FILE] [--list]\n"
+	"                      [--sim [--schedules N]]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
 	"  row per scenario: verdict, checks, mismatches, counters, seconds.\n"
 	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
-	"  input or when the scenarios cannot run here (see residctl probe).\n";
+	"  input or when the scenarios cannot run here (see residctl probe).\n"
+	"  --sim runs them on the simulated kernel instead, N schedules each\n"
+	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
+	"  a failure prints its shrunk schedule's replay line.\n";
 
 static void list(void)
 {
@@ -30,7 +35,7 @@ static void list(void)
 }
 
 static void run_one(const struct scenario *s, const struct run_opts *o,
-		    struct scen_result *res)
+		    uint64_t sim_schedules, struct scen_result *res)
 {
 	struct cg_scope scope;
 	char err[512];
@@ -39,7 +44,9 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
-	if (s->needs_cgroup &&
+	if (sim_schedules) {
+		rc = sim_gate_run(s, o, sim_schedules, res);
+	} else if (s->needs_cgroup &&
 	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
 		rc = -1;
@@ -59,7 +66,8 @@ int cmd_check(int argc, char **argv)
 	struct scen_result res[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
 	const char *json = NULL, *junit = NULL;
-	int n = 0, passed = 0;
+	int n = 0, passed = 0, sim = 0;
+	uint64_t schedules = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -70,6 +78,16 @@ int cmd_check(int argc, char **argv)
 		} else if (!strcmp(a, "--list")) {
 			list();
 			return 0;
+		} else if (!strcmp(a, "--sim")) {
+			sim = 1;
+		} else if (!strncmp(a, "--schedules", 11)) {
+			if (!(v = cli_value("check", argc, argv, &i)))
+				return 2;
+			if (cli_u64(v, &schedules) || !schedules) {
+				fprintf(stderr, "residctl check: bad schedule "
+					"count '%s'; give a number >= 1\n", v);
+				return 2;
+			}
 		} else if (!strncmp(a, "--seed", 6)) {
 			if (!(v = cli_value("check", argc, argv, &i)))
 				return 2;
@@ -120,20 +138,26 @@ int cmd_check(int argc, char **argv)
 	struct probe p;
 	char manifest[2048];
 
+	if (schedules && !sim) {
+		fprintf(stderr, "residctl check: --schedules goes with --sim\n");
+		return 2;
+	}
+	if (sim && !schedules)
+		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
 	probe_run(&p);
-	if (!p.can_run) {
+	if (!sim && !p.can_run) {
 		fprintf(stderr, "residctl check: can the pager run here? %s\n",
 			p.verdict);
 		return 2;
 	}
 	probe_json(&p, manifest, sizeof(manifest));
-	printf("residctl check: kernel %s, cgroup %s, seed %" PRIu64
-	       ", profile %s\n", p.release, cg_version_name(p.cg.version),
-	       o.seed, o.profile == PROFILE_FULL ? "full" : "quick");
+	printf("residctl check: %s, seed %" PRIu64 ", profile %s\n",
+	       sim ? "simulated kernel" : p.release, o.seed,
+	       o.profile == PROFILE_FULL ? "full" : "quick");
 	for (int i = 0; i < n; i++) {
 		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
 		fflush(stdout);
-		run_one(chosen[i], &o, &res[i]);
+		run_one(chosen[i], &o, sim ? schedules : 0, &res[i]);
 		passed += res[i].passed;
 	}
 	report_table(stdout, res, n);
@@ -143,6 +167,7 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	if (passed != n)
 		printf("replay: residctl check %s--seed %" PRIu64 " --profile %s\n",
-		       "", o.seed, o.profile == PROFILE_FULL ? "full" : "quick");
+		       sim ? "--sim " : "", o.seed,
+		       o.profile == PROFILE_FULL ? "full" : "quick");
 	return passed == n ? 0 : 1;
 }

@@ -7,5 +7,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_belady(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_storm(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

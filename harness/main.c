@@ -15,6 +15,8 @@ static const struct {
 } commands[] = {
 	{ "check", cmd_check, "run the gate scenarios T-1.. on the real kernel" },
 	{ "probe", cmd_probe, "print the kernel manifest; can the pager run here?" },
+	{ "explore", cmd_explore, "schedules of a scenario on the simulated kernel" },
+	{ "replay", cmd_replay, "rerun a failing schedule from its replay line" },
 	{ "storm", cmd_storm, "randomized storms on the real kernel, with faults" },
 	{ "verify", cmd_verify, "read a file through the pager, check every byte" },
 	{ "belady", cmd_belady, "offline optimum over a reference trace" },

@@ -41,15 +41,31 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 	return 0;
 }
 
-static uint32_t collect_candidates(struct resid_region *r, const struct chunk *self)
+/* Resident, unpinned chunks other than self. A prefetch also leaves alone
+ * a chunk demand-fetched since the last fault: its faulters may not have
+ * run yet, and a prefetch that evicts it again and again starves them (the
+ * simulated scheduler found that livelock). fault_seq is read under the
+ * policy lock, a leaf. */
+static uint32_t collect_candidates(struct resid_region *r,
+				   const struct chunk *self, int prefetch)
 {
+	uint64_t seq = 0;
 	uint32_t n = 0;
 
+	if (prefetch) {
+		K(r, lock, &r->policy_lock);
+		seq = r->fault_seq;
+		K(r, unlock, &r->policy_lock);
+	}
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		const struct chunk *c = &r->chunks[i];
 
-		if (c != self && c->pin == 0 && chunk_state(c) == CH_RESIDENT)
-			r->cand[n++] = i;
+		if (c == self || c->pin || chunk_state(c) != CH_RESIDENT)
+			continue;
+		if (prefetch && __atomic_load_n(&c->demand_seq,
+						__ATOMIC_RELAXED) == seq)
+			continue;
+		r->cand[n++] = i;
 	}
 	return n;
 }
@@ -76,7 +92,8 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 {
 	K(r, lock, &r->budget_lock);
 	while (r->resident + r->reserved + need > r->budget) {
-		uint32_t n = collect_candidates(r, self);
+		uint32_t n = collect_candidates(r, self,
+						must_exceed != POLICY_NEVER);
 		int64_t v;
 
 		K(r, lock, &r->policy_lock);

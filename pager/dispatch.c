@@ -49,16 +49,29 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	chunk_unlock(r, c);
 }
 
+/* Marks the dispatcher busy with messages it has read, so that quiescence
+ * (resid_quiesce) also waits for a message read but not yet dispatched. */
+static void set_draining(struct resid_region *r, int on)
+{
+	K(r, lock, &r->q_lock);
+	r->draining = on;
+	if (!on && !r->inflight && !r->demand.count && !r->prefetch.count)
+		K(r, cond_broadcast, &r->idle_cond);
+	K(r, unlock, &r->q_lock);
+}
+
 /* Returns 0 when the queue is empty, -1 on a read error to report. */
 static int drain(struct resid_region *r)
 {
 	struct uffd_msg msgs[BATCH];
+	int rc = 0;
 
+	set_draining(r, 1);
 	for (;;) {
 		long n = K(r, uffd_read, r->uffd, msgs, BATCH);
 
 		if (n == -EAGAIN)
-			return 0;
+			break;
 		if (n == -EINTR) {
 			STAT_INC(r, uffd_eintr);
 			continue;
@@ -66,12 +79,15 @@ static int drain(struct resid_region *r)
 		if (n < 0) {
 			fprintf(stderr, "residctl: dispatcher: read(uffd): %s\n",
 				strerror((int)-n));
-			return -1;
+			rc = -1;
+			break;
 		}
 		for (long i = 0; i < n; i++)
 			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
 				on_fault(r, &msgs[i]);
 	}
+	set_draining(r, 0);
+	return rc;
 }
 
 /* A chunk FETCHING for longer than the time-out whose lock nobody holds was

@@ -197,6 +197,9 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	chunk_set_state(r, c, CH_RESIDENT);
 	K(r, lock, &r->policy_lock);
 	policy_on_resident(r->policy, id);
+	if (!prefetch)
+		__atomic_store_n(&c->demand_seq, r->fault_seq,
+				 __ATOMIC_RELAXED);
 	K(r, unlock, &r->policy_lock);
 	stats_record_fetch(r, c, K(r, clock_ns) - c->fetching_since);
 	if (r->cfg.prefetch_depth)
@@ -259,7 +262,8 @@ void *worker_main(void *arg)
 		run_job(r, id, prefetch);
 		K(r, lock, &r->q_lock);
 		r->inflight--;
-		if (!r->inflight && !r->demand.count && !r->prefetch.count)
+		if (!r->inflight && !r->draining && !r->demand.count &&
+		    !r->prefetch.count)
 			K(r, cond_broadcast, &r->idle_cond);
 	}
 	K(r, unlock, &r->q_lock);

@@ -23,6 +23,7 @@ struct chunk {
 	uint64_t fetching_since;  /* for the watchdog and the latency */
 	uint64_t declined_until;  /* prefetch back-off */
 	uint64_t fetched;         /* completed fetches (I-14) */
+	uint64_t demand_seq;      /* fault_seq when a demand fetch landed it */
 	int32_t pin;              /* budget lock */
 	int retained;             /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
@@ -66,6 +67,7 @@ struct resid_region {
 	resid_cond q_cond, idle_cond;
 	struct ring demand, prefetch;
 	uint32_t inflight;
+	int draining;             /* the dispatcher holds read messages */
 	int stopping;
 
 	resid_thread dispatcher;

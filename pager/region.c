@@ -313,7 +313,8 @@ void resid_chunk_range(const struct resid_region *r, uint32_t chunk,
 void resid_quiesce(struct resid_region *r)
 {
 	K(r, lock, &r->q_lock);
-	while (r->inflight || r->demand.count || r->prefetch.count)
+	while (r->inflight || r->draining || r->demand.count ||
+	       r->prefetch.count)
 		K(r, cond_wait, &r->idle_cond, &r->q_lock);
 	K(r, unlock, &r->q_lock);
 }

@@ -12,5 +12,6 @@ void suite_cgroup(void);   /* test_cgroup.c */
 void suite_invariants(void); /* test_invariants.c */
 void suite_pager(void);    /* test_pager.c */
 void suite_fault(void);    /* test_fault.c */
+void suite_sim(void);      /* test_sim.c */
 
 #endif

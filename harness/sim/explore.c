@@ -1,0 +1,419 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "explore.h"
+#include "rev.h"
+#include "rng.h"
+
+#define SHRINK_RUNS 300
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth)
+{
+	char *end;
+
+	if (!strcmp(s, "random")) {
+		*st = SIM_RANDOM;
+		*depth = 0;
+		return 0;
+	}
+	if (strncmp(s, "pct:", 4) || s[4] < '1' || s[4] > '9')
+		return -1;
+	unsigned long d = strtoul(s + 4, &end, 10);
+
+	if (*end || d > 9)
+		return -1;
+	*st = SIM_PCT;
+	*depth = (unsigned)d;
+	return 0;
+}
+
+void replay_run(const struct replay *rp, struct sim_outcome *out)
+{
+	struct sim_config c = {
+		.seed = rp->seed,
+		.strategy = rp->strategy,
+		.pct_depth = rp->depth,
+		.pct_steps = rp->steps,
+		.replay = rp->schedule,
+		.nreplay = rp->nschedule,
+	};
+
+	simprog_run(rp->p, &c, rp->ops, out);
+}
+
+/* The same failure: same verdict and, for an oracle, the same oracle (the
+ * reason up to its first colon, e.g. "I-4 (...)"). */
+static int same_failure(const struct sim_outcome *a, const struct sim_outcome *b)
+{
+	if (a->verdict != b->verdict)
+		return 0;
+	if (a->verdict != SIM_FAILED)
+		return 1;
+	size_t la = strcspn(a->why, ":"), lb = strcspn(b->why, ":");
+
+	return la == lb && !strncmp(a->why, b->why, la);
+}
+
+/* Tries rp with a candidate schedule; keeps it when it fails the same way
+ * with no more preemptions. */
+static int attempt(struct replay *rp, uint16_t *cand, size_t n, uint32_t ops,
+		   struct sim_outcome *best)
+{
+	struct replay t = *rp;
+	struct sim_outcome o;
+
+	t.schedule = cand;
+	t.nschedule = n;
+	t.ops = ops;
+	replay_run(&t, &o);
+	if (!same_failure(&o, best) || o.preemptions > best->preemptions) {
+		sim_outcome_free(&o);
+		return 0;
+	}
+	/* The run as it went is the new schedule: it replays exactly. */
+	free(rp->schedule);
+	rp->schedule = o.schedule;
+	rp->nschedule = o.nschedule;
+	rp->ops = ops;
+	o.schedule = NULL;
+	sim_outcome_free(best);
+	*best = o;
+	return 1;
+}
+
+void replay_shrink(struct replay *rp, struct sim_outcome *out)
+{
+	int runs = 0;
+
+	if (!rp->schedule) {
+		rp->schedule = out->schedule;
+		rp->nschedule = out->nschedule;
+		out->schedule = NULL;
+	}
+	/* Fewer operations: halve while it still fails. */
+	while (rp->ops > 1 && runs++ < SHRINK_RUNS &&
+	       attempt(rp, NULL, 0, rp->ops / 2, out))
+		;
+	/* Fewer preemptions: let the running thread go on instead of each
+	 * switch, latest first. */
+	size_t i = rp->nschedule;
+
+	while (i-- > 1 && runs < SHRINK_RUNS && out->preemptions) {
+		if (rp->schedule[i] == rp->schedule[i - 1])
+			continue;
+		uint16_t *cand = malloc(rp->nschedule * sizeof(*cand));
+
+		if (!cand)
+			break;
+		memcpy(cand, rp->schedule, rp->nschedule * sizeof(*cand));
+		cand[i] = cand[i - 1];
+		runs++;
+		if (attempt(rp, cand, rp->nschedule, rp->ops, out))
+			i = rp->nschedule; /* a new schedule: scan it again */
+		free(cand);
+	}
+	/* The shortest prefix that still fails: the rest is the strategy's. */
+	size_t lo = 0, hi = rp->nschedule;
+
+	while (lo < hi && runs++ < SHRINK_RUNS) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct replay t = *rp;
+		struct sim_outcome o;
+
+		t.nschedule = mid;
+		replay_run(&t, &o);
+		if (same_failure(&o, out))
+			hi = mid;
+		else
+			lo = mid + 1;
+		sim_outcome_free(&o);
+	}
+	rp->nschedule = hi;
+	/* Report the run of exactly what the line carries. */
+	sim_outcome_free(out);
+	replay_run(rp, out);
+}
+
+static uint64_t seed_of(uint64_t base, uint64_t i)
+{
+	uint64_t s = base ^ (i * 0x9e3779b97f4a7c15ull);
+
+	return rng_next(&s);
+}
+
+/* Distinct interleavings: an open-addressing set of lock-order hashes. */
+struct hashset {
+	uint64_t *v;
+	size_t cap, n;
+};
+
+static void set_add(struct hashset *h, uint64_t x)
+{
+	if (!x)
+		x = 1;
+	if ((h->n + 1) * 2 > h->cap) {
+		struct hashset g = { calloc(h->cap ? h->cap * 2 : 1024,
+					    sizeof(uint64_t)),
+				     h->cap ? h->cap * 2 : 1024, 0 };
+
+		if (!g.v)
+			return;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->v[i])
+				set_add(&g, h->v[i]);
+		free(h->v);
+		*h = g;
+	}
+	for (size_t i = x % h->cap;; i = (i + 1) % h->cap) {
+		if (h->v[i] == x)
+			return;
+		if (!h->v[i]) {
+			h->v[i] = x;
+			h->n++;
+			return;
+		}
+	}
+}
+
+uint64_t explore(const struct explore_opts *o, struct explore_result *r)
+{
+	struct hashset seen = { 0 };
+	double t0 = now_s(), last = t0;
+
+	memset(r, 0, sizeof(*r));
+	/* PCT's change points must fall within a run: k is the length of a
+	 * random-walk run of the scenario from the campaign's seed. */
+	uint64_t k = 0;
+
+	if (o->strategy == SIM_PCT) {
+		struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
+				      .seed = o->seed, .ops = o->p->ops };
+		struct sim_outcome out;
+
+		replay_run(&cal, &out);
+		k = out.steps ? out.steps : 1;
+		sim_outcome_free(&out);
+	}
+	for (uint64_t i = 0; i < o->schedules; i++) {
+		struct replay rp = { .p = o->p, .strategy = o->strategy,
+				     .depth = o->depth, .steps = k,
+				     .seed = seed_of(o->seed, i),
+				     .ops = o->p->ops };
+		struct sim_outcome out;
+
+		replay_run(&rp, &out);
+		r->schedules++;
+		r->steps += out.steps;
+		r->by_verdict[out.verdict]++;
+		r->dedup_fetching += out.stats.dedup_fetching;
+		r->dedup_resident += out.stats.dedup_resident;
+		set_add(&seen, out.lock_hash);
+		if (out.verdict != SIM_PASS) {
+			r->failures++;
+			if (!r->fail.p) {
+				r->fail = rp;
+				r->fail_index = i + 1;
+				r->raw_preemptions = out.preemptions;
+				r->outcome = out;
+				continue;
+			}
+		}
+		sim_outcome_free(&out);
+		if (o->progress && now_s() - last >= 1) {
+			last = now_s();
+			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
+				"%" PRIu64 " failures, %zu interleavings   ",
+				o->p->id, i + 1, o->schedules, r->failures,
+				seen.n);
+		}
+	}
+	if (o->progress && now_s() - t0 >= 1)
+		fputc('\n', stderr);
+	r->distinct = seen.n;
+	free(seen.v);
+	if (r->fail.p) {
+		if (o->shrink)
+			replay_shrink(&r->fail, &r->outcome);
+		else if (!r->fail.schedule) {
+			r->fail.schedule = r->outcome.schedule;
+			r->fail.nschedule = r->outcome.nschedule;
+			r->outcome.schedule = NULL;
+		}
+		/* Self-check: the line replays to the same event log. */
+		struct sim_outcome a, b;
+
+		replay_run(&r->fail, &a);
+		replay_run(&r->fail, &b);
+		r->replay_matches = a.log_hash == b.log_hash &&
+			a.log_hash == r->outcome.log_hash;
+		sim_outcome_free(&a);
+		sim_outcome_free(&b);
+	}
+	r->seconds = now_s() - t0;
+	return r->failures;
+}
+
+void explore_print(FILE *f, const struct explore_opts *o,
+		   const struct explore_result *r)
+{
+	fprintf(f, "explore %s: %" PRIu64 " schedules, %" PRIu64
+		" distinct interleavings, %" PRIu64 " failures, %.2f s (%.0f "
+		"schedules/s, %.0f steps each)\n", o->p->id, r->schedules,
+		r->distinct, r->failures, r->seconds,
+		r->seconds > 0 ? (double)r->schedules / r->seconds : 0,
+		r->schedules ? (double)r->steps / (double)r->schedules : 0);
+	for (int v = SIM_FAILED; v <= SIM_STEP_LIMIT; v++)
+		if (r->by_verdict[v])
+			fprintf(f, "  %-12s %" PRIu64 "\n",
+				sim_verdict_name((enum sim_verdict)v),
+				r->by_verdict[v]);
+	if (!r->fail.p)
+		return;
+	char *line = replay_encode(&r->fail);
+
+	fprintf(f, "first failure after %" PRIu64 " schedules: %s: %s\n",
+		r->fail_index, sim_verdict_name(r->outcome.verdict),
+		r->outcome.why);
+	fprintf(f, "  preemptions %" PRIu64 " -> %" PRIu64 " after shrinking, "
+		"%" PRIu64 " steps, event log %016" PRIx64 ", replayed twice: "
+		"%s\n", r->raw_preemptions, r->outcome.preemptions,
+		r->outcome.steps, r->outcome.log_hash,
+		r->replay_matches ? "same" : "DIFFERENT");
+	fprintf(f, "  replay: residctl replay '%s'\n", line ? line : "?");
+	free(line);
+}
+
+void explore_result_free(struct explore_result *r)
+{
+	replay_free(&r->fail);
+	sim_outcome_free(&r->outcome);
+}
+
+void replay_free(struct replay *rp)
+{
+	free(rp->schedule);
+	rp->schedule = NULL;
+	rp->nschedule = 0;
+}
+
+char *replay_encode(const struct replay *rp)
+{
+	size_t cap = 128 + rp->nschedule * 12, len;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	char strat[16];
+
+	if (rp->strategy == SIM_PCT)
+		snprintf(strat, sizeof(strat), "pct%u-k%" PRIu64, rp->depth,
+			 rp->steps);
+	else
+		snprintf(strat, sizeof(strat), "random");
+	len = (size_t)snprintf(s, cap, "rc1/%s/%s/%s/%" PRIu64 "/%u/",
+			       RESID_REV, rp->p->id, strat, rp->seed, rp->ops);
+	/* Run-length: "thread*count" or "thread", dot-separated. */
+	for (size_t i = 0; i < rp->nschedule;) {
+		size_t j = i;
+
+		while (j < rp->nschedule && rp->schedule[j] == rp->schedule[i])
+			j++;
+		len += (size_t)snprintf(s + len, cap - len, "%s%u", i ? "." : "",
+					rp->schedule[i]);
+		if (j - i > 1)
+			len += (size_t)snprintf(s + len, cap - len, "*%zu", j - i);
+		i = j;
+	}
+	return s;
+}
+
+static int bad(char *err, size_t n, const char *what)
+{
+	snprintf(err, n, "malformed replay line: %s; paste the line residctl "
+		 "printed, in quotes", what);
+	return -1;
+}
+
+int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
+{
+	char rev[64], id[64], strat[32];
+	unsigned long long seed;
+	unsigned ops;
+	int used = 0;
+
+	memset(rp, 0, sizeof(*rp));
+	if (sscanf(line, "rc1/%63[^/]/%63[^/]/%31[^/]/%llu/%u/%n", rev, id,
+		   strat, &seed, &ops, &used) != 5 || !used)
+		return bad(err, n, "expected rc1/REV/SCENARIO/STRATEGY/SEED/"
+			   "OPS/SCHEDULE");
+	if (strcmp(rev, RESID_REV)) {
+		snprintf(err, n, "replay line is from build %s, this is %s: "
+			 "check out %s and rebuild", rev, RESID_REV, rev);
+		return -1;
+	}
+	rp->p = simprog_find(id);
+	if (!rp->p)
+		return bad(err, n, "unknown scenario");
+	if (!strcmp(strat, "random")) {
+		rp->strategy = SIM_RANDOM;
+	} else if (!strncmp(strat, "pct", 3) && strat[3] >= '1' &&
+		   strat[3] <= '9' && !strncmp(strat + 4, "-k", 2) &&
+		   strat[6] >= '1' && strat[6] <= '9') {
+		char *end;
+
+		rp->strategy = SIM_PCT;
+		rp->depth = (unsigned)(strat[3] - '0');
+		rp->steps = strtoull(strat + 6, &end, 10);
+		if (*end)
+			return bad(err, n, "bad PCT step count");
+	} else {
+		return bad(err, n, "unknown strategy");
+	}
+	if (!ops || ops > 1000000)
+		return bad(err, n, "operation count out of range");
+	rp->seed = seed;
+	rp->ops = ops;
+	const char *p = line + used;
+	size_t cap = 0;
+
+	while (*p) {
+		char *end;
+		unsigned long t = strtoul(p, &end, 10), count = 1;
+
+		if (end == p || t > 65535)
+			return replay_free(rp), bad(err, n, "bad thread id");
+		if (*end == '*') {
+			p = end + 1;
+			count = strtoul(p, &end, 10);
+			if (end == p || !count || count > 10000000)
+				return replay_free(rp), bad(err, n, "bad count");
+		}
+		if (rp->nschedule + count > cap) {
+			cap = (rp->nschedule + count) * 2;
+			uint16_t *g = realloc(rp->schedule, cap * sizeof(*g));
+
+			if (!g)
+				return replay_free(rp), bad(err, n, "too long");
+			rp->schedule = g;
+		}
+		while (count--)
+			rp->schedule[rp->nschedule++] = (uint16_t)t;
+		if (*end == '.')
+			end++;
+		else if (*end)
+			return replay_free(rp), bad(err, n, "bad separator");
+		p = end;
+	}
+	return 0;
+}

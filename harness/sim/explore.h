@@ -1,0 +1,69 @@
+/* Campaigns of schedules over a simulated scenario, shrinking of a failing
+ * schedule, and the replay line that reproduces it. */
+#ifndef HARNESS_SIM_EXPLORE_H
+#define HARNESS_SIM_EXPLORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "program.h"
+
+/* One reproducible run: everything a replay line carries. */
+struct replay {
+	const struct simprog *p;
+	enum sim_strategy strategy;
+	unsigned depth;          /* PCT depth */
+	uint64_t steps;          /* PCT: k, the length the change points span */
+	uint64_t seed;
+	uint32_t ops;
+	uint16_t *schedule;      /* malloc'd, may be NULL */
+	size_t nschedule;
+};
+
+struct explore_opts {
+	const struct simprog *p;
+	enum sim_strategy strategy;
+	unsigned depth;
+	uint64_t seed;
+	uint64_t schedules;
+	int shrink;              /* shrink the first failure */
+	int progress;            /* a progress line on stderr */
+};
+
+struct explore_result {
+	uint64_t schedules, failures, distinct, steps;
+	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
+	uint64_t dedup_fetching, dedup_resident;
+	double seconds;
+	/* The first failure, shrunk when asked. */
+	struct replay fail;
+	struct sim_outcome outcome;
+	uint64_t fail_index;     /* schedules run before it was found, + 1 */
+	uint64_t raw_preemptions;
+	int replay_matches;      /* the final schedule ran twice, same hash */
+};
+
+/* Runs the campaign; returns the number of failures. */
+uint64_t explore(const struct explore_opts *o, struct explore_result *r);
+void explore_result_free(struct explore_result *r);
+/* The summary, the first failure and its replay line. */
+void explore_print(FILE *f, const struct explore_opts *o,
+		   const struct explore_result *r);
+
+/* Runs rp once. */
+void replay_run(const struct replay *rp, struct sim_outcome *out);
+/* Shrinks rp (fewer steps, preemptions, operations) while it still fails
+ * the way *out does; out is updated to the final run. */
+void replay_shrink(struct replay *rp, struct sim_outcome *out);
+
+/* "rc1/REV/SCENARIO/STRATEGY/SEED/OPS/SCHEDULE": one shell word; STRATEGY
+ * is "random" or "pctD-kK". */
+char *replay_encode(const struct replay *rp);
+/* -1 with one line in err on a malformed line or one from another build. */
+int replay_decode(const char *line, struct replay *rp, char *err, size_t n);
+void replay_free(struct replay *rp);
+
+/* "random" or "pct:D". -1 when unknown. */
+int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth);
+
+#endif

@@ -1,0 +1,256 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "invariants.h"
+#include "program.h"
+#include "rng.h"
+
+#define CHUNK (16u << 10)
+
+enum pattern {
+	PAT_SCAN,      /* each thread reads every chunk in order, ops passes */
+	PAT_ALTERNATE, /* chunk 0, chunk 1, ... ops times */
+	PAT_RANDOM,    /* ops random pieces of random chunks */
+	PAT_ACCOUNT,   /* a scan, then the exact accounting check */
+	PAT_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
+};
+
+static const struct simprog progs[] = {
+	{ "T-1", "integrity, every byte, policy by seed", 1, 4, 1, 2, 0, 2,
+	  PAT_SCAN, 0, 0, 0 },
+	{ "T-2", "punch and refetch", 1, 2, 1, 1, 0, 10, PAT_ALTERNATE, 0, 0,
+	  0 },
+	{ "T-3", "storm: random pieces, prefetch", 3, 4, 1, 2, 1, 4,
+	  PAT_RANDOM, 0, 0, 0 },
+	{ "T-4", "accounting against the simulated kernel", 1, 6, 2, 2, 0, 1,
+	  PAT_ACCOUNT, 0, 16384, 0 },
+	{ "T-6", "storm: dedup fires (campaign)", 3, 4, 2, 2, 1, 4,
+	  PAT_RANDOM, 0, 0, 1 },
+	{ "T-7", "storm with short reads: no lost fault", 3, 4, 1, 2, 1, 4,
+	  PAT_RANDOM, 1, 0, 0 },
+	{ "self-deadlock", "harness self-test: a lock-order inversion that "
+	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0 },
+};
+
+const struct simprog *const simprogs[] = {
+	&progs[0], &progs[1], &progs[2], &progs[3], &progs[4], &progs[5],
+	&progs[6],
+};
+const int nsimprogs = sizeof(simprogs) / sizeof(simprogs[0]);
+
+const struct simprog *simprog_find(const char *id)
+{
+	for (int i = 0; i < nsimprogs; i++)
+		if (!strcasecmp(simprogs[i]->id, id))
+			return simprogs[i];
+	return NULL;
+}
+
+struct run {
+	struct sim *s;
+	const struct simprog *p;
+	uint32_t ops;
+	uint64_t seed;
+	struct resid_config cfg;
+	struct resid_region *r;
+	struct sim_outcome *out;
+	resid_mutex m[2];
+};
+
+struct app {
+	struct run *run;
+	uint32_t id;
+};
+
+/* Invariant reports end the run: one sim at a time per process. */
+static struct sim *current;
+
+static void on_violation(int id, const char *msg, void *arg)
+{
+	(void)arg;
+	sim_fail(current, "I-%d (%s): %s", id, inv_title(id), msg);
+}
+
+static void read_check(struct run *run, uint32_t c, uint64_t skip,
+		       uint64_t len)
+{
+	uint8_t buf[CHUNK];
+	uint64_t off, clen;
+
+	resid_chunk_range(run->r, c, &off, &clen);
+	resid_notify_access(run->r, c);
+	sim_read(run->s, resid_base(run->r) + off + skip, buf, len);
+	uint64_t bad = resid_content_mismatches(buf, off + skip, len,
+						run->cfg.seed);
+
+	run->out->checked += len;
+	if (bad)
+		sim_fail(run->s, "%" PRIu64 " bytes wrong in chunk %u [+%" PRIu64
+			 ", +%" PRIu64 ")", bad, c, skip, len);
+}
+
+static void app_main(void *arg)
+{
+	struct app *a = arg;
+	struct run *run = a->run;
+	uint32_t n = run->p->chunks;
+	uint64_t rng = run->seed * 31 + a->id;
+
+	for (uint32_t i = 0; i < run->ops; i++) {
+		switch (run->p->pattern) {
+		case PAT_SCAN:
+		case PAT_ACCOUNT:
+			for (uint32_t c = 0; c < n; c++)
+				read_check(run, c, 0, CHUNK);
+			break;
+		case PAT_ALTERNATE:
+			read_check(run, 0, 0, CHUNK);
+			read_check(run, 1, 0, CHUNK);
+			break;
+		default: {
+			uint32_t c = (uint32_t)rng_below(&rng, n);
+			uint64_t skip = rng_below(&rng, CHUNK / 4096) * 4096;
+
+			read_check(run, c, skip, 1 + rng_below(&rng, CHUNK - skip));
+		}
+		}
+	}
+}
+
+/* Two threads, two locks, opposite orders: the harness must say deadlock. */
+static void selftest_main(void *arg)
+{
+	struct app *a = arg;
+	const struct resid_seam *k = sim_seam(a->run->s);
+	resid_mutex *first = &a->run->m[a->id], *second = &a->run->m[!a->id];
+
+	k->lock(k->ctx, first);
+	k->lock(k->ctx, second);
+	k->unlock(k->ctx, second);
+	k->unlock(k->ctx, first);
+}
+
+static void check_accounting(struct run *run)
+{
+	struct resid_accounting acc;
+	char why[RESID_ERRLEN];
+
+	resid_quiesce(run->r);
+	if (resid_reconcile(run->r, &acc, why) < 0)
+		sim_fail(run->s, "reconcile: %s", why);
+	else if (acc.st_bytes != acc.resident)
+		sim_fail(run->s, "st_blocks*512 %" PRIu64 " != resident %"
+			 PRIu64 " at quiescence", acc.st_bytes, acc.resident);
+}
+
+static void main_thread(void *arg)
+{
+	struct run *run = arg;
+	const struct simprog *p = run->p;
+	struct app apps[8];
+	char err[RESID_ERRLEN];
+
+	if (p->pattern == PAT_SELF_DEADLOCK) {
+		const struct resid_seam *k = sim_seam(run->s);
+
+		k->mutex_init(k->ctx, &run->m[0]);
+		k->mutex_init(k->ctx, &run->m[1]);
+		for (uint32_t t = 0; t < 2; t++) {
+			apps[t] = (struct app){ run, t };
+			sim_spawn(run->s, selftest_main, &apps[t], "self");
+		}
+		sim_join_apps(run->s);
+		return;
+	}
+	run->r = resid_open(&run->cfg, err);
+	if (!run->r) {
+		sim_fail(run->s, "resid_open: %s", err);
+		return;
+	}
+	for (uint32_t t = 0; t < p->threads && t < 8; t++) {
+		apps[t] = (struct app){ run, t };
+		sim_spawn(run->s, app_main, &apps[t], "app");
+	}
+	sim_join_apps(run->s);
+	if (p->pattern == PAT_ACCOUNT)
+		check_accounting(run);
+	resid_check_quiescent(run->r);
+	resid_get_stats(run->r, &run->out->stats);
+	/* I-14 against the kernel's own tally, not only the pager's. */
+	if (run->out->stats.continues_ok != sim_continues_ok(run->s))
+		sim_fail(run->s, "I-14: pager counted %" PRIu64 " CONTINUEs, "
+			 "the kernel %" PRIu64, run->out->stats.continues_ok,
+			 sim_continues_ok(run->s));
+	resid_close(run->r);
+	run->r = NULL;
+}
+
+static void configure(struct run *run, const struct sim_config *sc)
+{
+	const struct simprog *p = run->p;
+	struct resid_config *c = &run->cfg;
+
+	resid_config_init(c);
+	c->region_len = (uint64_t)p->chunks * CHUNK;
+	c->chunk_size = CHUNK;
+	c->budget_bytes = (uint64_t)p->budget_chunks * CHUNK;
+	c->seed = sc->seed;
+	c->policy = (enum resid_policy)(sc->seed % 3);
+	c->fetch_workers = p->workers;
+	c->prefetch_depth = p->prefetch;
+	c->eager_reconcile = 1;
+	c->fetching_timeout_ms = 2000;
+	c->demand_retries = 8;
+	c->seam = sim_seam(run->s);
+}
+
+void simprog_run(const struct simprog *p, const struct sim_config *sc,
+		 uint32_t ops, struct sim_outcome *out)
+{
+	struct sim_config c = *sc;
+	struct run run = { .p = p, .ops = ops ? ops : p->ops, .seed = sc->seed,
+			   .out = out };
+	const uint16_t *sched;
+
+	memset(out, 0, sizeof(*out));
+	c.short_reads = p->short_reads;
+	c.stat_lag_bytes = p->stat_lag;
+	run.s = sim_create(&c);
+	if (!run.s) {
+		out->verdict = SIM_FAILED;
+		snprintf(out->why, sizeof(out->why), "out of memory for the "
+			 "simulation");
+		return;
+	}
+	configure(&run, &c);
+	current = run.s;
+	inv_reset();
+	inv_set_handler(on_violation, NULL);
+	out->verdict = sim_run(run.s, main_thread, &run);
+	inv_set_handler(NULL, NULL);
+	snprintf(out->why, sizeof(out->why), "%s", sim_why(run.s));
+	out->steps = sim_steps(run.s);
+	out->preemptions = sim_preemptions(run.s);
+	out->log_hash = sim_log_hash(run.s);
+	out->lock_hash = sim_lock_order_hash(run.s);
+	sched = sim_schedule(run.s, &out->nschedule);
+	out->schedule = malloc(out->nschedule * sizeof(*sched) + 1);
+	if (out->schedule)
+		memcpy(out->schedule, sched, out->nschedule * sizeof(*sched));
+	else
+		out->nschedule = 0;
+	/* A run that ended early (deadlock, lost wakeup) never closed its
+	 * region: the simulated kernel goes, the pager's heap blocks of that
+	 * run are left (a few KiB per failing schedule). */
+	sim_destroy(run.s);
+	current = NULL;
+}
+
+void sim_outcome_free(struct sim_outcome *o)
+{
+	free(o->schedule);
+	o->schedule = NULL;
+	o->nschedule = 0;
+}

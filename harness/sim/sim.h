@@ -1,0 +1,107 @@
+/* The simulated kernel and the deterministic scheduler (SPEC §4).
+ *
+ * sim_seam() is a second implementation of the pager's seam: the memfd's
+ * page cache, the PTEs of mapping A, the uffd queue with MISSING and MINOR
+ * faults, CONTINUE/WAKE with the kernel's errno rules, punch, st_blocks,
+ * memory.stat (optionally lagging), backing reads (optionally short), a
+ * virtual clock, and threads, locks and condition variables that are
+ * coroutines run one at a time. Every seam call is a scheduling point: the
+ * strategy picks which runnable thread goes next, from one decision stream
+ * seeded by sim_config.seed, so a seed (or a recorded schedule) replays the
+ * same run, step for step. Harness builds only. */
+#ifndef HARNESS_SIM_H
+#define HARNESS_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seam.h"
+
+enum sim_strategy {
+	SIM_RANDOM,     /* a uniformly random runnable thread at every point */
+	SIM_PCT,        /* priorities with depth-1 change points (PCT) */
+};
+
+enum sim_verdict {
+	SIM_PASS,        /* every controlled thread exited */
+	SIM_FAILED,      /* sim_fail() was called: an oracle said no */
+	SIM_DEADLOCK,    /* a cycle in the wait-for graph of locks */
+	SIM_LOST_WAKEUP, /* a thread sleeps on a fault nobody will serve */
+	SIM_NO_SIGNAL,   /* a condition waiter nobody will signal */
+	/* max_steps passed, or idle past idle_limit_ns with no fault,
+	 * condition or lock to blame: threads wait only on timers or joins
+	 * (a livelock in virtual time; sim_why starts with "hang"). */
+	SIM_STEP_LIMIT,
+};
+
+struct sim_config {
+	uint64_t seed;
+	enum sim_strategy strategy;
+	unsigned pct_depth;      /* d >= 1 */
+	uint64_t pct_steps;      /* k: the change points fall in [1, k]; 0: 1000 */
+	/* A recorded schedule: at step i run replay[i] (a thread id) when it is
+	 * runnable; past the end, or when it is not, the strategy decides. */
+	const uint16_t *replay;
+	size_t nreplay;
+	uint64_t max_steps;      /* 0: 1,000,000 */
+	/* Virtual time with no progress (no read served, no CONTINUE, no
+	 * thread exit) after which the run counts as quiescent and is
+	 * classified; 0: 120 s. */
+	uint64_t idle_limit_ns;
+	uint64_t stat_lag_bytes; /* memory.stat lags by up to this; 0: exact */
+	int short_reads;         /* backing reads may deliver fewer bytes */
+	/* A runnable thread passed over this many steps in a row runs next:
+	 * the kernel's scheduler is fair, PCT's priorities alone are not, and
+	 * starving a thread forever makes livelocks no fair scheduler would.
+	 * 0: 10,000. */
+	uint64_t fair_steps;
+};
+
+struct sim;
+
+struct sim *sim_create(const struct sim_config *c);
+void sim_destroy(struct sim *s);
+/* The seam to put in resid_config.seam. */
+const struct resid_seam *sim_seam(struct sim *s);
+
+/* Runs fn(arg) as controlled thread 0, then every thread it or the pager
+ * starts, until all have exited or a verdict other than SIM_PASS. */
+enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg);
+
+/* In a controlled thread: starts an application thread (ids are given in
+ * creation order, so they are the same in every replay). */
+int sim_spawn(struct sim *s, void (*fn)(void *arg), void *arg,
+	      const char *name);
+/* In a controlled thread: waits until every thread sim_spawn started has
+ * exited. */
+void sim_join_apps(struct sim *s);
+/* In an application thread: reads len bytes at addr in mapping A as the
+ * kernel would serve them: a page not mapped raises a MISSING fault (not in
+ * the page cache) or a MINOR fault (in it), queues the uffd message, sleeps
+ * until a CONTINUE or WAKE covers the address, and tries again. */
+void sim_read(struct sim *s, const void *addr, void *dst, size_t len);
+/* A scheduling point for an annotated shared access outside the seam. */
+void sim_point(struct sim *s, const char *what);
+/* In a controlled thread: an oracle failed; the run ends at the next
+ * scheduling point with SIM_FAILED and this reason (the first one kept). */
+void sim_fail(struct sim *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* After sim_run. */
+const char *sim_why(const struct sim *s);       /* one line */
+const char *sim_verdict_name(enum sim_verdict v);
+uint64_t sim_steps(const struct sim *s);
+uint64_t sim_preemptions(const struct sim *s);
+/* A hash of every step (thread, call, object as an offset or id, never an
+ * address): equal hashes, equal runs. */
+uint64_t sim_log_hash(const struct sim *s);
+/* A hash of the order in which locks were acquired: one interleaving. */
+uint64_t sim_lock_order_hash(const struct sim *s);
+/* The thread chosen at each step, to replay the run. */
+const uint16_t *sim_schedule(const struct sim *s, size_t *n);
+/* The kernel's own tallies, for I-14 against the pager's counters. */
+uint64_t sim_continues_ok(const struct sim *s);
+/* Virtual time that passed since sim_create (the clock starts at 1 s). */
+uint64_t sim_virtual_ns(const struct sim *s);
+
+#endif

@@ -1,0 +1,13 @@
+#ifndef HARNESS_SIM_GATE_H
+#define HARNESS_SIM_GATE_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+
+/* Runs scenario s on the simulated kernel for `schedules` schedules; a
+ * scenario with no simulated form runs as it is. */
+int sim_gate_run(const struct scenario *s, const struct run_opts *o,
+		 uint64_t schedules, struct scen_result *res);
+
+#endif
