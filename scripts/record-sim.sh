@@ -18,7 +18,7 @@ mkdir -p results
 	done
 } | tee results/sim-bench.txt
 # Six scenarios, both strategies: total/12 schedules per campaign.
-per=$((total / 12))
+per=$(((total + 11) / 12))
 {
 	echo "# $((per * 12)) schedules, real pager, no bug switched on"
 	for scen in T-1 T-2 T-3 T-4 T-6 T-7; do
