@@ -7,9 +7,21 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=build/residctl
-schedules=${SIM_SCHEDULES:-400}
+schedules=${SIM_SCHEDULES:-2000}
 
 $R check --sim --schedules "$schedules" || exit 1
+# The bounded exhaustive search over a tiny pager run: no failure.
+$R explore T-2 --strategy dfs:1 --schedules 1000 || exit 1
+# The planted inversion needs one preemption: dfs:0 must not find it,
+# dfs:1 must.
+if ! $R explore self-deadlock --strategy dfs:0 >/dev/null; then
+	echo "sim self-test: dfs:0 reported a failure no schedule has" >&2
+	exit 1
+fi
+if $R explore self-deadlock --strategy dfs:1 >/dev/null; then
+	echo "sim self-test: dfs:1 missed the planted deadlock" >&2
+	exit 1
+fi
 
 out=$($R explore self-deadlock --strategy pct:3 --schedules 200 --seed 1)
 rc=$?

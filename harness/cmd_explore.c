@@ -11,10 +11,13 @@
 #include "explore.h"
 
 static const char explore_usage[] =
-	"usage: residctl explore SCENARIO [--strategy random|pct:D] [--schedules N]\n"
+	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
+	"                        [--schedules N]\n"
 	"                        [--seed S] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
-	"  each chosen by the strategy (default pct:3) from seed S + i. Prints\n"
+	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
+	"  searches every schedule with at most P preemptions (tiny scenarios;\n"
+	"  N caps it). Prints\n"
 	"  schedules run, distinct interleavings (lock-acquisition orders),\n"
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
@@ -62,8 +65,8 @@ int cmd_explore(int argc, char **argv)
 		} else if (!strncmp(a, "--strategy", 10)) {
 			if (parse_strategy(v, &o.strategy, &o.depth)) {
 				fprintf(stderr, "residctl explore: unknown "
-					"strategy '%s'; use random or pct:D "
-					"(D 1..9)\n", v);
+					"strategy '%s'; use random, pct:D (D "
+					"1..9) or dfs:P (P 0..9)\n", v);
 				return 2;
 			}
 		} else if (!strncmp(a, "--schedules", 11)) {

@@ -20,21 +20,21 @@ static double now_s(void)
 
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth)
 {
-	char *end;
-
 	if (!strcmp(s, "random")) {
 		*st = SIM_RANDOM;
 		*depth = 0;
 		return 0;
 	}
-	if (strncmp(s, "pct:", 4) || s[4] < '1' || s[4] > '9')
+	/* pct:D (depth 1..9) or dfs:P (preemption bound 0..9) */
+	if (strlen(s) != 5 || s[3] != ':' || s[4] < '0' || s[4] > '9')
 		return -1;
-	unsigned long d = strtoul(s + 4, &end, 10);
-
-	if (*end || d > 9)
+	if (!strncmp(s, "pct", 3) && s[4] != '0')
+		*st = SIM_PCT;
+	else if (!strncmp(s, "dfs", 3))
+		*st = SIM_DFS;
+	else
 		return -1;
-	*st = SIM_PCT;
-	*depth = (unsigned)d;
+	*depth = (unsigned)(s[4] - '0');
 	return 0;
 }
 
@@ -186,6 +186,111 @@ static void set_add(struct hashset *h, uint64_t x)
 	}
 }
 
+/* One schedule's bookkeeping, shared by both kinds of campaign. */
+static void tally(struct explore_result *r, struct hashset *seen, uint64_t i,
+		  const struct replay *rp, struct sim_outcome *out)
+{
+	r->schedules++;
+	r->steps += out->steps;
+	r->by_verdict[out->verdict]++;
+	r->dedup_fetching += out->stats.dedup_fetching;
+	r->dedup_resident += out->stats.dedup_resident;
+	set_add(seen, out->lock_hash);
+	if (out->verdict != SIM_PASS) {
+		r->failures++;
+		if (!r->fail.p) {
+			r->fail = *rp;
+			r->fail.schedule = NULL;
+			r->fail.nschedule = 0;
+			r->fail_index = i + 1;
+			r->raw_preemptions = out->preemptions;
+			r->outcome = *out;
+			memset(out, 0, sizeof(*out));
+			return;
+		}
+	}
+	sim_outcome_free(out);
+}
+
+struct prefix {
+	uint16_t *ids;
+	size_t n;
+};
+
+/* Pushes schedule[0..i) + t. */
+static int push(struct prefix **st, size_t *n, size_t *cap,
+		const uint16_t *sched, size_t i, uint16_t t)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct prefix *g = realloc(*st, c * sizeof(*g));
+
+		if (!g)
+			return -1;
+		*st = g;
+		*cap = c;
+	}
+	uint16_t *ids = malloc((i + 1) * sizeof(*ids));
+
+	if (!ids)
+		return -1;
+	memcpy(ids, sched, i * sizeof(*ids));
+	ids[i] = t;
+	(*st)[(*n)++] = (struct prefix){ ids, i + 1 };
+	return 0;
+}
+
+/* The bounded exhaustive search: every schedule with at most `depth`
+ * preemptions, depth first, each explored once. A run follows its forced
+ * prefix, then lets the running thread go on; every other thread runnable
+ * at a later step is a branch, kept when it costs no more preemptions than
+ * the bound. */
+static void explore_dfs(const struct explore_opts *o, struct explore_result *r,
+			struct hashset *seen)
+{
+	struct prefix *st = NULL;
+	size_t n = 0, cap = 0;
+
+	st = malloc(256 * sizeof(*st));
+	if (!st)
+		return;
+	cap = 256;
+	st[n++] = (struct prefix){ NULL, 0 };
+	while (n && r->schedules < o->schedules) {
+		struct prefix pf = st[--n];
+		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
+				     .depth = o->depth, .seed = o->seed,
+				     .ops = o->p->ops, .schedule = pf.ids,
+				     .nschedule = pf.n };
+		struct sim_outcome out;
+		unsigned pre = 0;
+
+		replay_run(&rp, &out);
+		for (size_t i = 1; i < out.nschedule; i++) {
+			uint16_t prev = out.schedule[i - 1];
+			int prev_runs = prev < 64 && (out.masks[i] >> prev & 1);
+
+			if (i >= pf.n) {
+				for (uint16_t t = 0; t < 64; t++) {
+					if (!(out.masks[i] >> t & 1) ||
+					    t == out.schedule[i])
+						continue;
+					if (pre + (prev_runs && t != prev) >
+					    o->depth)
+						continue;
+					push(&st, &n, &cap, out.schedule, i, t);
+				}
+			}
+			pre += prev_runs && out.schedule[i] != prev;
+		}
+		tally(r, seen, r->schedules, &rp, &out);
+		free(pf.ids);
+	}
+	while (n)
+		free(st[--n].ids);
+	free(st);
+}
+
 uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 {
 	struct hashset seen = { 0 };
@@ -205,7 +310,7 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 		k = out.steps ? out.steps : 1;
 		sim_outcome_free(&out);
 	}
-	for (uint64_t i = 0; i < o->schedules; i++) {
+	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules; i++) {
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
@@ -213,23 +318,7 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 		struct sim_outcome out;
 
 		replay_run(&rp, &out);
-		r->schedules++;
-		r->steps += out.steps;
-		r->by_verdict[out.verdict]++;
-		r->dedup_fetching += out.stats.dedup_fetching;
-		r->dedup_resident += out.stats.dedup_resident;
-		set_add(&seen, out.lock_hash);
-		if (out.verdict != SIM_PASS) {
-			r->failures++;
-			if (!r->fail.p) {
-				r->fail = rp;
-				r->fail_index = i + 1;
-				r->raw_preemptions = out.preemptions;
-				r->outcome = out;
-				continue;
-			}
-		}
-		sim_outcome_free(&out);
+		tally(r, &seen, i, &rp, &out);
 		if (o->progress && now_s() - last >= 1) {
 			last = now_s();
 			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
@@ -238,6 +327,8 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 				seen.n);
 		}
 	}
+	if (o->strategy == SIM_DFS)
+		explore_dfs(o, r, &seen);
 	if (o->progress && now_s() - t0 >= 1)
 		fputc('\n', stderr);
 	r->distinct = seen.n;
@@ -319,6 +410,8 @@ char *replay_encode(const struct replay *rp)
 	if (rp->strategy == SIM_PCT)
 		snprintf(strat, sizeof(strat), "pct%u-k%" PRIu64, rp->depth,
 			 rp->steps);
+	else if (rp->strategy == SIM_DFS)
+		snprintf(strat, sizeof(strat), "dfs%u", rp->depth);
 	else
 		snprintf(strat, sizeof(strat), "random");
 	len = (size_t)snprintf(s, cap, "rc1/%s/%s/%s/%" PRIu64 "/%u/",
@@ -367,6 +460,10 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 		return bad(err, n, "unknown scenario");
 	if (!strcmp(strat, "random")) {
 		rp->strategy = SIM_RANDOM;
+	} else if (!strncmp(strat, "dfs", 3) && strat[3] >= '0' &&
+		   strat[3] <= '9' && !strat[4]) {
+		rp->strategy = SIM_DFS;
+		rp->depth = (unsigned)(strat[3] - '0');
 	} else if (!strncmp(strat, "pct", 3) && strat[3] >= '1' &&
 		   strat[3] <= '9' && !strncmp(strat + 4, "-k", 2) &&
 		   strat[6] >= '1' && strat[6] <= '9') {

@@ -236,11 +236,16 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 	out->log_hash = sim_log_hash(run.s);
 	out->lock_hash = sim_lock_order_hash(run.s);
 	sched = sim_schedule(run.s, &out->nschedule);
+	const uint64_t *masks = sim_runnable_masks(run.s, &out->nschedule);
+
 	out->schedule = malloc(out->nschedule * sizeof(*sched) + 1);
-	if (out->schedule)
+	out->masks = malloc(out->nschedule * sizeof(*masks) + 1);
+	if (out->schedule && out->masks) {
 		memcpy(out->schedule, sched, out->nschedule * sizeof(*sched));
-	else
+		memcpy(out->masks, masks, out->nschedule * sizeof(*masks));
+	} else {
 		out->nschedule = 0;
+	}
 	/* A run that ended early (deadlock, lost wakeup) never closed its
 	 * region: the simulated kernel goes, the pager's heap blocks of that
 	 * run are left (a few KiB per failing schedule). */
@@ -251,6 +256,8 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 void sim_outcome_free(struct sim_outcome *o)
 {
 	free(o->schedule);
+	free(o->masks);
 	o->schedule = NULL;
+	o->masks = NULL;
 	o->nschedule = 0;
 }

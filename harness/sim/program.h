@@ -31,6 +31,7 @@ struct sim_outcome {
 	uint64_t checked;            /* bytes compared */
 	struct resid_stats stats;    /* the pager's, when it got to close */
 	uint16_t *schedule;          /* malloc'd; the run's choices */
+	uint64_t *masks;             /* malloc'd; runnable threads per step */
 	size_t nschedule;
 };
 

@@ -426,9 +426,19 @@ static struct sim_thread *starved(struct sim *s, unsigned n)
 	return old;
 }
 
+/* The running thread while it can run, else the lowest id. */
+static struct sim_thread *dfs_pick(struct sim *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (s->run[i] == s->cur)
+			return s->cur;
+	return s->run[0];
+}
+
 static struct sim_thread *choose(struct sim *s, unsigned n)
 {
 	struct sim_thread *t = s->cfg.strategy == SIM_PCT ? pct_pick(s, n) :
+		s->cfg.strategy == SIM_DFS ? dfs_pick(s, n) :
 		s->run[rng_below(&s->rng, n)];
 	struct sim_thread *old = starved(s, n);
 
@@ -447,18 +457,28 @@ static struct sim_thread *choose(struct sim *s, unsigned n)
 	return t;
 }
 
-static void record(struct sim *s, struct sim_thread *t)
+static void record(struct sim *s, struct sim_thread *t, unsigned n)
 {
+	uint64_t mask = 0;
+
 	if (s->steps > s->cap_sched) {
 		uint64_t cap = s->cap_sched ? s->cap_sched * 2 : 1024;
 		uint16_t *p = realloc(s->sched, cap * sizeof(*p));
+		uint64_t *m = realloc(s->masks, cap * sizeof(*m));
 
-		if (!p)
+		if (p)
+			s->sched = p;
+		if (m)
+			s->masks = m;
+		if (!p || !m)
 			sim_oom();
-		s->sched = p;
 		s->cap_sched = cap;
 	}
+	for (unsigned i = 0; i < n; i++)
+		if (s->run[i]->id < 64)
+			mask |= 1ull << s->run[i]->id;
 	s->sched[s->steps - 1] = t->id;
+	s->masks[s->steps - 1] = mask;
 	s->log_hash = mix(mix(mix(s->log_hash, t->id), (uint64_t)t->op),
 			  t->op_obj);
 }
@@ -490,7 +510,7 @@ static void step(struct sim *s)
 			me->prio = i + 1;
 	next = choose(s, n);
 	next->ready_step = s->steps;
-	record(s, next);
+	record(s, next, n);
 	if (next == me)
 		return;
 	if (me->wait == W_RUN)
@@ -859,6 +879,7 @@ void sim_destroy(struct sim *s)
 	free(s->locks);
 	free(s->conds);
 	free(s->sched);
+	free(s->masks);
 	free(s->change);
 	free(s);
 }
@@ -979,6 +1000,12 @@ const uint16_t *sim_schedule(const struct sim *s, size_t *n)
 	*n = (size_t)(s->steps < s->cfg.max_steps ? s->steps :
 		      s->cfg.max_steps);
 	return s->sched;
+}
+
+const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n)
+{
+	sim_schedule(s, n); /* the same steps as the schedule */
+	return s->masks;
 }
 
 uint64_t sim_continues_ok(const struct sim *s)

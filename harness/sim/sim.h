@@ -20,6 +20,10 @@
 enum sim_strategy {
 	SIM_RANDOM,     /* a uniformly random runnable thread at every point */
 	SIM_PCT,        /* priorities with depth-1 change points (PCT) */
+	/* No preemption of its own: the running thread goes on while it can,
+	 * else the lowest id. The bounded exhaustive search forces the
+	 * alternatives through replay prefixes. */
+	SIM_DFS,
 };
 
 enum sim_verdict {
@@ -99,6 +103,9 @@ uint64_t sim_log_hash(const struct sim *s);
 uint64_t sim_lock_order_hash(const struct sim *s);
 /* The thread chosen at each step, to replay the run. */
 const uint16_t *sim_schedule(const struct sim *s, size_t *n);
+/* At each step, the threads that could have run (bit i: thread i; threads
+ * 64 and up are not shown), for the exhaustive search. */
+const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n);
 /* The kernel's own tallies, for I-14 against the pager's counters. */
 uint64_t sim_continues_ok(const struct sim *s);
 /* Virtual time that passed since sim_create (the clock starts at 1 s). */

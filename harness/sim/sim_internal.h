@@ -121,6 +121,7 @@ struct sim {
 
 	uint64_t steps, preemptions, log_hash, lock_hash;
 	uint16_t *sched;
+	uint64_t *masks;          /* runnable threads at each step */
 	uint64_t cap_sched;
 	uint64_t *change;         /* PCT change points */
 	unsigned nchange;
