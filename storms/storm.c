@@ -171,7 +171,7 @@ static void dump_threads(pid_t pid, char *buf, size_t n)
 	closedir(d);
 }
 
-static int make_table(struct storm *s, struct resid_chunk_spec *t,
+static void make_table(struct storm *s, struct resid_chunk_spec *t,
 		      uint64_t *rng)
 {
 	uint64_t off = 0;
@@ -189,7 +189,6 @@ static int make_table(struct storm *s, struct resid_chunk_spec *t,
 	}
 	s->cfg.table = t;
 	s->cfg.table_len = n;
-	return 0;
 }
 
 /* In the child: the storm itself. Writes the result to fd and exits. */
@@ -247,12 +246,9 @@ static void child(const struct storm_config *c, int fd)
 		}
 	}
 	uint64_t limit = s.deadline_ns + (uint64_t)(c->watchdog_seconds * 1e9);
-	struct timespec ts = { .tv_sec = (time_t)(limit / 1000000000ull),
-			       .tv_nsec = (long)(limit % 1000000000ull) };
-
 	for (uint32_t i = 0; i < started; i++) {
 		/* pthread_timedjoin_np takes CLOCK_REALTIME: convert. */
-		struct timespec rt;
+		struct timespec rt, ts;
 		uint64_t left = limit > now_ns() ? limit - now_ns() : 0;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
