@@ -55,9 +55,26 @@ expect2 "storm duration 0" $R storm --duration 0
 expect2 "unknown sim scenario" $R explore T-9
 expect2 "unknown strategy" $R explore T-3 --strategy pct:x
 expect2 "malformed replay line" $R replay 'garbage'
-expect2 "replay line from another build" $R replay 'rc1/0123456789ab/T-3/random/1/4/0*5'
+expect2 "replay line from another build" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
+expect2 "replay line, old format" $R replay 'rc1/0123456789ab/T-3/random/1/4/0*5'
+expect2 "replay line, bad bug field" $R replay 'rc2/x/T-3/random/1/9/4/0*5'
+expect2 "repro without a bug" $R repro
+expect2 "repro of bug 8" $R repro 8
+expect2 "repro bad seed" $R repro 2 --seed x
+expect2 "check --bug 0" $R check --bug 0
+expect2 "explore --bug list" $R explore T-3 --bug 1,,2
+expect2 "storm --bug" $R storm --bug 9
+expect2 "RESIDCTL_BUGS bad" env RESIDCTL_BUGS=all,3 $R check T-2
+expect2 "matrix no seeds" $R matrix --seeds 0
+expect2 "check --fault unknown point" $R check T-3 --fault nosuch=0.5
 expect2 "schedules without --sim" $R check --schedules 10
 expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K
+expect2 "unknown benchmark" $R bench frob
+expect2 "bench ratio out of range" $R bench arms --ratios 1.5
+expect2 "bench budget below a chunk" $R bench arms --ratios 0.01
+expect2 "bench unknown arm" $R bench arms --arms B
+expect2 "bench file in memory" $R bench arms --dir /dev/shm
+expect2 "bench fetch size not 4K" $R bench fetch --sizes 3000
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bugs.h"
 #include "cgroup_scope.h"
 #include "cli.h"
 #include "commands.h"
+#include "fault.h"
 #include "probe.h"
 #include "report.h"
 #include "sim_gate.h"
@@ -18,7 +20,8 @@
 static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
 	"                      [--json FILE] [--junit FILE] [--list]\n"
-	"                      [--sim [--schedules N]]\n"
+	"                      [--sim [--schedules N]] [--bug N[,N..]]\n"
+	"                      [--fault NAME=P | --fault NAME@N ...]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
 	"  row per scenario: verdict, checks, mismatches, counters, seconds.\n"
@@ -26,7 +29,10 @@ static const char usage[] =
 	"  input or when the scenarios cannot run here (see residctl probe).\n"
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
-	"  a failure prints its shrunk schedule's replay line.\n";
+	"  a failure prints its shrunk schedule's replay line.\n"
+	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
+	"  too; see residctl repro --list). --fault injects faults into the\n"
+	"  storms T-3, T-6, T-7 as in residctl storm (RESIDCTL_FAULTS too).\n";
 
 static void list(void)
 {
@@ -68,6 +74,12 @@ int cmd_check(int argc, char **argv)
 	const char *json = NULL, *junit = NULL;
 	int n = 0, passed = 0, sim = 0;
 	uint64_t schedules = 0;
+	char err[256];
+
+	if (fault_enable_env(err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: RESIDCTL_FAULTS: %s\n", err);
+		return 2;
+	}
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -86,6 +98,17 @@ int cmd_check(int argc, char **argv)
 			if (cli_u64(v, &schedules) || !schedules) {
 				fprintf(stderr, "residctl check: bad schedule "
 					"count '%s'; give a number >= 1\n", v);
+				return 2;
+			}
+		} else if (!strncmp(a, "--bug", 5)) {
+			if (!(v = cli_value("check", argc, argv, &i)) ||
+			    bugs_option("check", v))
+				return 2;
+		} else if (!strncmp(a, "--fault", 7)) {
+			if (!(v = cli_value("check", argc, argv, &i)))
+				return 2;
+			if (fault_enable(v, err, sizeof(err)) < 0) {
+				fprintf(stderr, "residctl check: %s\n", err);
 				return 2;
 			}
 		} else if (!strncmp(a, "--seed", 6)) {

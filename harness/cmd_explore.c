@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bugs.h"
 #include "cli.h"
 #include "commands.h"
 #include "explore.h"
@@ -13,7 +14,7 @@
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
 	"                        [--schedules N]\n"
-	"                        [--seed S] [--no-shrink] | --list\n"
+	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
 	"  searches every schedule with at most P preemptions (tiny scenarios;\n"
@@ -21,12 +22,15 @@ static const char explore_usage[] =
 	"  schedules run, distinct interleavings (lock-acquisition orders),\n"
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
+	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
+	"  too; see residctl repro --list).\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
 	"usage: residctl replay 'LINE'\n"
-	"  Runs the schedule a failure printed (rc1/REV/SCENARIO/STRATEGY/SEED/\n"
-	"  OPS/SCHEDULE) and prints its verdict and event-log hash. Exit 0 when\n"
+	"  Runs the schedule a failure printed (rc2/REV/SCENARIO/STRATEGY/SEED/\n"
+	"  BUGS/OPS/SCHEDULE), with the bug switches it names, and prints its\n"
+	"  verdict and event-log hash. Exit 0 when\n"
 	"  it passes, 1 when it fails (reproduced), 2 on a bad line.\n";
 
 static void list(void)
@@ -75,6 +79,9 @@ int cmd_explore(int argc, char **argv)
 					"count '%s'; give a number >= 1\n", v);
 				return 2;
 			}
+		} else if (!strncmp(a, "--bug", 5)) {
+			if (bugs_option("explore", v))
+				return 2;
 		} else if (!strncmp(a, "--seed", 6)) {
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
@@ -93,6 +100,7 @@ int cmd_explore(int argc, char **argv)
 		return 2;
 	}
 	o.progress = isatty(STDERR_FILENO);
+	o.bugs = bugs_enabled();
 	explore(&o, &r);
 	explore_print(stdout, &o, &r);
 	int failed = r.failures != 0;

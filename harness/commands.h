@@ -9,5 +9,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_storm(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bugs.h"
 #include "cgroup_scope.h"
 #include "commands.h"
 
@@ -17,9 +18,12 @@ static const struct {
 	{ "probe", cmd_probe, "print the kernel manifest; can the pager run here?" },
 	{ "explore", cmd_explore, "schedules of a scenario on the simulated kernel" },
 	{ "replay", cmd_replay, "rerun a failing schedule from its replay line" },
+	{ "repro", cmd_repro, "switch a historical bug back on; what catches it" },
+	{ "matrix", cmd_matrix, "every bug against every detector: the kill matrix" },
 	{ "storm", cmd_storm, "randomized storms on the real kernel, with faults" },
 	{ "verify", cmd_verify, "read a file through the pager, check every byte" },
 	{ "belady", cmd_belady, "offline optimum over a reference trace" },
+	{ "bench", cmd_bench, "benchmarks: the arms against OPT, the fetch path" },
 };
 
 static void usage(FILE *f)
@@ -48,6 +52,12 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
+	}
+	char err[160];
+
+	if (bugs_from_env(err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl: RESIDCTL_BUGS: %s\n", err);
+		return 2;
 	}
 	atexit(cg_scope_cleanup_all);
 	signal(SIGINT, on_signal);

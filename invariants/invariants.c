@@ -125,7 +125,8 @@ int inv_locked(uint32_t chunk, int held)
 	return 0;
 }
 
-int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
+int inv_accounting_holds(const struct resid_accounting *a, char *why,
+			 size_t n)
 {
 	uint64_t lo = a->resident, hi = a->resident + a->reserved;
 
@@ -133,7 +134,6 @@ int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
 		snprintf(why, n, "st_blocks*512 = %" PRIu64 " outside [resident %"
 			 PRIu64 ", resident+reserved %" PRIu64 "]",
 			 a->st_bytes, lo, hi);
-		inv_report(7, "%s", why);
 		return 0;
 	}
 	if (a->have_cgroup) {
@@ -148,11 +148,18 @@ int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
 				 ", baseline %" PRIu64 ", tolerance %" PRIu64 ")",
 				 a->shmem, slo, shi, a->resident, a->reserved,
 				 a->shmem_baseline, a->tolerance);
-			inv_report(7, "%s", why);
 			return 0;
 		}
 	}
 	return 1;
+}
+
+int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
+{
+	if (inv_accounting_holds(a, why, n))
+		return 1;
+	inv_report(7, "%s", why);
+	return 0;
 }
 
 int inv_no_thp(const char *smaps, const void *start)

@@ -39,6 +39,9 @@ int inv_locked(uint32_t chunk, int held);
 /* I-7: st_bytes within [resident, resident + reserved]; shmem within the
  * same interval shifted by the baseline, widened by the tolerance. */
 int inv_accounting(const struct resid_accounting *acc, char *why, size_t n);
+/* The same check without the report: a verdict for the caller to judge. */
+int inv_accounting_holds(const struct resid_accounting *acc, char *why,
+			 size_t n);
 /* I-9: in /proc/self/smaps text, the mapping that starts at `start` has no
  * huge pages (AnonHugePages, ShmemPmdMapped, FilePmdMapped all 0 kB).
  * Returns -1 when the mapping is not in the text. */

@@ -26,7 +26,11 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 #ifdef RESID_HARNESS
 	inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin, c->retained);
 #endif
+	uint64_t t0 = phase_clock(r);
+
 	rc = K(r, punch, r->memfd, c->off, c->len);
+	if (r->cfg.phase_timers)
+		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
 	if (rc < 0) {
 		STAT_INC(r, punch_errors);
 		chunk_unlock(r, c);
@@ -84,6 +88,30 @@ static int break_retention(struct resid_region *r)
 	return 1;
 }
 
+#ifdef RESID_HARNESS
+/* I-12 between quiescent points: a pin is a retention or the one an
+ * in-flight job holds on its own chunk, and the calling job holds none yet.
+ * Checked where a leaked pin shows: a demand that finds nothing to evict. */
+static void check_pins_explained(struct resid_region *r)
+{
+	uint32_t held = 0, inflight;
+
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		const struct chunk *c = &r->chunks[i];
+
+		inv_pin(i, c->pin, 0);
+		held += c->pin > c->retained ? (uint32_t)(c->pin - c->retained) : 0;
+	}
+	K(r, lock, &r->q_lock);
+	inflight = r->inflight;
+	K(r, unlock, &r->q_lock);
+	if (held + 1 > inflight)
+		inv_report(12, "%u pins beyond retention with %u other jobs in "
+			   "flight: a pin was never released", held,
+			   inflight - 1);
+}
+#endif
+
 /* Makes room for `need` bytes and reserves them. must_exceed is
  * POLICY_NEVER for a demand fetch; for a prefetch it is the target's next
  * use, and only chunks used strictly later may go. -EAGAIN: infeasible. */
@@ -109,6 +137,10 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 		break;
 	}
 	if (r->resident + r->reserved + need > r->budget) {
+#ifdef RESID_HARNESS
+		if (must_exceed == POLICY_NEVER)
+			check_pins_explained(r);
+#endif
 		K(r, unlock, &r->budget_lock);
 		return -EAGAIN;
 	}
@@ -131,6 +163,15 @@ void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
 	K(r, lock, &r->budget_lock);
 	r->reserved -= c->len;
 	set_resident(r, r->resident + c->len);
+#ifdef RESID_HARNESS
+	/* Bug 3: commit and pin in two critical sections, the chunk RESIDENT
+	 * between them, where an evictor can take it for a victim. */
+	if (BUG(3)) {
+		K(r, unlock, &r->budget_lock);
+		chunk_set_state(r, c, CH_RESIDENT);
+		K(r, lock, &r->budget_lock);
+	}
+#endif
 	c->pin++;
 	reconcile_locked(r, ++r->since_reconcile >= r->cfg.reconcile_interval ||
 			 r->cfg.eager_reconcile);
@@ -161,6 +202,14 @@ void budget_retain(struct resid_region *r, struct chunk *c)
 		}
 		ring_push(&r->retain, (uint32_t)(c - r->chunks));
 		c->retained = 1;
+#ifdef RESID_HARNESS
+		/* Bug 6: the prefetch path's pin before the fetch, bare. */
+		if (BUG(6)) {
+			K(r, unlock, &r->budget_lock);
+			PLAIN_ADD(r, c->pin, 1);
+			return;
+		}
+#endif
 		c->pin++;
 	}
 	K(r, unlock, &r->budget_lock);
@@ -171,7 +220,46 @@ void budget_unretain(struct resid_region *r, struct chunk *c)
 	K(r, lock, &r->budget_lock);
 	if (c->retained && ring_remove(&r->retain, (uint32_t)(c - r->chunks))) {
 		c->retained = 0;
+#ifdef RESID_HARNESS
+		/* Bug 6: the prefetch path's unpin on abandon, bare. */
+		if (BUG(6)) {
+			K(r, unlock, &r->budget_lock);
+			PLAIN_ADD(r, c->pin, -1);
+			return;
+		}
+#endif
 		c->pin--;
+	}
+	K(r, unlock, &r->budget_lock);
+}
+
+/* Evict ahead of need (cfg.evict_ahead): after chunk id landed and its
+ * faulters were woken, make room for the chunk the policy predicts next, so
+ * that its fetch finds the budget free instead of punching on the fault's
+ * critical path. Only chunks used strictly later than that chunk may go (the
+ * prefetch admission rule), never one demand-fetched since the last fault. */
+void budget_evict_ahead(struct resid_region *r, uint32_t id)
+{
+	uint32_t next = id;
+	uint64_t must = POLICY_NEVER;
+	int64_t v;
+
+	K(r, lock, &r->policy_lock);
+	if (policy_predict(r->policy, id, &next, 1) == 1)
+		must = policy_next_use(r->policy, next);
+	K(r, unlock, &r->policy_lock);
+	if (must == POLICY_NEVER || chunk_state(&r->chunks[next]) != CH_ABSENT)
+		return;
+	K(r, lock, &r->budget_lock);
+	while (r->resident + r->reserved + r->chunks[next].len > r->budget) {
+		uint32_t n = collect_candidates(r, &r->chunks[next], 1);
+
+		K(r, lock, &r->policy_lock);
+		v = policy_victim(r->policy, r->cand, n, must);
+		K(r, unlock, &r->policy_lock);
+		if (v < 0 || evict_locked(r, (uint32_t)v) < 0)
+			break;
+		STAT_INC(r, evict_ahead);
 	}
 	K(r, unlock, &r->budget_lock);
 }

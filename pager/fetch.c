@@ -68,6 +68,13 @@ void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
 		budget_release(r, c->len);
 	budget_unretain(r, c);
 	chunk_set_state(r, c, CH_ABSENT);
+#ifdef RESID_HARNESS
+	/* Bug 7: back to ABSENT without a wake. */
+	if (BUG(7)) {
+		STAT_INC(r, abandoned);
+		return;
+	}
+#endif
 	wake_range(r, (uint64_t)(uintptr_t)(r->a + c->off), c->len);
 	STAT_INC(r, drop_wakes);
 	STAT_INC(r, abandoned);
@@ -149,11 +156,24 @@ static uint64_t admission_bound(struct resid_region *r, uint32_t id)
 	return d == POLICY_NEVER ? POLICY_NEVER - 1 : d;
 }
 
+/* The phase timers of a fetch that landed: t[0] start, t[1] reserved,
+ * t[2] read, t[3] mapped. */
+static void record_phases(struct resid_region *r, const uint64_t t[4])
+{
+	if (!r->cfg.phase_timers)
+		return;
+	STAT_ADD(r, reserve_ns, t[1] - t[0]);
+	STAT_ADD(r, read_ns, t[2] - t[1]);
+	STAT_ADD(r, continue_ns, t[3] - t[2]);
+	STAT_ADD(r, fetch_ns, phase_clock(r) - t[0]);
+}
+
 /* With the chunk locked and FETCHING. */
 static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 {
 	struct chunk *c = &r->chunks[id];
 	uint32_t attempt = 0;
+	uint64_t t[4] = { phase_clock(r) };
 
 	if (prefetch)
 		budget_retain(r, c);
@@ -178,12 +198,15 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 		STAT_INC(r, retries);
 		K(r, sleep_ns, 1000000);
 	}
+	t[1] = phase_clock(r);
 	if (fill_b(r, c) < 0) {
 		fetch_abandon(r, c, 1, 1);
 		return;
 	}
+	t[2] = phase_clock(r);
 	int64_t mapped = map_a(r, c);
 
+	t[3] = phase_clock(r);
 	if (mapped < 0) {
 		fetch_abandon(r, c, 1, 1);
 		return;
@@ -193,6 +216,13 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 #endif
 	STAT_INC(r, continues_ok);
 	c->fetched++;
+#ifdef RESID_HARNESS
+	/* Bug 2: RESIDENT before the commit. An evictor holding the budget
+	 * lock takes the chunk for a victim and waits for its lock, which this
+	 * fetcher holds while it waits for the budget lock. */
+	if (BUG(2))
+		chunk_set_state(r, c, CH_RESIDENT);
+#endif
 	budget_commit_and_pin(r, c);
 	chunk_set_state(r, c, CH_RESIDENT);
 	K(r, lock, &r->policy_lock);
@@ -204,6 +234,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	stats_record_fetch(r, c, K(r, clock_ns) - c->fetching_since);
 	if (r->cfg.prefetch_depth)
 		prefetch_top_up(r, id);
+	record_phases(r, t);
 }
 
 static void run_job(struct resid_region *r, uint32_t id, int prefetch)
@@ -235,8 +266,18 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 	int landed = chunk_state(c) == CH_RESIDENT;
 
 	chunk_unlock(r, c);
-	if (landed)
-		budget_unpin(r, c);
+	if (!landed)
+		return;
+#ifdef RESID_HARNESS
+	/* Bug 6: the prefetch path's unpin after the fetch, bare. */
+	if (BUG(6) && prefetch) {
+		PLAIN_ADD(r, c->pin, -1);
+		return;
+	}
+#endif
+	budget_unpin(r, c);
+	if (r->cfg.evict_ahead)
+		budget_evict_ahead(r, id);
 }
 
 void *worker_main(void *arg)

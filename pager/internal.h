@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "bug_switch.h"
 #include "cgroupfs.h"
 #include "invariants.h"
 #include "policy.h"
@@ -97,9 +98,28 @@ struct resid_region {
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 
-#define STAT_ADD(r, field, v) \
+#define STAT_ATOMIC_ADD(r, field, v) \
 	__atomic_add_fetch(&(r)->st.field, (v), __ATOMIC_RELAXED)
+#ifdef RESID_HARNESS
+/* Bug 5: the counters as plain read-modify-writes from several threads. */
+#define STAT_ADD(r, field, v)                           \
+	do {                                            \
+		if (BUG(5))                             \
+			PLAIN_ADD(r, (r)->st.field, v); \
+		else                                    \
+			STAT_ATOMIC_ADD(r, field, v);   \
+	} while (0)
+#else
+#define STAT_ADD(r, field, v) STAT_ATOMIC_ADD(r, field, v)
+#endif
 #define STAT_INC(r, field) STAT_ADD(r, field, 1)
+
+/* The clock of the phase timers; 0 when they are off, so that no run pays
+ * for them (on the simulated kernel each clock read is a scheduling point). */
+static inline uint64_t phase_clock(struct resid_region *r)
+{
+	return r->cfg.phase_timers ? K(r, clock_ns) : 0;
+}
 
 static inline int chunk_state(const struct chunk *c)
 {
@@ -144,6 +164,7 @@ void budget_commit_and_pin(struct resid_region *r, struct chunk *c);
 void budget_unpin(struct resid_region *r, struct chunk *c);
 void budget_retain(struct resid_region *r, struct chunk *c);
 void budget_unretain(struct resid_region *r, struct chunk *c);
+void budget_evict_ahead(struct resid_region *r, uint32_t id);
 
 /* prefetch.c */
 void prefetch_top_up(struct resid_region *r, uint32_t id);

@@ -4,6 +4,7 @@
  * per-CPU batching and flush threshold, which bound the tolerance
  * (cg_flush_tolerance), not a guess. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,29 @@ static int measure(struct resid_region *r, struct resid_accounting *acc)
 	return 0;
 }
 
+#ifdef RESID_HARNESS
+/* Bug 1: the comparison leaves out the bytes in-flight fetches reserved and
+ * may already have read into the memfd. The exact check of I-7 judges the
+ * verdict: a failure it does not confirm is a false alarm. */
+static int check_ignoring_reserved(struct resid_region *r,
+				   struct resid_accounting *acc, char *why,
+				   size_t n)
+{
+	struct resid_accounting used = *acc;
+	char exact[RESID_ERRLEN];
+
+	used.reserved = 0;
+	if (inv_accounting_holds(&used, why, n))
+		return 0;
+	STAT_INC(r, reconcile_failures);
+	if (inv_accounting(acc, exact, sizeof(exact)))
+		inv_report(7, "false RECONCILE FAILED: %s, but with the %" PRIu64
+			   " reserved bytes of in-flight fetches the exact "
+			   "check holds", why, acc->reserved);
+	return -1;
+}
+#endif
+
 static int check(struct resid_region *r, struct resid_accounting *acc,
 		 char *why, size_t n)
 {
@@ -111,6 +135,10 @@ static int check(struct resid_region *r, struct resid_accounting *acc,
 		STAT_INC(r, reconcile_failures);
 		return -1;
 	}
+#ifdef RESID_HARNESS
+	if (BUG(1))
+		return check_ignoring_reserved(r, acc, why, n);
+#endif
 	if (!inv_accounting(acc, why, n)) {
 		STAT_INC(r, reconcile_failures);
 		return -1;

@@ -58,6 +58,12 @@ struct resid_config {
 	int eager_reconcile;          /* reconcile after every fetch */
 	uint32_t demand_retries;      /* infeasible budget retries, default 64 */
 	uint32_t prefetch_backoff_ms; /* declined prefetch back-off, default 100 */
+	/* Evict ahead of need: when a fetch has landed, make room at once for
+	 * the chunk the policy predicts next (only chunks used later than it
+	 * may go), so that its fault does not wait for a punch. Off: 0. */
+	int evict_ahead;
+	/* Per-phase fetch timers (the *_ns counters): clock reads per fetch. */
+	int phase_timers;
 
 	/* Where the cgroup check of I-3 may say no: refuse (default) or only
 	 * record (tests of the pager outside any cgroup). */
@@ -83,6 +89,11 @@ struct resid_stats {
 	uint64_t resident, reserved, budget;
 	uint64_t resident_max; /* highest `resident` ever seen (I-11) */
 	uint64_t latency_count, latency_sum_ns, latency_min_ns, latency_max_ns;
+	/* With phase_timers, over the fetches that landed: the whole fetch
+	 * under its chunk lock, and its reserve (evictions made for it
+	 * included), read and CONTINUE. punch_ns: every eviction's punch. */
+	uint64_t fetch_ns, reserve_ns, read_ns, continue_ns, punch_ns;
+	uint64_t evict_ahead; /* evictions made ahead of need */
 };
 
 #define RESID_ERRLEN 256

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "bugs.h"
 #include "fault.h"
 #include "probe.h"
 #include "rng.h"
@@ -23,7 +24,7 @@
 static const char usage[] =
 	"usage: residctl storm [--duration SECONDS] [--round SECONDS] [--seed N]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
-	"                      [--only ROUND_SEED]\n"
+	"                      [--only ROUND_SEED] [--bug N[,N..]]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy drawn per round) until\n"
 	"  --duration (default 60) has passed; each round (default 5 s) runs in\n"
@@ -33,7 +34,8 @@ static const char usage[] =
 	"  progress line once a second on a terminal, and a summary; --json\n"
 	"  writes it. Exit 0 when every round passed, 1 when one failed, 2 on\n"
 	"  bad input. Ctrl-C ends with the summary so far. A failed round prints\n"
-	"  the line that reruns it alone (--only ROUND_SEED).\n";
+	"  the line that reruns it alone (--only ROUND_SEED). --bug switches a\n"
+	"  historical bug back on (1..7, all; RESIDCTL_BUGS too).\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
@@ -228,6 +230,9 @@ int cmd_storm(int argc, char **argv)
 					"'%s'; give 1..3600 seconds\n", v);
 				return 2;
 			}
+		} else if (!strncmp(a, "--bug", 5)) {
+			if (bugs_option("storm", v))
+				return 2;
 		} else if (!strncmp(a, "--seed", 6)) {
 			if (cli_u64(v, &seed)) {
 				fprintf(stderr, "residctl storm: bad seed '%s'; "
@@ -299,16 +304,19 @@ int cmd_storm(int argc, char **argv)
 		add(&run.t, &r);
 		run.seeds[run.t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
-			char line[256];
+			char line[256], bugs[24];
 
 			storm_describe(&c, line, sizeof(line));
+			bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 			run.failed[run.t.rounds] = 1;
 			run.t.failed++;
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
 				"%s\n  rerun: residctl storm --only %" PRIu64
-				" --round %.0f --duration %.0f%s\n",
+				" --round %.0f --duration %.0f%s%s%s\n",
 				run.tty ? "\n" : "", run.t.rounds, r.message,
-				line, c.seed, c.seconds, c.seconds + 1, faults);
+				line, c.seed, c.seconds, c.seconds + 1, faults,
+				bugs_enabled() ? " --bug " : "",
+				bugs_enabled() ? bugs : "");
 		}
 		run.t.rounds++;
 		if (only)

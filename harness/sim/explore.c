@@ -4,11 +4,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bugs.h"
 #include "explore.h"
 #include "rev.h"
 #include "rng.h"
 
-#define SHRINK_RUNS 300
+/* Simulated runs a shrink may spend (a run is well under a millisecond). */
+#define SHRINK_RUNS 20000
 
 static double now_s(void)
 {
@@ -48,8 +50,11 @@ void replay_run(const struct replay *rp, struct sim_outcome *out)
 		.replay = rp->schedule,
 		.nreplay = rp->nschedule,
 	};
+	unsigned saved = bugs_enabled();
 
+	bugs_enable(rp->bugs);
 	simprog_run(rp->p, &c, rp->ops, out);
+	bugs_enable(saved);
 }
 
 /* The same failure: same verdict and, for an oracle, the same oracle (the
@@ -65,31 +70,55 @@ static int same_failure(const struct sim_outcome *a, const struct sim_outcome *b
 	return la == lb && !strncmp(a->why, b->why, la);
 }
 
-/* Tries rp with a candidate schedule; keeps it when it fails the same way
- * with no more preemptions. */
-static int attempt(struct replay *rp, uint16_t *cand, size_t n, uint32_t ops,
-		   struct sim_outcome *best)
-{
-	struct replay t = *rp;
-	struct sim_outcome o;
+/* A schedule as its deviations from the DFS default (the running thread
+ * goes on while it can, else the lowest id): the steps where another
+ * thread was chosen. Shrinking removes deviations. */
+struct deviation {
+	size_t step;
+	uint16_t thread;
+};
 
-	t.schedule = cand;
-	t.nschedule = n;
-	t.ops = ops;
-	replay_run(&t, &o);
-	if (!same_failure(&o, best) || o.preemptions > best->preemptions) {
-		sim_outcome_free(&o);
-		return 0;
+static size_t deviations_of(const struct sim_outcome *o, struct deviation *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 1; i < o->nschedule; i++) {
+		uint64_t m = o->masks[i];
+		uint16_t prev = o->schedule[i - 1], def;
+
+		def = prev < 64 && (m >> prev & 1) ? prev :
+			(uint16_t)(m ? __builtin_ctzll(m) : prev);
+		if (o->schedule[i] != def)
+			d[n++] = (struct deviation){ i, o->schedule[i] };
 	}
-	/* The run as it went is the new schedule: it replays exactly. */
+	return n;
+}
+
+/* Runs rp (a DFS replay) with deviations d[0..n), each applied at its step
+ * of the run the earlier ones made; rp's schedule becomes the forced
+ * prefix. out is the final run. */
+static void run_deviations(struct replay *rp, const struct deviation *d,
+			   size_t n, struct sim_outcome *out)
+{
 	free(rp->schedule);
-	rp->schedule = o.schedule;
-	rp->nschedule = o.nschedule;
-	rp->ops = ops;
-	o.schedule = NULL;
-	sim_outcome_free(best);
-	*best = o;
-	return 1;
+	rp->schedule = NULL;
+	rp->nschedule = 0;
+	replay_run(rp, out);
+	for (size_t k = 0; k < n; k++) {
+		size_t at = d[k].step < out->nschedule ? d[k].step :
+			out->nschedule;
+		uint16_t *pre = malloc((at + 1) * sizeof(*pre));
+
+		if (!pre)
+			return;
+		memcpy(pre, out->schedule, at * sizeof(*pre));
+		pre[at] = d[k].thread;
+		free(rp->schedule);
+		rp->schedule = pre;
+		rp->nschedule = at + 1;
+		sim_outcome_free(out);
+		replay_run(rp, out);
+	}
 }
 
 void replay_shrink(struct replay *rp, struct sim_outcome *out)
@@ -97,49 +126,81 @@ void replay_shrink(struct replay *rp, struct sim_outcome *out)
 	int runs = 0;
 
 	if (!rp->schedule) {
-		rp->schedule = out->schedule;
+		rp->schedule = malloc(out->nschedule * sizeof(*rp->schedule) + 1);
+		if (!rp->schedule)
+			return;
+		memcpy(rp->schedule, out->schedule,
+		       out->nschedule * sizeof(*rp->schedule));
 		rp->nschedule = out->nschedule;
-		out->schedule = NULL;
 	}
-	/* Fewer operations: halve while it still fails. */
-	while (rp->ops > 1 && runs++ < SHRINK_RUNS &&
-	       attempt(rp, NULL, 0, rp->ops / 2, out))
-		;
-	/* Fewer preemptions: let the running thread go on instead of each
-	 * switch, latest first. */
-	size_t i = rp->nschedule;
-
-	while (i-- > 1 && runs < SHRINK_RUNS && out->preemptions) {
-		if (rp->schedule[i] == rp->schedule[i - 1])
-			continue;
-		uint16_t *cand = malloc(rp->nschedule * sizeof(*cand));
-
-		if (!cand)
-			break;
-		memcpy(cand, rp->schedule, rp->nschedule * sizeof(*cand));
-		cand[i] = cand[i - 1];
-		runs++;
-		if (attempt(rp, cand, rp->nschedule, rp->ops, out))
-			i = rp->nschedule; /* a new schedule: scan it again */
-		free(cand);
-	}
-	/* The shortest prefix that still fails: the rest is the strategy's. */
-	size_t lo = 0, hi = rp->nschedule;
-
-	while (lo < hi && runs++ < SHRINK_RUNS) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* Fewer operations: halve while the strategy alone still fails. */
+	while (rp->ops > 1 && runs++ < SHRINK_RUNS) {
 		struct replay t = *rp;
 		struct sim_outcome o;
 
-		t.nschedule = mid;
+		t.ops = rp->ops / 2;
+		t.schedule = NULL;
+		t.nschedule = 0;
 		replay_run(&t, &o);
-		if (same_failure(&o, out))
-			hi = mid;
-		else
-			lo = mid + 1;
-		sim_outcome_free(&o);
+		if (!same_failure(&o, out)) {
+			sim_outcome_free(&o);
+			break;
+		}
+		/* The strategy alone replays it: no schedule needed. */
+		free(rp->schedule);
+		*rp = t;
+		sim_outcome_free(out);
+		*out = o;
 	}
-	rp->nschedule = hi;
+	/* The same run as a DFS replay, then without each deviation it does
+	 * not need, latest first, until none can go. */
+	struct deviation *d = malloc((out->nschedule + 1) * sizeof(*d));
+
+	if (!d)
+		return;
+	size_t n = deviations_of(out, d);
+	struct replay best = *rp;
+
+	best.strategy = SIM_DFS;
+	best.depth = 0;
+	best.steps = 0;
+	best.schedule = NULL;
+	struct deviation *cand = malloc((n + 1) * sizeof(*cand));
+
+	/* Windows of 1, 2 and 3 neighbours: some deviations only go together
+	 * (a preemption and the switch back). */
+	for (size_t w = 1; cand && w <= 3 && w <= n; w++) {
+		for (size_t k = n - w + 1; k-- > 0 && runs < SHRINK_RUNS;) {
+			struct replay t = best;
+			struct sim_outcome o;
+
+			memcpy(cand, d, k * sizeof(*d));
+			memcpy(cand + k, d + k + w, (n - k - w) * sizeof(*d));
+			t.schedule = NULL;
+			runs += (int)(n - w + 1);
+			run_deviations(&t, cand, n - w, &o);
+			if (!same_failure(&o, out) ||
+			    o.preemptions > out->preemptions) {
+				free(t.schedule);
+				sim_outcome_free(&o);
+				continue;
+			}
+			n -= w;
+			memcpy(d, cand, n * sizeof(*d));
+			free(best.schedule);
+			best = t;
+			sim_outcome_free(out);
+			*out = o;
+			w = 0; /* start over with single deviations */
+			break;
+		}
+	}
+	free(cand);
+	free(d);
+	if (best.schedule) {
+		free(rp->schedule);
+		*rp = best;
+	}
 	/* Report the run of exactly what the line carries. */
 	sim_outcome_free(out);
 	replay_run(rp, out);
@@ -256,11 +317,12 @@ static void explore_dfs(const struct explore_opts *o, struct explore_result *r,
 		return;
 	cap = 256;
 	st[n++] = (struct prefix){ NULL, 0 };
-	while (n && r->schedules < o->schedules) {
+	while (n && r->schedules < o->schedules &&
+	       !(o->stop_at_failure && r->failures)) {
 		struct prefix pf = st[--n];
 		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
 				     .depth = o->depth, .seed = o->seed,
-				     .ops = o->p->ops, .schedule = pf.ids,
+				     .bugs = o->bugs, .ops = o->p->ops, .schedule = pf.ids,
 				     .nschedule = pf.n };
 		struct sim_outcome out;
 		unsigned pre = 0;
@@ -303,18 +365,20 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 
 	if (o->strategy == SIM_PCT) {
 		struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
-				      .seed = o->seed, .ops = o->p->ops };
+				      .seed = o->seed, .bugs = o->bugs,
+				      .ops = o->p->ops };
 		struct sim_outcome out;
 
 		replay_run(&cal, &out);
 		k = out.steps ? out.steps : 1;
 		sim_outcome_free(&out);
 	}
-	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules; i++) {
+	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules &&
+	     !(o->stop_at_failure && r->failures); i++) {
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
-				     .ops = o->p->ops };
+				     .bugs = o->bugs, .ops = o->p->ops };
 		struct sim_outcome out;
 
 		replay_run(&rp, &out);
@@ -405,7 +469,7 @@ char *replay_encode(const struct replay *rp)
 
 	if (!s)
 		return NULL;
-	char strat[16];
+	char strat[16], bugs[24];
 
 	if (rp->strategy == SIM_PCT)
 		snprintf(strat, sizeof(strat), "pct%u-k%" PRIu64, rp->depth,
@@ -414,8 +478,10 @@ char *replay_encode(const struct replay *rp)
 		snprintf(strat, sizeof(strat), "dfs%u", rp->depth);
 	else
 		snprintf(strat, sizeof(strat), "random");
-	len = (size_t)snprintf(s, cap, "rc1/%s/%s/%s/%" PRIu64 "/%u/",
-			       RESID_REV, rp->p->id, strat, rp->seed, rp->ops);
+	bugs_format(rp->bugs, bugs, sizeof(bugs));
+	len = (size_t)snprintf(s, cap, "rc2/%s/%s/%s/%" PRIu64 "/%s/%u/",
+			       RESID_REV, rp->p->id, strat, rp->seed, bugs,
+			       rp->ops);
 	/* Run-length: "thread*count" or "thread", dot-separated. */
 	for (size_t i = 0; i < rp->nschedule;) {
 		size_t j = i;
@@ -440,16 +506,18 @@ static int bad(char *err, size_t n, const char *what)
 
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 {
-	char rev[64], id[64], strat[32];
+	char rev[64], id[64], strat[32], bugs[32], why[160];
 	unsigned long long seed;
 	unsigned ops;
 	int used = 0;
 
 	memset(rp, 0, sizeof(*rp));
-	if (sscanf(line, "rc1/%63[^/]/%63[^/]/%31[^/]/%llu/%u/%n", rev, id,
-		   strat, &seed, &ops, &used) != 5 || !used)
-		return bad(err, n, "expected rc1/REV/SCENARIO/STRATEGY/SEED/"
-			   "OPS/SCHEDULE");
+	if (sscanf(line, "rc2/%63[^/]/%63[^/]/%31[^/]/%llu/%31[^/]/%u/%n", rev,
+		   id, strat, &seed, bugs, &ops, &used) != 6 || !used)
+		return bad(err, n, "expected rc2/REV/SCENARIO/STRATEGY/SEED/"
+			   "BUGS/OPS/SCHEDULE");
+	if (bugs_parse(bugs, &rp->bugs, why, sizeof(why)) < 0)
+		return bad(err, n, why);
 	if (strcmp(rev, RESID_REV)) {
 		snprintf(err, n, "replay line is from build %s, this is %s: "
 			 "check out %s and rebuild", rev, RESID_REV, rev);

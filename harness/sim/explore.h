@@ -15,6 +15,7 @@ struct replay {
 	unsigned depth;          /* PCT depth */
 	uint64_t steps;          /* PCT: k, the length the change points span */
 	uint64_t seed;
+	unsigned bugs;           /* the bug switches on (harness/bugs.h) */
 	uint32_t ops;
 	uint16_t *schedule;      /* malloc'd, may be NULL */
 	size_t nschedule;
@@ -26,6 +27,8 @@ struct explore_opts {
 	unsigned depth;
 	uint64_t seed;
 	uint64_t schedules;
+	unsigned bugs;
+	int stop_at_failure;     /* end the campaign at the first failure */
 	int shrink;              /* shrink the first failure */
 	int progress;            /* a progress line on stderr */
 };
@@ -56,8 +59,8 @@ void replay_run(const struct replay *rp, struct sim_outcome *out);
  * the way *out does; out is updated to the final run. */
 void replay_shrink(struct replay *rp, struct sim_outcome *out);
 
-/* "rc1/REV/SCENARIO/STRATEGY/SEED/OPS/SCHEDULE": one shell word; STRATEGY
- * is "random" or "pctD-kK". */
+/* "rc2/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/SCHEDULE": one shell word;
+ * STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2", "1+5". */
 char *replay_encode(const struct replay *rp);
 /* -1 with one line in err on a malformed line or one from another build. */
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bugs.h"
 #include "explore.h"
 #include "sim_gate.h"
 
@@ -14,7 +15,8 @@ static void campaign(const struct simprog *p, enum sim_strategy st,
 		     uint64_t *dedup_r, uint64_t *distinct)
 {
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
-				  .seed = seed, .schedules = n, .shrink = 1 };
+				  .seed = seed, .schedules = n,
+				  .bugs = bugs_enabled(), .shrink = 1 };
 	struct explore_result r;
 
 	explore(&o, &r);

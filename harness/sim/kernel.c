@@ -701,6 +701,8 @@ static long k_backing_pread(void *ctx, int fd, void *buf, size_t len,
 						       ((1ull << 40) - 1)));
 		return -EFAULT;
 	}
+	if (s->cfg.read_errors && rng_below(&s->rng, 2))
+		return -EIO;
 	if (s->cfg.short_reads && n > SIM_PAGE) {
 		uint64_t k = 1 + rng_below(&s->rng, pages_of(n));
 

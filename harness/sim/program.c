@@ -19,19 +19,21 @@ enum pattern {
 
 static const struct simprog progs[] = {
 	{ "T-1", "integrity, every byte, policy by seed", 1, 4, 1, 2, 0, 2,
-	  PAT_SCAN, 0, 0, 0 },
+	  PAT_SCAN, 0, 0, 0, 0 },
 	{ "T-2", "punch and refetch", 1, 2, 1, 1, 0, 10, PAT_ALTERNATE, 0, 0,
-	  0 },
+	  0, 0 },
 	{ "T-3", "storm: random pieces, prefetch", 3, 4, 1, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 0 },
+	  PAT_RANDOM, 0, 0, 0, 0 },
 	{ "T-4", "accounting against the simulated kernel", 1, 6, 2, 2, 0, 1,
-	  PAT_ACCOUNT, 0, 16384, 0 },
+	  PAT_ACCOUNT, 0, 0, 16384, 0 },
 	{ "T-6", "storm: dedup fires (campaign)", 3, 4, 2, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 1 },
-	{ "T-7", "storm with short reads: no lost fault", 3, 4, 1, 2, 1, 4,
-	  PAT_RANDOM, 1, 0, 0 },
+	  PAT_RANDOM, 0, 0, 0, 1 },
+	/* Half the backing reads fail: some fetches exhaust their retries and
+	 * are dropped, and their faulters must be woken. */
+	{ "T-7", "storm with short and failing reads: no lost fault", 3, 4, 1,
+	  2, 1, 4, PAT_RANDOM, 1, 1, 0, 0 },
 	{ "self-deadlock", "harness self-test: a lock-order inversion that "
-	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0 },
+	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0, 0 },
 };
 
 const struct simprog *const simprogs[] = {
@@ -216,6 +218,7 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 
 	memset(out, 0, sizeof(*out));
 	c.short_reads = p->short_reads;
+	c.read_errors = p->read_errors;
 	c.stat_lag_bytes = p->stat_lag;
 	run.s = sim_create(&c);
 	if (!run.s) {

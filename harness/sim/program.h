@@ -19,6 +19,7 @@ struct simprog {
 	uint32_t ops;        /* reads per thread (a pass over the chunks for T-1) */
 	int pattern;         /* enum in program.c: how threads pick what to read */
 	int short_reads;     /* backing reads may be short */
+	int read_errors;     /* backing reads fail half the time */
 	uint64_t stat_lag;   /* memory.stat lag in bytes */
 	/* The whole-campaign criterion T-6 adds: both dedup counters seen. */
 	int needs_dedup;

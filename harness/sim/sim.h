@@ -3,7 +3,8 @@
  * sim_seam() is a second implementation of the pager's seam: the memfd's
  * page cache, the PTEs of mapping A, the uffd queue with MISSING and MINOR
  * faults, CONTINUE/WAKE with the kernel's errno rules, punch, st_blocks,
- * memory.stat (optionally lagging), backing reads (optionally short), a
+ * memory.stat (optionally lagging), backing reads (optionally short or
+ * failing), a
  * virtual clock, and threads, locks and condition variables that are
  * coroutines run one at a time. Every seam call is a scheduling point: the
  * strategy picks which runnable thread goes next, from one decision stream
@@ -54,6 +55,7 @@ struct sim_config {
 	uint64_t idle_limit_ns;
 	uint64_t stat_lag_bytes; /* memory.stat lags by up to this; 0: exact */
 	int short_reads;         /* backing reads may deliver fewer bytes */
+	int read_errors;         /* backing reads fail (EIO) half the time */
 	/* A runnable thread passed over this many steps in a row runs next:
 	 * the kernel's scheduler is fair, PCT's priorities alone are not, and
 	 * starving a thread forever makes livelocks no fair scheduler would.

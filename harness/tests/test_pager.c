@@ -17,6 +17,7 @@ static struct resid_seam bent;
 static struct cg_scope scope;
 static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
+static int evict_ahead;
 static unsigned long reads;
 static uint64_t violations;
 
@@ -76,6 +77,7 @@ static uint64_t scan(struct resid_stats *s)
 	c.seed = 11;
 	c.eager_reconcile = 1;
 	c.prefetch_depth = prefetch ? 2 : 0;
+	c.evict_ahead = c.phase_timers = evict_ahead;
 	c.seam = &bent;
 	violations = 0;
 	inv_set_handler(count, NULL);
@@ -101,6 +103,7 @@ static uint64_t scan(struct resid_stats *s)
 	resid_close(r);
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
+	evict_ahead = 0;
 	return bad;
 }
 
@@ -156,6 +159,22 @@ static void prefetch_scan_is_clean(void)
 	CU_ASSERT(s.resident_max <= s.budget);
 }
 
+/* Room for the next chunk is made when a fetch lands; the phase timers
+ * account for the fetch's time. */
+static void evict_ahead_scan_is_clean(void)
+{
+	struct resid_stats s;
+
+	evict_ahead = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.evict_ahead > 0);
+	CU_ASSERT(s.evict_ahead <= s.evictions);
+	CU_ASSERT(s.resident_max <= s.budget);
+	CU_ASSERT(s.read_ns > 0 && s.punch_ns > 0);
+	CU_ASSERT(s.fetch_ns >= s.reserve_ns + s.read_ns + s.continue_ns);
+}
+
 static void lost_punch_trips_reconcile(void)
 {
 	struct resid_stats s;
@@ -206,6 +225,7 @@ void suite_pager(void)
 	CU_add_test(s, "short reads are legal", short_reads_are_legal);
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
+	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
 		    lost_punch_trips_reconcile);
 }

@@ -1,0 +1,88 @@
+/* residctl bench: the performance work of SPEC §8. Benchmarks, not tests:
+ * they compare arms side by side and write figures, they assert nothing
+ * about time. Shared here: the backing file on a real disk, emptying its
+ * page cache, the process's own I/O accounting, one measurement in a forked
+ * child inside its own memory cgroup, and the cyclic layer scan. */
+#ifndef HARNESS_BENCH_H
+#define HARNESS_BENCH_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resid.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+/* Set by SIGINT/SIGTERM: the running child is killed, the file removed. */
+extern volatile sig_atomic_t bench_stop;
+void bench_catch_signals(void);
+
+double bench_now(void);
+
+/* The backing file: content of SPEC §5.1 (seed), written, fsynced, and
+ * removed by bench_file_remove on every exit path. */
+struct bench_file {
+	char path[4096];
+	uint64_t size;
+	uint64_t seed;
+	int fd; /* -1 when closed */
+};
+
+/* Checks dir (exists, not tmpfs, room for size bytes): 0, or -1 with one
+ * line in err naming the fix. Nothing is created. */
+int bench_dir_check(const char *dir, uint64_t size, char *err, size_t n);
+/* Creates <dir>/residctl-bench-<pid>.dat. -1 with err; nothing left. */
+int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
+		      uint64_t seed, char *err, size_t n);
+void bench_file_remove(struct bench_file *f);
+
+/* Empties the file's page cache: fsync + POSIX_FADV_DONTNEED, then mincore
+ * over a mapping of it; when pages stay and we are root, writes 1 to
+ * /proc/sys/vm/drop_caches and looks again. Returns how ("fadvise",
+ * "fadvise+drop_caches"), or NULL with err when pages are still cached. */
+const char *bench_drop_cache(struct bench_file *f, char *err, size_t n);
+
+/* read_bytes of /proc/self/io: what this process (all its threads) made the
+ * block layer read. -1 when it cannot be read. */
+int bench_read_bytes(uint64_t *out);
+
+/* One measurement: fn runs in a forked child while the parent sits in a
+ * fresh memory cgroup of limit bytes (swap forbidden), so the child is
+ * charged there and nothing outlives it. The child writes len bytes of out
+ * back. 0 when fn returned 0; -1 with err (fn's own error, a failed setup, a
+ * dead child, or bench_stop). */
+typedef int (*bench_fn)(void *arg, void *out, char *err, size_t n);
+int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
+		   void *out, size_t len, char *err, size_t n);
+
+/* The cyclic layer scan: chunks 0..nchunks-1 in order, `passes` times, by
+ * `threads` application threads splitting each chunk between them (a
+ * barrier per chunk). Every 8-byte word is summed into sink and compared
+ * with the content. With a region, each chunk is announced before it is
+ * read (RESID_SIGNAL_BEFORE_READ). trace gets one record per chunk access,
+ * in true order: the workload's own reference trace. The cold first pass
+ * is the same for every arm; io_first_pass lets a caller leave it out. */
+struct scan {
+	const uint8_t *base;
+	uint64_t chunk;
+	uint32_t nchunks, passes, threads;
+	uint64_t seed;
+	struct resid_region *r; /* NULL: a plain mapping (arm A) */
+	uint32_t *trace;        /* passes * nchunks entries */
+	uint64_t sink, mismatches, accesses;
+	uint64_t io_first_pass; /* read_bytes when the first pass ended */
+};
+int scan_run(struct scan *s, char *err, size_t n);
+
+/* The subcommands. */
+int bench_arms(int argc, char **argv);
+int bench_fetch(int argc, char **argv);
+
+/* Bad input: one line naming the value and the fix; returns 2. */
+int bench_bad(const char *cmd, const char *what, const char *v,
+	      const char *fix);
+/* A comma-separated list of byte sizes (K, M, G). Count, or -1. */
+int bench_sizes(const char *s, uint64_t *out, int max);
+
+#endif

@@ -1,0 +1,130 @@
+/* One measurement in a forked child, charged to its own memory cgroup (the
+ * storms' pattern: the parent enters the scope, forks, and removes the scope
+ * after the child is reaped, also when the child dies or is killed). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cgroup_scope.h"
+
+struct header {
+	int rc;
+	char message[512];
+};
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t w = write(fd, c, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void child(bench_fn fn, void *arg, void *out, size_t len, int fd)
+{
+	struct header h = { 0 };
+
+	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
+	signal(SIGTERM, SIG_DFL);
+	h.rc = fn(arg, out, h.message, sizeof(h.message));
+	if (write_all(fd, &h, sizeof(h)) || write_all(fd, out, len))
+		_exit(3);
+	_exit(0);
+}
+
+/* Reads want bytes; -1 when the child closed early, -2 on bench_stop. */
+static int collect(int fd, char *dst, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int rc = poll(&p, 1, 500);
+
+		if (bench_stop)
+			return -2;
+		if (rc <= 0)
+			continue;
+		ssize_t n = read(fd, dst + got, want - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
+		   void *out, size_t len, char *err, size_t n)
+{
+	struct cg_scope scope;
+	struct header h;
+	char *buf = malloc(sizeof(h) + len);
+	int fds[2], status = 0, rc;
+
+	if (!buf) {
+		snprintf(err, n, "no memory for a result");
+		return -1;
+	}
+	if (cg_scope_enter(&scope, tag, limit, err, n) < 0) {
+		free(buf);
+		return -1;
+	}
+	if (pipe(fds) < 0) {
+		snprintf(err, n, "pipe: %s", strerror(errno));
+		cg_scope_leave(&scope);
+		free(buf);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(fds[0]);
+		child(fn, arg, out, len, fds[1]);
+	}
+	close(fds[1]);
+	rc = pid < 0 ? -3 : collect(fds[0], buf, sizeof(h) + len);
+	close(fds[0]);
+	if (pid > 0) {
+		if (rc == -2)
+			kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (cg_scope_leave(&scope) < 0 && rc == 0)
+		rc = -4;
+	if (rc == 0) {
+		memcpy(&h, buf, sizeof(h));
+		memcpy(out, buf + sizeof(h), len);
+		if (h.rc)
+			snprintf(err, n, "%s", h.message);
+		rc = h.rc ? -1 : 0;
+	} else if (rc == -1) {
+		snprintf(err, n, "the measuring process died (status %#x) "
+			 "before it reported", status);
+	} else {
+		snprintf(err, n, "%s", rc == -2 ? "interrupted" :
+			 rc == -3 ? "fork failed" :
+			 "could not remove the measurement's cgroup");
+	}
+	free(buf);
+	return rc ? -1 : 0;
+}

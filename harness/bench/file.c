@@ -1,0 +1,195 @@
+/* The benchmark's backing file on a real disk, its page cache, and the
+ * process's own count of bytes read from the block layer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "bench.h"
+
+#define PIECE (8 * MiB)
+
+int bench_dir_check(const char *dir, uint64_t size, char *err, size_t n)
+{
+	struct statfs fs;
+	struct statvfs vfs;
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, n, "bad --dir '%s': not a directory; give an "
+			 "existing directory on a disk", dir);
+		return -1;
+	}
+	if (statfs(dir, &fs) || statvfs(dir, &vfs)) {
+		snprintf(err, n, "bad --dir '%s': %s; give a readable "
+			 "directory on a disk", dir, strerror(errno));
+		return -1;
+	}
+	/* Bytes read from tmpfs or ramfs never reach a block device. */
+	if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
+		snprintf(err, n, "bad --dir '%s': it is in memory (tmpfs), so "
+			 "no byte would be read from a disk; give a directory "
+			 "on a disk", dir);
+		return -1;
+	}
+	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < size + 64 * MiB) {
+		snprintf(err, n, "bad --dir '%s': less than %" PRIu64 " MiB "
+			 "free for the backing file; free space or give "
+			 "another --dir", dir, size / MiB + 64);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, buf, len, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		off += (uint64_t)w;
+		len -= (uint64_t)w;
+	}
+	return 0;
+}
+
+int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
+		      uint64_t seed, char *err, size_t n)
+{
+	uint8_t *buf = malloc(PIECE);
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->size = size;
+	f->seed = seed;
+	snprintf(f->path, sizeof(f->path), "%s/residctl-bench-%d.dat", dir,
+		 (int)getpid());
+	if (!buf) {
+		snprintf(err, n, "no memory for the file's content");
+		return -1;
+	}
+	f->fd = open(f->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		snprintf(err, n, "cannot create %s: %s", f->path,
+			 strerror(errno));
+		free(buf);
+		f->path[0] = '\0';
+		return -1;
+	}
+	for (uint64_t off = 0; off < size && !bench_stop; off += PIECE) {
+		uint64_t len = size - off < PIECE ? size - off : PIECE;
+
+		resid_content_fill(buf, off, len, seed);
+		if (write_all(f->fd, buf, len, off)) {
+			snprintf(err, n, "cannot write %s: %s", f->path,
+				 strerror(errno));
+			free(buf);
+			bench_file_remove(f);
+			return -1;
+		}
+	}
+	free(buf);
+	if (bench_stop || fsync(f->fd)) {
+		snprintf(err, n, "%s %s", bench_stop ? "interrupted writing" :
+			 "cannot fsync", f->path);
+		bench_file_remove(f);
+		return -1;
+	}
+	return 0;
+}
+
+void bench_file_remove(struct bench_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->path[0] && unlink(f->path) && errno != ENOENT)
+		fprintf(stderr, "residctl bench: cannot remove %s: %s; remove "
+			"it by hand\n", f->path, strerror(errno));
+	f->path[0] = '\0';
+}
+
+/* Pages of the file in the page cache, or -1. */
+static int64_t cached_pages(const struct bench_file *f)
+{
+	uint64_t pages = (f->size + 4095) / 4096;
+	unsigned char *vec = malloc(pages);
+	void *m = mmap(NULL, f->size, PROT_READ, MAP_SHARED, f->fd, 0);
+	int64_t in = -1;
+
+	if (vec && m != MAP_FAILED && mincore(m, f->size, vec) == 0) {
+		in = 0;
+		for (uint64_t i = 0; i < pages; i++)
+			in += vec[i] & 1;
+	}
+	if (m != MAP_FAILED)
+		munmap(m, f->size);
+	free(vec);
+	return in;
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	int rc = -1;
+
+	if (fd < 0)
+		return -1;
+	sync();
+	if (write(fd, "1", 1) == 1)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+const char *bench_drop_cache(struct bench_file *f, char *err, size_t n)
+{
+	int e = fsync(f->fd) ? errno :
+		posix_fadvise(f->fd, 0, (off_t)f->size, POSIX_FADV_DONTNEED);
+	int64_t in;
+
+	if (e) {
+		snprintf(err, n, "cannot drop the page cache of %s: %s",
+			 f->path, strerror(e));
+		return NULL;
+	}
+	in = cached_pages(f);
+	if (in == 0)
+		return "fadvise";
+	if (in > 0 && geteuid() == 0 && drop_caches() == 0 &&
+	    (in = cached_pages(f)) == 0)
+		return "fadvise+drop_caches";
+	snprintf(err, n, "%" PRId64 " pages of %s stay in the page cache after "
+		 "POSIX_FADV_DONTNEED%s; stop what maps the file", in, f->path,
+		 geteuid() ? " (run as root to drop caches)" : " and drop_caches");
+	return NULL;
+}
+
+int bench_read_bytes(uint64_t *out)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "r");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "read_bytes: %" SCNu64, out) == 1) {
+			rc = 0;
+			break;
+		}
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* The seven historical bugs (SPEC §6) as the harness sees them: names, where
+ * each shows, and the switches (`--bug N`, RESIDCTL_BUGS) that turn them on
+ * in the pager of this harness build (pager/bug_switch.h). */
+#ifndef HARNESS_BUGS_H
+#define HARNESS_BUGS_H
+
+#include <stddef.h>
+
+#define NBUGS 7
+#define BUGS_ALL (((1u << NBUGS) - 1) << 1)
+
+struct bug_info {
+	int n;
+	const char *title;
+	const char *shape;
+	/* The simulated scenario the scheduler hunts it in, and the gate
+	 * scenario that runs it on the real kernel (storm, TSan). */
+	const char *sim_scenario;
+	const char *real_scenario;
+};
+
+extern const struct bug_info bug_table[NBUGS + 1]; /* [1..7] */
+
+/* "3", "1,5", "1+5", "all" or "none" into a mask of bits 1..7. -1 with one
+ * line in err on anything else. */
+int bugs_parse(const char *s, unsigned *mask, char *err, size_t n);
+/* "-" for none, else "1+5". */
+void bugs_format(unsigned mask, char *buf, size_t n);
+/* Turns on the bugs of the mask (or, with --bug on a command line, adds). */
+void bugs_enable(unsigned mask);
+unsigned bugs_enabled(void);
+/* RESIDCTL_BUGS from the environment; -1 with a line in err. */
+int bugs_from_env(char *err, size_t n);
+/* The --bug option of a command; 0, or 2 after a line on stderr. */
+int bugs_option(const char *cmd, const char *value);
+
+#endif

@@ -1,0 +1,299 @@
+/* residctl matrix: every bug (and none) against every detector over many
+ * seeds; the kill matrix of SPEC §6 as markdown and JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bugs.h"
+#include "cli.h"
+#include "commands.h"
+#include "repro.h"
+
+#define MAX_SEEDS 1000
+
+static const char usage[] =
+	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
+	"                       [--md FILE] [--json FILE] [--no-real]\n"
+	"  The kill matrix: each of the seven bugs switched on alone, and all\n"
+	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
+	"  random walk) over N seeds (default 20, each hunt capped at\n"
+	"  --schedules, default 20000), the real-kernel storm and TSan over R\n"
+	"  runs (default 3). Per cell: detected in how many, schedules to\n"
+	"  detect (median, worst), seconds, the oracle, the shrunk preemptions\n"
+	"  and whether the replay line reproduced it 10/10. Writes --md and\n"
+	"  --json (scripts/kill-matrix.sh: results/bugs.md and bugs.json).\n"
+	"  Exit 0 when the clean row caught nothing and each expected cell\n"
+	"  caught its bug (the scheduler on every seed with its replay 10/10,\n"
+	"  a real-kernel detector in at least one run; one run per seed, so\n"
+	"  the real-kernel figure is a rate), 1 otherwise, 2 on bad input.\n";
+
+struct cell {
+	int expected, runs, ran, detected;
+	uint64_t sched[MAX_SEEDS];
+	double secs[MAX_SEEDS];
+	char oracle[64], why[400];
+	uint64_t raw_preemptions, preemptions;
+	int replays, replays_same;
+	char *replay;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and worst over the runs that detected (the rest count as not). */
+static void figures(struct cell *c, uint64_t *med, uint64_t *worst,
+		    double *smed)
+{
+	qsort(c->sched, (size_t)c->detected, sizeof(uint64_t), cmp_u64);
+	qsort(c->secs, (size_t)c->detected, sizeof(double), cmp_dbl);
+	*med = c->detected ? c->sched[(c->detected - 1) / 2] : 0;
+	*worst = c->detected ? c->sched[c->detected - 1] : 0;
+	*smed = c->detected ? c->secs[(c->detected - 1) / 2] : 0;
+}
+
+static void run_cell(int bug, enum detector det, int runs,
+		     const struct repro_opts *base, struct cell *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->expected = detector_expected(bug, det);
+	for (int i = 0; i < runs; i++) {
+		struct repro_opts o = *base;
+		struct detection d;
+
+		o.seed = base->seed + (uint64_t)i;
+		o.shrink = i == 0; /* the first seed's failure is shrunk */
+		repro_run(bug, det, &o, &d);
+		c->runs++;
+		c->ran += d.ran;
+		if (d.detected) {
+			c->sched[c->detected] = d.schedules;
+			c->secs[c->detected] = d.seconds;
+			c->detected++;
+		}
+		if (d.detected && !c->oracle[0]) {
+			snprintf(c->oracle, sizeof(c->oracle), "%s", d.oracle);
+			snprintf(c->why, sizeof(c->why), "%s", d.why);
+			c->raw_preemptions = d.raw_preemptions;
+			c->preemptions = d.preemptions;
+			c->replays = d.replays;
+			c->replays_same = d.replays_same;
+			c->replay = d.replay;
+			d.replay = NULL;
+		} else if (!d.ran && !c->why[0]) {
+			snprintf(c->why, sizeof(c->why), "%s", d.why);
+		}
+		detection_free(&d);
+	}
+}
+
+/* The scheduler must catch its bug every time and replay it exactly; a
+ * real-kernel detector in at least one run (its rate is the figure). */
+static int cell_ok(int bug, enum detector det, const struct cell *c)
+{
+	int sched = det == DET_PCT || det == DET_RANDOM;
+
+	if (!bug)
+		return c->detected == 0;
+	if (!c->expected)
+		return 1;
+	if (!sched)
+		return c->detected > 0;
+	return c->detected == c->runs && c->replays_same == c->replays;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 32)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	fputc('"', f);
+}
+
+static const char *const det_key[NDETECTORS] = {
+	"sched_pct", "sched_random", "storm", "tsan",
+};
+
+static void write_json(FILE *f, struct cell cells[][NDETECTORS], int seeds,
+		       int runs)
+{
+	fprintf(f, "{\n  \"seeds\": %d,\n  \"runs\": %d,\n  \"bugs\": [\n",
+		seeds, runs);
+	for (int b = 0; b <= NBUGS; b++) {
+		fprintf(f, "    {\"bug\": %d, \"title\": ", b);
+		json_str(f, b ? bug_table[b].title : "all switches off");
+		for (int det = 0; det < NDETECTORS; det++) {
+			struct cell *c = &cells[b][det];
+			uint64_t med, worst;
+			double smed;
+
+			figures(c, &med, &worst, &smed);
+			fprintf(f, ",\n      \"%s\": {\"expected\": %s, \"runs\": "
+				"%d, \"ran\": %d, \"detected\": %d, "
+				"\"schedules_median\": %" PRIu64 ", "
+				"\"schedules_worst\": %" PRIu64 ", "
+				"\"seconds_median\": %.3f, \"oracle\": ",
+				det_key[det], c->expected ? "true" : "false",
+				c->runs, c->ran, c->detected, med, worst, smed);
+			json_str(f, c->oracle);
+			fprintf(f, ", \"why\": ");
+			json_str(f, c->why);
+			fprintf(f, ", \"preemptions_raw\": %" PRIu64
+				", \"preemptions_shrunk\": %" PRIu64
+				", \"replays\": %d, \"replays_same\": %d, "
+				"\"replay\": ", c->raw_preemptions,
+				c->preemptions, c->replays, c->replays_same);
+			json_str(f, c->replay);
+			fputc('}', f);
+		}
+		fprintf(f, "}%s\n", b < NBUGS ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+}
+
+static void write_md(FILE *f, struct cell cells[][NDETECTORS], int seeds,
+		     int runs)
+{
+	fprintf(f, "| bug | detector | expected | detected | schedules to "
+		"detect (median / worst) | s to detect (median) | oracle | "
+		"preemptions (raw -> shrunk) | replay |\n"
+		"|---|---|---|---|---|---|---|---|---|\n");
+	for (int b = 0; b <= NBUGS; b++)
+		for (int det = 0; det < NDETECTORS; det++) {
+			struct cell *c = &cells[b][det];
+			int sched = det == DET_PCT || det == DET_RANDOM;
+			uint64_t med, worst;
+			double smed;
+
+			figures(c, &med, &worst, &smed);
+			fprintf(f, "| %d %s | %s | %s | ", b,
+				b ? bug_table[b].title : "(all off)",
+				detector_name(det), c->expected ? "yes" : "no");
+			if (c->ran < c->runs)
+				fprintf(f, "not run: %s | | | | | |\n", c->why);
+			else if (sched)
+				fprintf(f, "%d/%d | %" PRIu64 " / %" PRIu64
+					" | %.3f | %s | %" PRIu64 " -> %" PRIu64
+					" | %d/%d |\n", c->detected, c->runs,
+					med, worst, smed, c->oracle,
+					c->raw_preemptions, c->preemptions,
+					c->replays_same, c->replays);
+			else
+				fprintf(f, "%d/%d | | %.1f | %s | | rerun "
+					"command |\n", c->detected, c->runs,
+					smed, c->oracle);
+		}
+	fprintf(f, "\nScheduler: %d seeds per cell, each hunt stops at its "
+		"first failure. Real kernel and TSan: %d runs per cell. The "
+		"clean row (bug 0) must detect nothing.\n", seeds, runs);
+}
+
+static int write_file(const char *path, void (*fn)(FILE *, struct cell[][NDETECTORS], int, int),
+		      struct cell cells[][NDETECTORS], int seeds, int runs)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fn(f, cells, seeds, runs);
+	return fclose(f);
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	static struct cell cells[NBUGS + 1][NDETECTORS];
+	struct repro_opts o = { .seed = 1, .max_schedules = 20000,
+				.replays = 10 };
+	const char *md = NULL, *json = NULL;
+	uint64_t seeds = 20, runs = 3;
+	char self[4096];
+	int real = 1, bad = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--no-real")) {
+			real = 0;
+			continue;
+		} else if (!(v = cli_value("matrix", argc, argv, &i))) {
+			return 2;
+		} else if (!strncmp(a, "--seeds", 7) || !strncmp(a, "--runs", 6) ||
+			   !strncmp(a, "--schedules", 11)) {
+			uint64_t *dst = a[2] == 's' && a[3] == 'e' ? &seeds :
+				a[2] == 'r' ? &runs : &o.max_schedules;
+
+			if (cli_u64(v, dst) || !*dst ||
+			    (dst != &o.max_schedules && *dst > MAX_SEEDS)) {
+				fprintf(stderr, "residctl matrix: bad count "
+					"'%s' for %s; give 1..%d\n", v, a,
+					MAX_SEEDS);
+				return 2;
+			}
+		} else if (!strncmp(a, "--md", 4)) {
+			md = v;
+		} else if (!strncmp(a, "--json", 6)) {
+			json = v;
+		} else {
+			fprintf(stderr, "residctl matrix: unknown option '%s'; "
+				"see residctl matrix --help\n", a);
+			return 2;
+		}
+	}
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (k <= 0) {
+		fprintf(stderr, "residctl matrix: cannot read /proc/self/exe\n");
+		return 2;
+	}
+	self[k] = '\0';
+	o.self = self;
+	for (int b = 0; b <= NBUGS; b++)
+		for (int det = 0; det < NDETECTORS; det++) {
+			int sched = det == DET_PCT || det == DET_RANDOM;
+			struct cell *c = &cells[b][det];
+
+			fprintf(stderr, "matrix: bug %d, %s ...\n", b,
+				detector_name(det));
+			if (!sched && !real) {
+				memset(c, 0, sizeof(*c));
+				c->expected = detector_expected(b, det);
+				c->runs = 1;
+				snprintf(c->why, sizeof(c->why), "--no-real");
+				continue;
+			}
+			run_cell(b, det, (int)(sched ? seeds : runs), &o, c);
+			bad += (c->ran == c->runs || b == 0) &&
+				!cell_ok(b, det, c);
+		}
+	write_md(stdout, cells, (int)seeds, (int)runs);
+	if ((md && write_file(md, write_md, cells, (int)seeds, (int)runs)) ||
+	    (json && write_file(json, write_json, cells, (int)seeds,
+				(int)runs)))
+		return 2;
+	for (int b = 0; b <= NBUGS; b++)
+		for (int det = 0; det < NDETECTORS; det++)
+			free(cells[b][det].replay);
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The harness's own throughput (SPEC §8) in results/bench-harness.md:
+#   the wall time of the quick T-1..T-7 gate (residctl check),
+#   schedules per second of T-3 on the simulated kernel, one core (as in
+#   scripts/record-sim.sh),
+#   time-to-detect of the seven bugs, from results/bugs.json when the kill
+#   matrix has written it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+make -s all
+mkdir -p results
+out=results/bench-harness.md
+t0=$(date +%s.%N)
+gate=$(build/residctl check 2>&1) || { echo "$gate"; echo "bench-harness: the gate failed" >&2; exit 1; }
+t1=$(date +%s.%N)
+{
+	echo "# Harness throughput"
+	echo
+	echo "\`scripts/bench-harness.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)."
+	echo
+	echo "## The quick gate T-1..T-7"
+	echo
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "Wall time of `residctl check` (quick profile, every scenario in its own cgroup): **%.1f s**.\n\n", b - a }'
+	echo '```'
+	echo "$gate" | tail -n 9
+	echo '```'
+	echo
+	echo "## T-3 on the simulated kernel, one core (taskset -c 0), seed 1"
+	echo
+	echo '```'
+	for strategy in random pct:3; do
+		taskset -c 0 build/residctl explore T-3 --strategy "$strategy" \
+			--schedules 5000 --seed 1
+	done
+	echo '```'
+	echo
+	echo "## Time to detect the seven bugs (kill matrix)"
+	echo
+	if [ -f results/bugs.json ]; then
+		echo "From \`results/bugs.json\`:"
+		echo
+		echo '```json'
+		cat results/bugs.json
+		echo '```'
+	else
+		echo "Not yet measured: \`results/bugs.json\` (the kill matrix) does not exist."
+	fi
+} >"$out"
+echo "bench-harness: $out"
