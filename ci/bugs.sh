@@ -6,11 +6,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-if nm build/libresid.a | grep -q ' resid_bugs$'; then
+# nm's whole output first: grep -q would end the pipe early (pipefail).
+prod=$(nm build/libresid.a) && harness=$(nm build/libresid-harness.a) || exit 1
+if grep -q ' resid_bugs$' <<<"$prod"; then
 	echo "bugs: the production library build/libresid.a has bug switches" >&2
 	exit 1
 fi
-if ! nm build/libresid-harness.a | grep -q ' B resid_bugs$'; then
+if ! grep -q ' B resid_bugs$' <<<"$harness"; then
 	echo "bugs: the harness library has no bug switches to test" >&2
 	exit 1
 fi
