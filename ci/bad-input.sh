@@ -67,6 +67,7 @@ expect2 "storm --bug" $R storm --bug 9
 expect2 "RESIDCTL_BUGS bad" env RESIDCTL_BUGS=all,3 $R check T-2
 expect2 "matrix no seeds" $R matrix --seeds 0
 expect2 "check --fault unknown point" $R check T-3 --fault nosuch=0.5
+expect2 "check --chunk not 4K" $R check T-3 --chunk 5000
 expect2 "schedules without --sim" $R check --schedules 10
 expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K
 expect2 "unknown benchmark" $R bench frob

@@ -21,7 +21,7 @@ static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
 	"                      [--json FILE] [--junit FILE] [--list]\n"
 	"                      [--sim [--schedules N]] [--bug N[,N..]]\n"
-	"                      [--fault NAME=P | --fault NAME@N ...]\n"
+	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
 	"  row per scenario: verdict, checks, mismatches, counters, seconds.\n"
@@ -32,7 +32,8 @@ static const char usage[] =
 	"  a failure prints its shrunk schedule's replay line.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault injects faults into the\n"
-	"  storms T-3, T-6, T-7 as in residctl storm (RESIDCTL_FAULTS too).\n";
+	"  storms T-3, T-6, T-7 as in residctl storm (RESIDCTL_FAULTS too);\n"
+	"  --chunk sets their chunk size (default 1M; 16 MiB region).\n";
 
 static void list(void)
 {
@@ -104,6 +105,15 @@ int cmd_check(int argc, char **argv)
 			if (!(v = cli_value("check", argc, argv, &i)) ||
 			    bugs_option("check", v))
 				return 2;
+		} else if (!strncmp(a, "--chunk", 7)) {
+			if (!(v = cli_value("check", argc, argv, &i)))
+				return 2;
+			if (cli_bytes(v, &o.storm_chunk) || !o.storm_chunk ||
+			    o.storm_chunk % 4096 || o.storm_chunk > (16ull << 20)) {
+				fprintf(stderr, "residctl check: bad chunk size "
+					"'%s'; give a multiple of 4K up to 16M\n", v);
+				return 2;
+			}
 		} else if (!strncmp(a, "--fault", 7)) {
 			if (!(v = cli_value("check", argc, argv, &i)))
 				return 2;

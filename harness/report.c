@@ -36,10 +36,10 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 		secs);
 }
 
-static void json_str(FILE *f, const char *s)
+void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; s && *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fprintf(f, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)

@@ -11,5 +11,7 @@ void report_table(FILE *f, const struct scen_result *res, int n);
 int report_json(const char *path, const struct scen_result *res, int n,
 		const char *manifest_json, uint64_t seed);
 int report_junit(const char *path, const struct scen_result *res, int n);
+/* s as a JSON string, quoted and escaped; NULL as "". */
+void json_str(FILE *f, const char *s);
 
 #endif

@@ -11,6 +11,7 @@ struct run_opts {
 	uint64_t seed;
 	enum profile profile;
 	int verbose;
+	uint64_t storm_chunk; /* the storms' chunk size; 0: 1 MiB */
 };
 
 #define SCEN_MAX_COUNTERS 24

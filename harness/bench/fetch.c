@@ -414,6 +414,13 @@ static void pick_medians(const struct opts *o, struct fres *all,
 		}
 }
 
+/* The read's part of the application's wait: what a plain read pays of
+ * it, independent of how fast the disk was in that run. */
+static double read_share(const struct fres *r)
+{
+	return mean_ms(r) > 0 ? per_fetch(r, r->d.read_ns) / mean_ms(r) : 0;
+}
+
 static void print_tables(const struct opts *o, struct fres (*t)[NMODES])
 {
 	printf("### Fetch path against the platform limit\n\n"
@@ -424,7 +431,10 @@ static void print_tables(const struct opts *o, struct fres (*t)[NMODES])
 	       "pages; pager: a fault's fetch as the application sees it "
 	       "(budget 2 chunks, a punch on the fault's path); ahead: the "
 	       "same with evict ahead of need; prefetch: depth %" PRIu64 ", %"
-	       PRIu64 " workers, MiB/s over the scan. Reads at once: the most "
+	       PRIu64 " workers, MiB/s over the scan. Read share: the pager's "
+	       "read phase over the application's wait (does not depend on the "
+	       "disk's speed in that run, unlike a ratio of two runs). Reads at "
+	       "once: the most "
 	       "backing reads in flight together in the prefetch run, and its "
 	       "summed read time over the time any read ran (a wrapper of "
 	       "the Linux seam's backing read). Threads: %s.\n\n",
@@ -433,8 +443,9 @@ static void print_tables(const struct opts *o, struct fres (*t)[NMODES])
 	       "the others (where there are 2 or more)" : "not pinned");
 	printf("| chunk MiB | plain ms | plain MiB/s | warm MiB/s | pager ms | "
 	       "pager / plain | ahead ms | ahead / plain | ahead gain | "
-	       "prefetch MiB/s | prefetch / plain | reads at once: max / mean |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "read share: pager / ahead | prefetch MiB/s | prefetch / plain "
+	       "| reads at once: max / mean |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nsizes; i++) {
 		uint64_t s = o->size[i];
 		const struct fres *m = t[i];
@@ -442,15 +453,16 @@ static void print_tables(const struct opts *o, struct fres (*t)[NMODES])
 		double pf = mibps(&m[M_PREFETCH], s, 1);
 
 		printf("| %" PRIu64 " | %.2f | %.0f | %.0f | %.2f | %.1f %% | "
-		       "%.2f | %.1f %% | %.1f %% | %.0f | %.1f %% | %" PRIu64
-		       " / %.2f |\n",
+		       "%.2f | %.1f %% | %.1f %% | %.0f %% / %.0f %% | %.0f | "
+		       "%.1f %% | %" PRIu64 " / %.2f |\n",
 		       s / MiB, mean_ms(&m[M_PLAIN]), plain,
 		       mibps(&m[M_WARM], s, 0), mean_ms(&m[M_PAGER]),
 		       100 * mibps(&m[M_PAGER], s, 0) / plain,
 		       mean_ms(&m[M_AHEAD]),
 		       100 * mibps(&m[M_AHEAD], s, 0) / plain,
 		       100 * (1 - mean_ms(&m[M_AHEAD]) / mean_ms(&m[M_PAGER])),
-		       pf, 100 * pf / plain, m[M_PREFETCH].reads_max,
+		       100 * read_share(&m[M_PAGER]),
+		       100 * read_share(&m[M_AHEAD]), pf, 100 * pf / plain, m[M_PREFETCH].reads_max,
 		       m[M_PREFETCH].read_busy_ns ?
 		       (double)m[M_PREFETCH].read_sum_ns /
 		       (double)m[M_PREFETCH].read_busy_ns : 0);

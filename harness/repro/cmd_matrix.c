@@ -9,6 +9,7 @@
 #include "bugs.h"
 #include "cli.h"
 #include "commands.h"
+#include "report.h"
 #include "repro.h"
 
 #define MAX_SEEDS 1000
@@ -112,19 +113,6 @@ static int cell_ok(int bug, enum detector det, const struct cell *c)
 	if (!sched)
 		return c->detected > 0;
 	return c->detected == c->runs && c->replays_same == c->replays;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++)
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 32)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	fputc('"', f);
 }
 
 static const char *const det_key[NDETECTORS] = {

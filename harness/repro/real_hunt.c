@@ -19,8 +19,12 @@
 #define OUT_MAX (256u << 10)
 
 /* Bug 7 shows on the real kernel only when fetches are dropped: half the
- * backing reads fail, so some fetches exhaust their retries. */
+ * backing reads fail, so some fetches exhaust their retries. And in many
+ * small chunks: with 16 chunks another thread soon fetches a lost faulter's
+ * chunk again and its CONTINUE wakes it by chance, hiding the missing wake
+ * until the storm ends. */
 #define BUG7_FAULT "backing_read/eio=0.6"
+#define BUG7_CHUNK "64K"
 
 /* build/residctl -> build/tsan/residctl; the suppressions beside ci/. */
 static int tsan_paths(const char *self, char *exe, char *supp, size_t n)
@@ -176,6 +180,8 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	if (faults) {
 		argv[n++] = "--fault";
 		argv[n++] = BUG7_FAULT;
+		argv[n++] = "--chunk";
+		argv[n++] = BUG7_CHUNK;
 	}
 	if (bug) {
 		argv[n++] = "--bug";
@@ -189,7 +195,7 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	if (asprintf(&d->replay, "%s%s check %s%s --seed %s%s%s%s",
 		     tsan ? "TSAN_OPTIONS='...' " : "", exe, id,
 		     clean ? " T-6 T-7" : "", seed,
-		     faults ? " --fault " BUG7_FAULT : "",
+		     faults ? " --fault " BUG7_FAULT " --chunk " BUG7_CHUNK : "",
 		     bug ? " --bug " : "", bug ? bugs : "") < 0)
 		d->replay = NULL;
 	if (rc == 0 || rc == 1 || rc == 66) {

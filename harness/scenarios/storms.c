@@ -25,11 +25,8 @@ static void configure(const struct run_opts *o, uint64_t salt,
 		.watchdog_seconds = full ? 120 : 20,
 		.limit_bytes = 512ull << 20,
 	};
-	/* T-7 hunts lost faults in many small chunks: with 16 chunks another
-	 * thread soon fetches a lost faulter's chunk again and its CONTINUE
-	 * wakes it by chance, which hides a missing wake. */
-	if (salt == 7)
-		c->chunk_size = 64ull << 10;
+	if (o->storm_chunk)
+		c->chunk_size = o->storm_chunk;
 }
 
 static int storm(const struct run_opts *o, uint64_t salt,
