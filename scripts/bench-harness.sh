@@ -38,11 +38,26 @@ t1=$(date +%s.%N)
 	echo "## Time to detect the seven bugs (kill matrix)"
 	echo
 	if [ -f results/bugs.json ]; then
-		echo "From \`results/bugs.json\`:"
+		echo "From \`results/bugs.json\` (\`scripts/kill-matrix.sh\`; the full"
+		echo "matrix with oracles and replay lines is \`results/bugs.md\`):"
 		echo
-		echo '```json'
-		cat results/bugs.json
-		echo '```'
+		echo "| bug | detector | detected | schedules to detect (median / worst) | s to detect (median) |"
+		echo "|---|---|---|---|---|"
+		# One line per bug, then one per detector, as cmd_matrix.c writes them.
+		awk '
+		function num(key,   r) {
+			if (!match($0, "\"" key "\": [0-9.]+")) return "";
+			r = substr($0, RSTART, RLENGTH); sub(/.*: /, "", r); return r
+		}
+		/"bug": / { bug = num("bug"); title = $0
+			sub(/.*"title": "/, "", title); sub(/".*/, "", title) }
+		/"(sched_pct|sched_random|storm|tsan)": / {
+			det = $0; sub(/^ *"/, "", det); sub(/".*/, "", det)
+			printf "| %s %s | %s | %s/%s | %s / %s | %s |\n", bug, title,
+				det, num("detected"), num("runs"),
+				num("schedules_median"), num("schedules_worst"),
+				num("seconds_median")
+		}' results/bugs.json
 	else
 		echo "Not yet measured: \`results/bugs.json\` (the kill matrix) does not exist."
 	fi

@@ -1,0 +1,198 @@
+/* One run of one arm at one budget, in its child process: open the arm
+ * (the file mapped for A, a region for the pager), scan, count the bytes the
+ * process read, close, and OPT over the trace the scan wrote. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "arms.h"
+#include "belady.h"
+#include "invariants.h"
+
+static uint64_t violations;
+
+static void on_violation(int id, const char *msg, void *arg)
+{
+	(void)arg;
+	if (!violations++)
+		fprintf(stderr, "residctl bench: I-%d (%s): %s\n", id,
+			inv_title(id), msg);
+}
+
+/* Arm A: the file mapped, the kernel's page cache under the cgroup limit. */
+static int open_kernel(const struct arm_job *j, struct scan *s, char *err,
+		       size_t n)
+{
+	uint64_t len = s->chunk * s->nchunks;
+	int fd = open(j->f->path, O_RDONLY | O_CLOEXEC);
+	void *m;
+
+	if (fd < 0) {
+		snprintf(err, n, "cannot open %s: %s", j->f->path,
+			 strerror(errno));
+		return -1;
+	}
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED || madvise(m, len, j->arm->advice)) {
+		snprintf(err, n, "cannot map %s: %s", j->f->path,
+			 strerror(errno));
+		if (m != MAP_FAILED)
+			munmap(m, len);
+		return -1;
+	}
+	s->base = m;
+	return 0;
+}
+
+static int open_pager(const struct arm_job *j, struct scan *s, char *err,
+		      size_t n)
+{
+	struct resid_config cfg;
+	char why[RESID_ERRLEN];
+
+	resid_config_init(&cfg);
+	cfg.region_len = s->chunk * s->nchunks;
+	cfg.chunk_size = s->chunk;
+	cfg.budget_bytes = j->budget;
+	cfg.backing = RESID_BACKING_FILE;
+	cfg.path = j->f->path;
+	cfg.policy = j->arm->policy;
+	cfg.signal = RESID_SIGNAL_BEFORE_READ;
+	cfg.prefetch_depth = j->arm->prefetch ? (uint32_t)j->o->prefetch : 0;
+	cfg.evict_ahead = j->arm->evict_ahead;
+	inv_set_handler(on_violation, NULL);
+	s->r = resid_open(&cfg, why);
+	if (!s->r) {
+		snprintf(err, n, "cannot open the region: %s", why);
+		return -1;
+	}
+	s->base = resid_base(s->r);
+	return 0;
+}
+
+/* Bytes of the file still cached at the end: what A read and kept. */
+static uint64_t cached_bytes(const uint8_t *m, uint64_t len)
+{
+	uint64_t pages = len / 4096, in = 0;
+	unsigned char *vec = malloc(pages);
+
+	if (vec && mincore((void *)m, len, vec) == 0)
+		for (uint64_t i = 0; i < pages; i++)
+			in += vec[i] & 1;
+	free(vec);
+	return in * 4096;
+}
+
+static uint64_t faults_of(const struct rusage *u)
+{
+	return (uint64_t)u->ru_majflt + (uint64_t)u->ru_minflt;
+}
+
+/* Closes the arm; the pager's counters, or A's faults and evictions. */
+static void close_arm(struct scan *s, uint64_t len, struct arm_result *res)
+{
+	if (s->r) {
+		resid_check_quiescent(s->r);
+		resid_get_stats(s->r, &res->st);
+		resid_close(s->r);
+		res->faults = res->st.faults_missing + res->st.faults_minor;
+		res->evicted_bytes = res->st.evicted_bytes;
+		return;
+	}
+	uint64_t kept = cached_bytes(s->base, len);
+
+	res->evicted_bytes = res->io_bytes > kept ? res->io_bytes - kept : 0;
+	munmap((void *)s->base, len);
+}
+
+/* OPT: Belady over the trace the scan wrote, at capacity = budget. */
+static int opt_of(const struct scan *s, uint64_t budget, struct arm_result *res,
+		  char *err, size_t n)
+{
+	struct trace t = {
+		.kind = TRACE_REFERENCE, .nchunks = s->nchunks,
+		.seq = s->trace, .n = s->accesses,
+	};
+	struct belady_result b;
+	int rc;
+
+	t.sizes = malloc(s->nchunks * sizeof(*t.sizes));
+	if (!t.sizes) {
+		snprintf(err, n, "no memory for the trace");
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nchunks; i++)
+		t.sizes[i] = s->chunk;
+	rc = belady(&t, budget, &b, err, n);
+	if (!rc) {
+		res->opt_bytes = b.bytes_missed;
+		res->opt_misses = b.misses;
+	}
+	free(t.sizes);
+	return rc;
+}
+
+/* In the child: one run of one arm at one budget. */
+int arm_run(void *arg, void *out, char *err, size_t n)
+{
+	const struct arm_job *j = arg;
+	const struct arms_opts *o = j->o;
+	struct arm_result *res = out;
+	struct scan s = {
+		.chunk = o->chunk, .nchunks = (uint32_t)o->nchunks,
+		.passes = (uint32_t)o->passes, .threads = (uint32_t)o->threads,
+		.seed = j->f->seed,
+	};
+	uint64_t io0 = 0, io1 = 0;
+	struct rusage u0, u1;
+	int rc;
+
+	s.trace = malloc(o->passes * o->nchunks * sizeof(*s.trace));
+	if (!s.trace) {
+		snprintf(err, n, "no memory for the trace");
+		return -1;
+	}
+	rc = j->arm->advice >= 0 ? open_kernel(j, &s, err, n) :
+		open_pager(j, &s, err, n);
+	if (rc) {
+		free(s.trace);
+		return -1;
+	}
+	double t0 = bench_now();
+
+	if (getrusage(RUSAGE_SELF, &u0) || bench_read_bytes(&io0)) {
+		snprintf(err, n, "cannot read /proc/self/io or rusage");
+		rc = -1;
+	}
+	if (!rc)
+		rc = scan_run(&s, err, n);
+	if (s.r)
+		resid_quiesce(s.r); /* prefetches still in flight count */
+	res->seconds = bench_now() - t0;
+	if (!rc && (getrusage(RUSAGE_SELF, &u1) || bench_read_bytes(&io1))) {
+		snprintf(err, n, "cannot read /proc/self/io or rusage");
+		rc = -1;
+	}
+	if (!rc) {
+		res->io_bytes = io1 - io0;
+		res->io_first = s.io_first_pass > io0 ? s.io_first_pass - io0 :
+			0;
+		res->faults = faults_of(&u1) - faults_of(&u0);
+	}
+	close_arm(&s, o->chunk * o->nchunks, res);
+	res->sink = s.sink;
+	res->mismatches = s.mismatches;
+	res->accesses = s.accesses;
+	res->violations = violations;
+	if (!rc)
+		rc = opt_of(&s, j->budget, res, err, n);
+	free(s.trace);
+	res->ok = !rc;
+	return rc;
+}

@@ -1,0 +1,69 @@
+/* residctl bench arms, shared by its files: the arms, the options, one
+ * run's figures. arms.c parses and sweeps, arm_run.c is one run in its
+ * child process, arms_report.c writes the tables and the CSV. */
+#ifndef HARNESS_BENCH_ARMS_H
+#define HARNESS_BENCH_ARMS_H
+
+#include <stdint.h>
+
+#include "bench.h"
+
+#define MAX_RATIOS 16
+#define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
+#define NARMS 7
+
+struct arm {
+	const char *name;
+	int advice;              /* arm A: madvise; -1: a pager arm */
+	enum resid_policy policy;
+	int prefetch, evict_ahead;
+};
+
+/* A-seq, A-random, A-normal, C, D, E, D-ahead; the tables name C, D, E. */
+extern const struct arm arms[NARMS];
+enum { ARM_C = 3, ARM_D = 4, ARM_E = 5 };
+
+struct arms_opts {
+	uint64_t chunk, nchunks, passes, threads, prefetch, margin, seed;
+	double ratio[MAX_RATIOS];
+	int nratios;
+	int use[NARMS];
+	const char *dir, *csv;
+};
+
+struct arm_job {
+	const struct arms_opts *o;
+	const struct arm *arm;
+	const struct bench_file *f;
+	uint64_t budget;
+};
+
+struct arm_result {
+	uint64_t io_bytes, io_first, opt_bytes, opt_misses, accesses;
+	uint64_t faults, evicted_bytes, sink, mismatches, violations;
+	double seconds;
+	struct resid_stats st;
+	char drop[32];           /* how the page cache was emptied */
+	int ok;
+};
+
+static inline uint64_t arms_budget(const struct arms_opts *o, double ratio)
+{
+	return (uint64_t)(ratio * (double)(o->chunk * o->nchunks)) & ~4095ull;
+}
+
+static inline double mib(uint64_t b)
+{
+	return (double)b / (double)MiB;
+}
+
+/* arm_run.c: in the child, one run of one arm (a bench_fn). */
+int arm_run(void *arg, void *out, char *err, size_t n);
+
+/* arms_report.c */
+void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
+		const char *drops);
+int arms_write_csv(const struct arms_opts *o,
+		   struct arm_result (*res)[NARMS]);
+
+#endif

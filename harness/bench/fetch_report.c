@@ -1,0 +1,207 @@
+/* The fetch benchmark's tables (markdown on stdout), from each mode's
+ * median run, and every run as CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fetch.h"
+
+/* Milliseconds per fetch of a phase counter. */
+static double per_fetch(const struct fres *r, uint64_t ns)
+{
+	return r->d.fetches ? (double)ns / (double)r->d.fetches / 1e6 : 0;
+}
+
+/* For the tables, each mode's median rep by throughput: a noisy moment on
+ * a shared machine moves one rep, not the median. */
+static void pick_medians(const struct fetch_opts *o, struct fres *all,
+			 struct fres (*t)[NMODES])
+{
+	for (int i = 0; i < o->nsizes; i++)
+		for (int k = 0; k < NMODES; k++) {
+			double v[100];
+			uint64_t below, reps = o->reps;
+
+			for (uint64_t r = 0; r < reps; r++)
+				v[r] = mibps(fetch_run_of(all, o, i, k, r),
+					     o->size[i], k == M_PREFETCH);
+			for (uint64_t r = 0; r < reps; r++) {
+				below = 0;
+				for (uint64_t q = 0; q < reps; q++)
+					below += v[q] < v[r] ||
+						 (v[q] == v[r] && q < r);
+				if (below == reps / 2)
+					t[i][k] = *fetch_run_of(all, o, i, k, r);
+			}
+		}
+}
+
+/* The read's part of the application's wait: what a plain read pays of
+ * it, independent of how fast the disk was in that run. */
+static double read_share(const struct fres *r)
+{
+	return mean_ms(r) > 0 ? per_fetch(r, r->d.read_ns) / mean_ms(r) : 0;
+}
+
+static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
+{
+	printf("### Fetch path against the platform limit\n\n"
+	       "Per chunk, the mean over a run of the median of %" PRIu64 " runs "
+	       "(by throughput) of a %" PRIu64 " MiB file read in order (the "
+	       "first %d chunks of a run fill the budget and are not timed). "
+	       "plain: O_DIRECT pread into a memfd punched before every read "
+	       "(the platform limit); warm: into populated "
+	       "pages; pager: a fault's fetch as the application sees it "
+	       "(budget 2 chunks, a punch on the fault's path); ahead: the "
+	       "same with evict ahead of need; prefetch: depth %" PRIu64 ", %"
+	       PRIu64 " workers, MiB/s over the scan. Read share: the pager's "
+	       "read phase over the application's wait (does not depend on the "
+	       "disk's speed in that run, unlike a ratio of two runs). Reads at "
+	       "once: the most "
+	       "backing reads in flight together in the prefetch run, and its "
+	       "summed read time over the time any read ran (a wrapper of "
+	       "the Linux seam's backing read). Threads: %s.\n\n",
+	       o->reps, o->total / MiB, WARMUP, o->prefetch, o->workers,
+	       o->pin ? "the application on one CPU, the pager's threads on "
+	       "the others (where there are 2 or more)" : "not pinned");
+	printf("| chunk MiB | plain ms | plain MiB/s | warm MiB/s | pager ms | "
+	       "pager / plain | ahead ms | ahead / plain | ahead gain | "
+	       "read share: pager / ahead | prefetch MiB/s | prefetch / plain "
+	       "| reads at once: max / mean |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < o->nsizes; i++) {
+		uint64_t s = o->size[i];
+		const struct fres *m = t[i];
+		double plain = mibps(&m[M_PLAIN], s, 0);
+		double pf = mibps(&m[M_PREFETCH], s, 1);
+
+		printf("| %" PRIu64 " | %.2f | %.0f | %.0f | %.2f | %.1f %% | "
+		       "%.2f | %.1f %% | %.1f %% | %.0f %% / %.0f %% | %.0f | "
+		       "%.1f %% | %" PRIu64 " / %.2f |\n",
+		       s / MiB, mean_ms(&m[M_PLAIN]), plain,
+		       mibps(&m[M_WARM], s, 0), mean_ms(&m[M_PAGER]),
+		       100 * mibps(&m[M_PAGER], s, 0) / plain,
+		       mean_ms(&m[M_AHEAD]),
+		       100 * mibps(&m[M_AHEAD], s, 0) / plain,
+		       100 * (1 - mean_ms(&m[M_AHEAD]) / mean_ms(&m[M_PAGER])),
+		       100 * read_share(&m[M_PAGER]),
+		       100 * read_share(&m[M_AHEAD]), pf, 100 * pf / plain,
+		       m[M_PREFETCH].reads_max,
+		       m[M_PREFETCH].read_busy_ns ?
+		       (double)m[M_PREFETCH].read_sum_ns /
+		       (double)m[M_PREFETCH].read_busy_ns : 0);
+	}
+	printf("\nOne fetch broken down, ms (pager phase timers): reserve "
+	       "includes the punch of the victim when the fetch had to make "
+	       "room; the rest of the fault path is the application's wait "
+	       "minus reserve, read and CONTINUE (fault delivery, dispatcher, "
+	       "queue, worker wake-up); it comes out below 0 when the faulter, "
+	       "woken by CONTINUE, takes the worker's CPU before the worker "
+	       "reads its clock (the CONTINUE timer then runs on past the "
+	       "wake; prefetches, with no faulter, show CONTINUE alone). After "
+	       "CONTINUE: commit, policy, stats, the prefetch top-up, off the "
+	       "faulter's path. Punch per page: plain punches a populated "
+	       "memfd between reads.\n\n"
+	       "| chunk MiB | mode | app wait | reserve | read | CONTINUE | "
+	       "rest of fault path | after CONTINUE | CONTINUE ns/page | "
+	       "punch us/page |\n|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < o->nsizes; i++) {
+		uint64_t s = o->size[i], pages = s / 4096;
+		const struct fres *p = &t[i][M_PLAIN];
+
+		printf("| %" PRIu64 " | plain | %.2f | - | %.2f | - | - | - | - "
+		       "| %.3f |\n", s / MiB, mean_ms(p), mean_ms(p),
+		       p->punched ? (double)p->punch_ns / (double)p->punched /
+		       1e3 : 0);
+		for (int k = M_PAGER; k <= M_PREFETCH; k++) {
+			const struct fres *r = &t[i][k];
+			double res_ = per_fetch(r, r->d.reserve_ns);
+			double rd = per_fetch(r, r->d.read_ns);
+			double co = per_fetch(r, r->d.continue_ns);
+			uint64_t evp = r->d.evicted_bytes / 4096;
+			char wait[16] = "-", rest[16] = "-";
+
+			/* A prefetch mostly has no faulter waiting for it. */
+			if (k != M_PREFETCH) {
+				snprintf(wait, sizeof(wait), "%.2f", mean_ms(r));
+				snprintf(rest, sizeof(rest), "%.3f",
+					 mean_ms(r) - res_ - rd - co);
+			}
+			printf("| %" PRIu64 " | %s | %s | %.3f | %.2f | %.3f | "
+			       "%s | %.3f | %.0f | %.3f |\n", s / MiB,
+			       mode_name[k], wait, res_, rd, co, rest,
+			       per_fetch(r, r->d.fetch_ns) - res_ - rd - co,
+			       r->d.fetches ? (double)r->d.continue_ns /
+			       (double)(r->d.fetches * pages) : 0,
+			       evp ? (double)r->d.punch_ns / (double)evp / 1e3 :
+			       0);
+		}
+	}
+	printf("\n");
+}
+
+static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,
+		    const struct fres *r)
+{
+	fprintf(f, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+		PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", size, mode_name[k],
+		rep + 1, r->samples, r->samples ? r->lat_ns / r->samples : 0,
+		r->lat_min_ns, mibps(r, size, k == M_PREFETCH), r->wall_ns,
+		r->d.fetches, r->d.reserve_ns, r->d.read_ns, r->d.continue_ns,
+		r->d.fetch_ns, r->d.punch_ns, r->d.evictions,
+		r->d.evict_ahead, r->punched, r->punch_ns, r->reads_max,
+		r->read_sum_ns, r->read_busy_ns, r->io_bytes, r->fetch_bytes,
+		r->bad);
+}
+
+/* Every run, not only the medians the tables show. */
+int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
+{
+	char tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->csv);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "residctl bench fetch: cannot write %s: %s\n",
+			o->csv, strerror(errno));
+		return -1;
+	}
+	fputs("chunk_bytes,mode,rep,samples,lat_mean_ns,lat_min_ns,mib_s,"
+	      "wall_ns,fetches,reserve_ns,read_ns,continue_ns,fetch_ns,"
+	      "punch_ns,evictions,evict_ahead,punched_pages_plain,"
+	      "punch_ns_plain,reads_max,read_sum_ns,read_busy_ns,io_bytes,"
+	      "fetch_bytes,bad\n", f);
+	for (int i = 0; i < o->nsizes; i++)
+		for (int k = 0; k < NMODES; k++)
+			for (uint64_t rep = 0; rep < o->reps; rep++)
+				csv_row(f, o->size[i], k, rep,
+					fetch_run_of(all, o, i, k, rep));
+	if (fclose(f) || rename(tmp, o->csv)) {
+		fprintf(stderr, "residctl bench fetch: cannot write %s\n",
+			o->csv);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+void fetch_print(const struct fetch_opts *o, struct fres *all)
+{
+	struct fres (*t)[NMODES] = calloc((size_t)o->nsizes, sizeof(*t));
+
+	if (!t) {
+		fprintf(stderr, "residctl bench fetch: no memory for the "
+			"tables\n");
+		return;
+	}
+	pick_medians(o, all, t);
+	print_tables(o, t);
+	free(t);
+}
