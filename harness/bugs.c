@@ -7,24 +7,24 @@
 #include "bug_switch.h"
 
 const struct bug_info bug_table[NBUGS + 1] = {
-	[1] = { 1, "false RECONCILE FAILED",
+	[1] = { "false RECONCILE FAILED",
 		"reconcile leaves the bytes reserved by in-flight fetches out "
 		"of the comparison", "T-6", "T-6" },
-	[2] = { 2, "commit-before-RESIDENT deadlock",
+	[2] = { "commit-before-RESIDENT deadlock",
 		"the fetcher marks the chunk RESIDENT before committing its "
 		"reservation", "T-3", "T-3" },
-	[3] = { 3, "commit-and-pin not atomic",
+	[3] = { "commit-and-pin not atomic",
 		"commit and pin in two critical sections, RESIDENT between "
 		"them", "T-3", "T-3" },
-	[4] = { 4, "unlocked latency histogram",
+	[4] = { "unlocked latency histogram",
 		"workers update bucket, count, sum, min and max without the "
 		"histogram lock", "T-6", "T-6" },
-	[5] = { 5, "unlocked statistics counters",
+	[5] = { "unlocked statistics counters",
 		"plain ++ and += on the shared counters", "T-6", "T-6" },
-	[6] = { 6, "unlocked pin operations in the prefetch path",
+	[6] = { "unlocked pin operations in the prefetch path",
 		"pin before the fetch, unpin on abandon, unpin after the "
 		"fetch: bare", "T-6", "T-6" },
-	[7] = { 7, "lost wakeup on FETCHING->ABSENT",
+	[7] = { "lost wakeup on FETCHING->ABSENT",
 		"the drop paths set ABSENT without UFFDIO_WAKE", "T-7", "T-7" },
 };
 

@@ -10,7 +10,6 @@
 #define BUGS_ALL (((1u << NBUGS) - 1) << 1)
 
 struct bug_info {
-	int n;
 	const char *title;
 	const char *shape;
 	/* The simulated scenario the scheduler hunts it in, and the gate

@@ -112,13 +112,16 @@ static void check_pins_explained(struct resid_region *r)
 }
 #endif
 
-/* Makes room for `need` bytes and reserves them. must_exceed is
- * POLICY_NEVER for a demand fetch; for a prefetch it is the target's next
- * use, and only chunks used strictly later may go. -EAGAIN: infeasible. */
-int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
-		   uint64_t must_exceed)
+/* With the budget lock: evicts until `need` more bytes fit or nothing may
+ * go. must_exceed is POLICY_NEVER for a demand fetch, which may also break a
+ * retention; otherwise only chunks used strictly later than must_exceed go.
+ * Returns the evictions made. */
+static uint32_t make_room_locked(struct resid_region *r,
+				 const struct chunk *self, uint64_t need,
+				 uint64_t must_exceed)
 {
-	K(r, lock, &r->budget_lock);
+	uint32_t evicted = 0;
+
 	while (r->resident + r->reserved + need > r->budget) {
 		uint32_t n = collect_candidates(r, self,
 						must_exceed != POLICY_NEVER);
@@ -130,12 +133,23 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 		if (v >= 0) {
 			if (evict_locked(r, (uint32_t)v) < 0)
 				break;
+			evicted++;
 			continue;
 		}
 		if (must_exceed == POLICY_NEVER && break_retention(r))
 			continue;
 		break;
 	}
+	return evicted;
+}
+
+/* Makes room for `need` bytes and reserves them (see make_room_locked for
+ * must_exceed). -EAGAIN: infeasible. */
+int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
+		   uint64_t must_exceed)
+{
+	K(r, lock, &r->budget_lock);
+	make_room_locked(r, self, need, must_exceed);
 	if (r->resident + r->reserved + need > r->budget) {
 #ifdef RESID_HARNESS
 		if (must_exceed == POLICY_NEVER)
@@ -242,7 +256,6 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 {
 	uint32_t next = id;
 	uint64_t must = POLICY_NEVER;
-	int64_t v;
 
 	K(r, lock, &r->policy_lock);
 	if (policy_predict(r->policy, id, &next, 1) == 1)
@@ -251,15 +264,8 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 	if (must == POLICY_NEVER || chunk_state(&r->chunks[next]) != CH_ABSENT)
 		return;
 	K(r, lock, &r->budget_lock);
-	while (r->resident + r->reserved + r->chunks[next].len > r->budget) {
-		uint32_t n = collect_candidates(r, &r->chunks[next], 1);
-
-		K(r, lock, &r->policy_lock);
-		v = policy_victim(r->policy, r->cand, n, must);
-		K(r, unlock, &r->policy_lock);
-		if (v < 0 || evict_locked(r, (uint32_t)v) < 0)
-			break;
-		STAT_INC(r, evict_ahead);
-	}
+	STAT_ADD(r, evict_ahead,
+		 make_room_locked(r, &r->chunks[next], r->chunks[next].len,
+				  must));
 	K(r, unlock, &r->budget_lock);
 }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bugs.h"
 #include "cli.h"
@@ -229,8 +228,9 @@ int cmd_matrix(int argc, char **argv)
 			return 2;
 		} else if (!strncmp(a, "--seeds", 7) || !strncmp(a, "--runs", 6) ||
 			   !strncmp(a, "--schedules", 11)) {
-			uint64_t *dst = a[2] == 's' && a[3] == 'e' ? &seeds :
-				a[2] == 'r' ? &runs : &o.max_schedules;
+			uint64_t *dst = !strncmp(a, "--seeds", 7) ? &seeds :
+				!strncmp(a, "--runs", 6) ? &runs :
+				&o.max_schedules;
 
 			if (cli_u64(v, dst) || !*dst ||
 			    (dst != &o.max_schedules && *dst > MAX_SEEDS)) {
@@ -249,13 +249,11 @@ int cmd_matrix(int argc, char **argv)
 			return 2;
 		}
 	}
-	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (k <= 0) {
-		fprintf(stderr, "residctl matrix: cannot read /proc/self/exe\n");
+	if (repro_self_path(self, sizeof(self)) < 0) {
+		fprintf(stderr, "residctl matrix: cannot find this program's "
+			"path in /proc/self/exe\n");
 		return 2;
 	}
-	self[k] = '\0';
 	o.self = self;
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++) {

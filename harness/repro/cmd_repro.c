@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bugs.h"
 #include "cli.h"
@@ -32,17 +31,6 @@ static void list(void)
 	for (int b = 1; b <= NBUGS; b++)
 		printf("%d  %-44s %s\n", b, bug_table[b].title,
 		       bug_table[b].shape);
-}
-
-/* This residctl's path, for the real-kernel runs. */
-static int self_path(char *buf, size_t n)
-{
-	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
-
-	if (k <= 0)
-		return -1;
-	buf[k] = '\0';
-	return 0;
 }
 
 static void print_detection(enum detector det, const struct detection *d)
@@ -154,7 +142,7 @@ int cmd_repro(int argc, char **argv)
 			"or all; see residctl repro --list\n", NBUGS);
 		return 2;
 	}
-	if (self_path(self, sizeof(self)) < 0) {
+	if (repro_self_path(self, sizeof(self)) < 0) {
 		fprintf(stderr, "residctl repro: cannot find this program's "
 			"path in /proc/self/exe\n");
 		return 2;

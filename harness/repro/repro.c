@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "repro_internal.h"
 
@@ -46,6 +47,16 @@ void repro_run(int bug, enum detector d, const struct repro_opts *o,
 		repro_sched(bug, d, o, out);
 	else
 		repro_real(bug, d, o, out);
+}
+
+int repro_self_path(char *buf, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	return 0;
 }
 
 void detection_free(struct detection *d)

@@ -4,6 +4,7 @@
 #ifndef HARNESS_REPRO_H
 #define HARNESS_REPRO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum detector {
@@ -45,5 +46,7 @@ int detector_expected(int bug, enum detector d);
 void repro_run(int bug, enum detector d, const struct repro_opts *o,
 	       struct detection *out);
 void detection_free(struct detection *d);
+/* This residctl's path (for the real-kernel runs); -1 when unknown. */
+int repro_self_path(char *buf, size_t n);
 
 #endif
