@@ -3,6 +3,7 @@
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make deps    installs missing Debian packages
+#   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
 
 CC      ?= cc
@@ -63,9 +64,33 @@ $(B)/tsan/unit-tests: $(TSAN_TEST_OBJ) $(filter-out $(B)/tsan/harness/main.o,$(T
 
 tsan: $(B)/tsan/residctl $(B)/tsan/unit-tests
 
-$(B)/libresid.a: $(PROD_OBJ)
+# One relocatable object whose only global symbols are resid_*: the pager's
+# internal names (ring_push, wake_range, ...) cannot collide with a user's.
+# The harness links libresid-harness.a, where they stay visible.
+$(B)/libresid.o: $(PROD_OBJ)
+	@ld -r -o $@.all $^
+	@nm -g --defined-only $@.all | awk '$$3 ~ /^resid_/ { print $$3 }' >$@.syms
+	@objcopy --keep-global-symbols=$@.syms $@.all $@
+	@rm -f $@.all $@.syms
+
+$(B)/libresid.a: $(B)/libresid.o
 	@rm -f $@
 	ar rcs $@ $^
+
+PREFIX ?= /usr/local
+$(B)/resid.pc: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' \
+		'libdir=$${prefix}/lib' '' 'Name: resid' \
+		'Description: application-authoritative residency for a read-only region' \
+		'Version: $(REV)' 'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -lresid -lpthread' >$@
+
+install: $(B)/libresid.a $(B)/resid.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 pager/resid.h $(DESTDIR)$(PREFIX)/include/resid.h
+	install -m 644 $(B)/libresid.a $(DESTDIR)$(PREFIX)/lib/libresid.a
+	install -m 644 $(B)/resid.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/resid.pc
 
 $(B)/libresid-harness.a: $(HCORE_OBJ)
 	@rm -f $@
@@ -89,5 +114,5 @@ test:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan clean FORCE
+.PHONY: all deps gate test tsan clean install FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

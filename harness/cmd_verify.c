@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "resid.h"
+#include "resid_harness.h"
 
 static const char usage[] =
 	"usage: residctl verify (FILE | --synthetic BYTES) [--chunk BYTES]\n"

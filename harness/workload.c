@@ -27,10 +27,15 @@ struct resid_region *wl_open(struct resid_config *cfg, struct scen_result *res)
 	char err[RESID_ERRLEN];
 	struct resid_region *r;
 
-	cfg->eager_reconcile = 1;
+	struct resid_harness h;
+
+	resid_harness_init(&h);
+	h.eager_reconcile = 1;
+	cfg->harness = &h;
 	inv_reset();
 	inv_set_handler(on_violation, res);
 	r = resid_open(cfg, err);
+	cfg->harness = NULL; /* h lives only here; resid_open copied it */
 	if (!r) {
 		inv_set_handler(NULL, NULL);
 		scen_fail(res, "cannot open the region: %s", err);

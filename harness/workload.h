@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "resid.h"
+#include "resid_harness.h"
 #include "scenario.h"
 
 /* Opens a region with eager reconcile; counts every invariant violation into

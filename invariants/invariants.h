@@ -6,7 +6,7 @@
 #define RESID_INVARIANTS_H
 
 #include <stdint.h>
-#include "resid.h"
+#include "resid_harness.h"
 
 #define INV_MAX 14
 

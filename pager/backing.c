@@ -9,44 +9,51 @@
 
 #include "internal.h"
 
-int backing_open(struct resid_region *r, char *err, size_t n)
+int backing_open(struct resid_region *r, const char *path, char *err,
+		 size_t n)
 {
 	if (r->cfg.backing == RESID_BACKING_SYNTHETIC) {
 		r->backing_fd = r->plain_fd = -1;
 		r->backing_size = r->cfg.region_len;
 		return 0;
 	}
-	if (!r->cfg.path || !*r->cfg.path) {
-		snprintf(err, n, "no backing file given: pass a path or use "
-			 "the synthetic source");
+	if (!path || !*path) {
+		snprintf(err, n, "path is %s with RESID_BACKING_FILE: set "
+			 "cfg.path to the file to map", path ? "empty" : "NULL");
 		return -EINVAL;
 	}
-	int fd = K(r, backing_open, r->cfg.path, 1, &r->backing_size);
+	int fd = K(r, backing_open, path, 1, &r->backing_size);
 
 	r->direct = fd >= 0;
 	if (fd == -EINVAL) /* the file system has no O_DIRECT */
-		fd = K(r, backing_open, r->cfg.path, 0, &r->backing_size);
+		fd = K(r, backing_open, path, 0, &r->backing_size);
+	if (fd == -EISDIR || fd == -ENODEV) {
+		snprintf(err, n, "path %s is not a regular file (%s): set "
+			 "cfg.path to a regular file", path,
+			 fd == -EISDIR ? "a directory" : "a device or pipe");
+		return fd;
+	}
 	if (fd < 0) {
-		snprintf(err, n, "cannot open backing file %s: %s: give a "
-			 "readable file", r->cfg.path, strerror(-fd));
+		snprintf(err, n, "path %s: cannot open: %s: set cfg.path to a "
+			 "readable file", path, strerror(-fd));
 		return fd;
 	}
 	r->backing_fd = fd;
-	r->plain_fd = K(r, backing_open, r->cfg.path, 0, &r->backing_size);
+	r->plain_fd = K(r, backing_open, path, 0, &r->backing_size);
 	if (r->plain_fd < 0) {
 		int e = r->plain_fd;
 
-		snprintf(err, n, "cannot open backing file %s: %s", r->cfg.path,
+		snprintf(err, n, "path %s: cannot open: %s", path,
 			 strerror(-e));
 		K(r, close, fd);
 		r->backing_fd = r->plain_fd = -1;
 		return e;
 	}
 	if (r->backing_size < r->cfg.region_len) {
-		snprintf(err, n, "region of %" PRIu64 " bytes is larger than "
-			 "backing file %s (%" PRIu64 " bytes): shrink the "
-			 "region or use a larger file", r->cfg.region_len,
-			 r->cfg.path, r->backing_size);
+		snprintf(err, n, "region_len %" PRIu64 " is larger than the "
+			 "file %s (%" PRIu64 " bytes): shrink region_len or "
+			 "use a larger file", r->cfg.region_len, path,
+			 r->backing_size);
 		K(r, close, r->backing_fd);
 		K(r, close, r->plain_fd);
 		r->backing_fd = r->plain_fd = -1;

@@ -23,6 +23,11 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 	int rc;
 
 	chunk_lock(r, c);
+	/* After the dispatcher died a punched chunk could not come back. */
+	if (failure_dead(r)) {
+		chunk_unlock(r, c);
+		return -EPIPE;
+	}
 #ifdef RESID_HARNESS
 	inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin, c->retained);
 #endif
@@ -188,7 +193,7 @@ void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
 #endif
 	c->pin++;
 	reconcile_locked(r, ++r->since_reconcile >= r->cfg.reconcile_interval ||
-			 r->cfg.eager_reconcile);
+			 r->h.eager_reconcile);
 	K(r, unlock, &r->budget_lock);
 }
 

@@ -127,6 +127,12 @@ const char *cg_limit_file(int version)
 	       version == CG_V2 ? v2_files[0] : NULL;
 }
 
+const char *cg_usage_file(int version)
+{
+	return version == CG_V1 ? "memory.usage_in_bytes" :
+	       version == CG_V2 ? "memory.current" : NULL;
+}
+
 const char *cg_swap_file(int version)
 {
 	return version == CG_V1 ? v1_files[1] :
@@ -617,6 +623,26 @@ int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 		}
 	}
 	return -1;
+}
+
+int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
+		  uint64_t *bytes)
+{
+	char path[CG_PATH_MAX], *text, *end;
+	int rc;
+
+	if (m->version == CG_NONE)
+		return -ENOENT;
+	if (join(path, sizeof(path), m->dir, cg_usage_file(m->version)))
+		return -ENAMETOOLONG;
+	rc = slurp(e, path, CG_SMALL_MAX, &text);
+	if (rc)
+		return rc;
+	errno = 0;
+	*bytes = strtoull(text, &end, 10);
+	rc = end == text || errno || (*end && *end != '\n') ? -EBADMSG : 0;
+	free(text);
+	return rc;
 }
 
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,

@@ -60,6 +60,7 @@ int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
 const char *cg_version_name(int version);   /* "none", "v1", "v2" */
 const char *cg_limit_file(int version);     /* NULL for CG_NONE */
 const char *cg_swap_file(int version);      /* NULL for CG_NONE */
+const char *cg_usage_file(int version);     /* NULL for CG_NONE */
 /* A limit file's text: a number, "max" on v2, v1's unlimited (the largest
  * page-counter value) as CG_UNLIMITED. 0, or -1 on anything else. */
 int cg_parse_limit(int version, const char *text, uint64_t *out);
@@ -101,6 +102,12 @@ int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 /* Reads <dir>/memory.stat. 0; -errno of the read (-ENOENT for CG_NONE); or
  * -EBADMSG when the file has no well-formed shmem line. */
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,
+		  uint64_t *bytes);
+
+/* The cgroup's charged bytes now (v1 memory.usage_in_bytes, v2
+ * memory.current). 0, -errno of the read (-ENOENT for CG_NONE), or -EBADMSG
+ * when it is not a number. */
+int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
 		  uint64_t *bytes);
 
 /* memory.stat lags by up to what the kernel has not flushed: per online CPU,

@@ -35,14 +35,20 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 {
 	uint64_t cs = r->cfg.chunk_size;
 
-	if (cs == 0 || cs % PAGE) {
-		snprintf(err, n, "chunk size %" PRIu64 " is not a positive "
-			 "multiple of 4096: pass e.g. --chunk 2M", cs);
+	if (cs == 0) {
+		snprintf(err, n, "chunk_size is 0 and there is no table: set "
+			 "chunk_size (a multiple of 4096, e.g. 2 MiB) or table "
+			 "and table_len");
+		return -EINVAL;
+	}
+	if (cs % PAGE) {
+		snprintf(err, n, "chunk_size %" PRIu64 " is not a multiple of "
+			 "4096: round it, e.g. to %" PRIu64, cs, page_up(cs));
 		return -EINVAL;
 	}
 	if (cs > r->cfg.region_len) {
-		snprintf(err, n, "chunk size %" PRIu64 " is larger than the "
-			 "region (%" PRIu64 " bytes): use a smaller chunk", cs,
+		snprintf(err, n, "chunk_size %" PRIu64 " is larger than "
+			 "region_len (%" PRIu64 "): use a smaller chunk", cs,
 			 r->cfg.region_len);
 		return -EINVAL;
 	}
@@ -50,7 +56,7 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 
 	if (count > UINT32_MAX / 2) {
 		snprintf(err, n, "%" PRIu64 " chunks are too many: use a "
-			 "larger chunk size", count);
+			 "larger chunk_size", count);
 		return -EINVAL;
 	}
 	r->nchunks = (uint32_t)count;
@@ -69,27 +75,47 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 	return 0;
 }
 
+/* Entry i of the table, against the end of the one before it. */
+static int table_entry_ok(const struct resid_region *r, uint32_t i,
+			  uint64_t expect, char *err, size_t n)
+{
+	const struct resid_chunk_spec *t = &r->cfg.table[i];
+	const char *what = NULL;
+
+	if (t->off < expect)
+		what = i && t->off < r->cfg.table[i - 1].off ?
+			"is out of order: sort the table by offset" :
+			"overlaps the entry before it";
+	else if (t->off > expect)
+		what = "leaves a gap after the entry before it: entries must "
+			"be contiguous";
+	else if (t->len == 0)
+		what = "is empty";
+	else if (t->off % PAGE)
+		what = "does not start on a 4096-byte boundary";
+	else if (t->len % PAGE && i + 1 != r->cfg.table_len)
+		what = "has a length that is not a multiple of 4096 (only the "
+			"last entry may end unaligned)";
+	if (!what)
+		return 1;
+	snprintf(err, n, "table[%u] (off %" PRIu64 ", len %" PRIu64 ") %s; "
+		 "expected off %" PRIu64, i, t->off, t->len, what, expect);
+	return 0;
+}
+
 static int build_table(struct resid_region *r, char *err, size_t n)
 {
 	const struct resid_chunk_spec *t = r->cfg.table;
 	uint64_t expect = 0;
 
 	for (uint32_t i = 0; i < r->cfg.table_len; i++) {
-		if (t[i].off != expect || t[i].len == 0 ||
-		    (t[i].off % PAGE) ||
-		    (t[i].len % PAGE && i + 1 != r->cfg.table_len)) {
-			snprintf(err, n, "chunk table entry %u (off %" PRIu64
-				 ", len %" PRIu64 ") must start at %" PRIu64
-				 ", be non-empty and 4096-aligned (only the "
-				 "last may end unaligned)", i, t[i].off,
-				 t[i].len, expect);
+		if (!table_entry_ok(r, i, expect, err, n))
 			return -EINVAL;
-		}
 		expect += t[i].len;
 	}
 	if (expect != r->cfg.region_len) {
-		snprintf(err, n, "chunk table covers %" PRIu64 " bytes but the "
-			 "region is %" PRIu64 ": make them equal", expect,
+		snprintf(err, n, "table covers %" PRIu64 " bytes but "
+			 "region_len is %" PRIu64 ": make them equal", expect,
 			 r->cfg.region_len);
 		return -EINVAL;
 	}
@@ -106,10 +132,17 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 
 int chunks_build(struct resid_region *r, char *err, size_t n)
 {
-	if (r->cfg.table && r->cfg.table_len) {
+	if (!r->cfg.table != !r->cfg.table_len) {
+		snprintf(err, n, "table is %s but table_len is %u: pass both "
+			 "(a table of table_len entries), or NULL and 0 with "
+			 "chunk_size", r->cfg.table ? "set" : "NULL",
+			 r->cfg.table_len);
+		return -EINVAL;
+	}
+	if (r->cfg.table) {
 		if (r->cfg.chunk_size) {
-			snprintf(err, n, "both a chunk size and a chunk table "
-				 "were given: pass one");
+			snprintf(err, n, "both chunk_size and table are set: "
+				 "set one, chunk_size 0 with a table");
 			return -EINVAL;
 		}
 		return build_table(r, err, n);

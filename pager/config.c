@@ -1,6 +1,7 @@
 /* Configuration defaults and validation (I-10): every value is checked
  * before a decision is made on it. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,14 +16,18 @@ static const char *const policy_names[] = {
 void resid_config_init(struct resid_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->backing = RESID_BACKING_SYNTHETIC;
 	cfg->policy = RESID_POLICY_DECLARED;
 	cfg->signal = RESID_SIGNAL_BEFORE_READ;
 	cfg->fetch_workers = 4;
 	cfg->fetching_timeout_ms = 30000;
 	cfg->reconcile_interval = 16;
-	cfg->demand_retries = 64;
 	cfg->prefetch_backoff_ms = 100;
+}
+
+void resid_harness_init(struct resid_harness *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->demand_retries = 64;
 }
 
 const char *resid_policy_name(enum resid_policy p)
@@ -52,13 +57,25 @@ int resid_policy_parse(const char *name, enum resid_policy *out)
 /* The checks that need no chunk table; the table's own are in chunks.c. */
 int config_check(const struct resid_config *c, char *err, size_t n)
 {
+	if (c->backing == RESID_BACKING_UNSET ||
+	    (unsigned)c->backing > RESID_BACKING_SYNTHETIC) {
+		snprintf(err, n, "backing %d: set cfg.backing to "
+			 "RESID_BACKING_FILE (with cfg.path) or "
+			 "RESID_BACKING_SYNTHETIC", (int)c->backing);
+		return -1;
+	}
+	if (c->backing == RESID_BACKING_SYNTHETIC && c->path) {
+		snprintf(err, n, "path %s with RESID_BACKING_SYNTHETIC: set "
+			 "cfg.backing to RESID_BACKING_FILE to read the file, "
+			 "or cfg.path to NULL", c->path);
+		return -1;
+	}
 	if (c->region_len == 0) {
-		snprintf(err, n, "region length is 0: give the size of the "
-			 "region");
+		snprintf(err, n, "region_len is 0: set it to the bytes to map");
 		return -1;
 	}
 	if (c->budget_bytes == 0) {
-		snprintf(err, n, "budget is 0: give a budget of at least one "
+		snprintf(err, n, "budget_bytes is 0: set at least the largest "
 			 "chunk");
 		return -1;
 	}
@@ -74,13 +91,14 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 		return -1;
 	}
 	if (c->prefetch_depth > 64) {
-		snprintf(err, n, "prefetch depth %u is out of range: use 0..64",
+		snprintf(err, n, "prefetch_depth %u is out of range: use 0..64",
 			 c->prefetch_depth);
 		return -1;
 	}
 	if (c->reconcile_interval == 0 || c->fetching_timeout_ms == 0) {
-		snprintf(err, n, "reconcile interval and FETCHING time-out "
-			 "must be positive");
+		snprintf(err, n, "reconcile_interval %u and fetching_timeout_ms "
+			 "%u must be positive", c->reconcile_interval,
+			 c->fetching_timeout_ms);
 		return -1;
 	}
 	return 0;
@@ -90,11 +108,46 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 int config_check_budget(const struct resid_region *r, char *err, size_t n)
 {
 	if (r->cfg.budget_bytes < r->max_chunk) {
-		snprintf(err, n, "budget %" PRIu64 " bytes is smaller than the "
-			 "largest chunk (%" PRIu64 " bytes): raise the budget "
-			 "or use smaller chunks", r->cfg.budget_bytes,
+		snprintf(err, n, "budget_bytes %" PRIu64 " is smaller than the "
+			 "largest chunk (%" PRIu64 " bytes): raise it or use "
+			 "smaller chunks", r->cfg.budget_bytes,
 			 r->max_chunk);
 		return -1;
 	}
 	return 0;
+}
+
+/* A declared order names every chunk exactly once: a repeat or an omission
+ * is a mistake in the caller's table, not an order. */
+int config_check_declared(const struct resid_region *r, char *err, size_t n)
+{
+	const uint32_t *seq = r->cfg.declared_seq;
+	uint32_t len = r->cfg.declared_len, bad = UINT32_MAX;
+	uint8_t *seen;
+
+	if (r->cfg.policy != RESID_POLICY_DECLARED || !seq || !len)
+		return 0; /* NULL and 0, or a mismatch the policy names */
+	for (uint32_t i = 0; i < len; i++)
+		if (seq[i] >= r->nchunks)
+			return 0; /* out of range: the policy names it */
+	if (len != r->nchunks) {
+		snprintf(err, n, "declared_seq covers %u of %u chunks "
+			 "(declared_len %u): list each chunk exactly once",
+			 len < r->nchunks ? len : r->nchunks, r->nchunks, len);
+		return -1;
+	}
+	seen = calloc(r->nchunks, 1);
+	if (!seen) {
+		snprintf(err, n, "out of memory for %u chunks", r->nchunks);
+		return -1;
+	}
+	for (uint32_t i = 0; i < len && bad == UINT32_MAX; i++)
+		if (seen[seq[i]]++)
+			bad = i;
+	free(seen);
+	if (bad == UINT32_MAX)
+		return 0;
+	snprintf(err, n, "declared_seq[%u] repeats chunk %u: list each of the "
+		 "%u chunks exactly once", bad, seq[bad], r->nchunks);
+	return -1;
 }

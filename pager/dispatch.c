@@ -3,13 +3,14 @@
  * fault on its chunk's state, never on the fault type. It never does I/O.
  * Between drains it runs the FETCHING watchdog. */
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "internal.h"
 
 #define BATCH 64
 #define TICK_MS 50
+/* uffd reads that may fail in a row, each after a back-off doubling from
+ * 1 ms, before the dispatcher gives up and fails the region (failure.c). */
+#define READ_FAILURES 8
 
 static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 {
@@ -28,6 +29,9 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 
 	chunk_lock(r, c);
 	switch (chunk_state(c)) {
+	case CH_FAILED:
+		failure_fault(r, c, addr, m->arg.pagefault.feat.ptid);
+		break;
 	case CH_RESIDENT:
 		/* The fault raced with a fetch that has completed. */
 		wake_range(r, addr & ~4095ull, 4096);
@@ -60,11 +64,11 @@ static void set_draining(struct resid_region *r, int on)
 	K(r, unlock, &r->q_lock);
 }
 
-/* Returns 0 when the queue is empty, -1 on a read error to report. */
+/* Returns 0 when the queue is empty, -errno when reads keep failing. */
 static int drain(struct resid_region *r)
 {
 	struct uffd_msg msgs[BATCH];
-	int rc = 0;
+	int rc = 0, failures = 0;
 
 	set_draining(r, 1);
 	for (;;) {
@@ -77,17 +81,34 @@ static int drain(struct resid_region *r)
 			continue;
 		}
 		if (n < 0) {
-			fprintf(stderr, "residctl: dispatcher: read(uffd): %s\n",
-				strerror((int)-n));
-			rc = -1;
-			break;
+			STAT_INC(r, uffd_errors);
+			if (++failures >= READ_FAILURES) {
+				rc = (int)n;
+				break;
+			}
+			K(r, sleep_ns, 1000000ull << (failures - 1));
+			continue;
 		}
+		failures = 0;
 		for (long i = 0; i < n; i++)
 			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
 				on_fault(r, &msgs[i]);
 	}
 	set_draining(r, 0);
 	return rc;
+}
+
+/* Wakes that failed every retry (wake_range) are retried each tick: a lost
+ * wake is a faulter asleep for good. */
+static void pay_owed_wakes(struct resid_region *r)
+{
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		struct chunk *c = &r->chunks[i];
+
+		if (!__atomic_exchange_n(&c->wake_owed, 0, __ATOMIC_ACQ_REL))
+			continue;
+		wake_range(r, (uint64_t)(uintptr_t)(r->a + c->off), c->len);
+	}
 }
 
 /* A chunk FETCHING for longer than the time-out whose lock nobody holds was
@@ -111,6 +132,16 @@ static void watchdog(struct resid_region *r)
 	}
 }
 
+static int stopping(struct resid_region *r)
+{
+	int stop;
+
+	K(r, lock, &r->q_lock);
+	stop = r->stopping;
+	K(r, unlock, &r->q_lock);
+	return stop;
+}
+
 void *dispatch_main(void *arg)
 {
 	struct resid_region *r = arg;
@@ -119,14 +150,28 @@ void *dispatch_main(void *arg)
 	for (;;) {
 		int ready = K(r, wait_readable, r->uffd, r->stopfd, TICK_MS);
 
-		if (ready & 2)
+		if (ready < 0) {
+			/* poll is only a hint: drain after a tick instead. */
+			if (ready != -EINTR) {
+				STAT_INC(r, poll_errors);
+				K(r, sleep_ns, TICK_MS * 1000000ull);
+			}
+			if (stopping(r))
+				break;
+		} else if (ready & 2) {
 			break;
-		if (ready >= 0 && drain(r) < 0)
+		}
+		int rc = drain(r);
+
+		if (rc < 0) {
+			failure_fail_region(r, -rc);
 			break;
+		}
 		uint64_t now = K(r, clock_ns);
 
 		if (now - last_scan >= TICK_MS * 1000000ull) {
 			watchdog(r);
+			pay_owed_wakes(r);
 			last_scan = now;
 		}
 	}

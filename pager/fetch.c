@@ -7,6 +7,9 @@
 #include "internal.h"
 
 #define IO_RETRIES 8
+/* Fetches of one chunk that may fail in a row before it fails for good
+ * (failure.c); each waits twice as long as the one before, from 1 ms. */
+#define FETCH_FAILURES 8
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -35,16 +38,25 @@ void queue_prefetch(struct resid_region *r, uint32_t id)
 }
 
 /* A failed wake or punch is retried: giving up on a wake loses a fault,
- * giving up on a punch leaves pages nobody accounts for. */
+ * giving up on a punch leaves pages nobody accounts for. A wake that still
+ * fails is owed: the dispatcher's tick retries it until it goes through
+ * (wake_owed), and the region reports the error. */
 #define OP_RETRIES 100
 
 void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
 {
+	int rc = 0;
+
 	for (int i = 0; i < OP_RETRIES; i++) {
-		if (K(r, uffd_wake, r->uffd, addr, len) == 0)
+		rc = K(r, uffd_wake, r->uffd, addr, len);
+		if (rc == 0)
 			return;
 		STAT_INC(r, wake_errors);
 	}
+	uint32_t id = chunks_find(r, addr - (uint64_t)(uintptr_t)r->a);
+
+	failure_record(r, id, -rc);
+	__atomic_store_n(&r->chunks[id].wake_owed, 1, __ATOMIC_RELEASE);
 }
 
 static void punch_chunk(struct resid_region *r, struct chunk *c)
@@ -56,17 +68,24 @@ static void punch_chunk(struct resid_region *r, struct chunk *c)
 	}
 }
 
-/* The one path from FETCHING back to ABSENT. It frees what the fetch had
- * taken and wakes the chunk's range, so that a faulter deduplicated against
- * this fetch faults again instead of sleeping forever. */
-void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
-		   int reserved)
+/* Frees what a fetch that did not land had taken. */
+static void fetch_release(struct resid_region *r, struct chunk *c,
+			  int populated, int reserved)
 {
 	if (populated)
 		punch_chunk(r, c);
 	if (reserved)
 		budget_release(r, c->len);
 	budget_unretain(r, c);
+}
+
+/* The one path from FETCHING back to ABSENT. It frees what the fetch had
+ * taken and wakes the chunk's range, so that a faulter deduplicated against
+ * this fetch faults again instead of sleeping forever. */
+void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
+		   int reserved)
+{
+	fetch_release(r, c, populated, reserved);
 	chunk_set_state(r, c, CH_ABSENT);
 #ifdef RESID_HARNESS
 	/* Bug 7: back to ABSENT without a wake. */
@@ -78,6 +97,26 @@ void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
 	wake_range(r, (uint64_t)(uintptr_t)(r->a + c->off), c->len);
 	STAT_INC(r, drop_wakes);
 	STAT_INC(r, abandoned);
+}
+
+/* A fetch that read or mapped nothing usable: abandoned, so the next fault
+ * tries again after a back-off, until FETCH_FAILURES in a row fail the
+ * chunk for good. */
+static void fetch_failed(struct resid_region *r, struct chunk *c, int err)
+{
+	if (++c->fetch_failures < FETCH_FAILURES) {
+		fetch_abandon(r, c, 1, 1);
+		return;
+	}
+	fetch_release(r, c, 1, 1);
+	failure_fail_chunk(r, c, err);
+}
+
+/* Before a chunk's fetch after failed ones: 1 ms, doubling. */
+static void fetch_backoff(struct resid_region *r, struct chunk *c)
+{
+	if (c->fetch_failures)
+		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
 /* Reads the chunk's bytes into B until all are there; short reads are legal.
@@ -101,8 +140,9 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 		}
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
+			/* 0: the file ended early, truncated under us. */
 			if (++errors > IO_RETRIES)
-				return n < 0 ? (int)n : -EIO;
+				return n < 0 ? (int)n : -ENODATA;
 			continue;
 		}
 		if ((uint64_t)n < c->data_len - got)
@@ -191,7 +231,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
-		if (++attempt > r->cfg.demand_retries) {
+		if (++attempt > r->h.demand_retries) {
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
@@ -199,8 +239,11 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 		K(r, sleep_ns, 1000000);
 	}
 	t[1] = phase_clock(r);
-	if (fill_b(r, c) < 0) {
-		fetch_abandon(r, c, 1, 1);
+	fetch_backoff(r, c);
+	int rc = fill_b(r, c);
+
+	if (rc < 0) {
+		fetch_failed(r, c, -rc);
 		return;
 	}
 	t[2] = phase_clock(r);
@@ -208,9 +251,10 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 
 	t[3] = phase_clock(r);
 	if (mapped < 0) {
-		fetch_abandon(r, c, 1, 1);
+		fetch_failed(r, c, (int)-mapped);
 		return;
 	}
+	c->fetch_failures = 0;
 #ifdef RESID_HARNESS
 	inv_continue_ok(id, c->len, c->len, (uint64_t)mapped);
 #endif

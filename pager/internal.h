@@ -11,9 +11,12 @@
 #include "invariants.h"
 #include "policy.h"
 #include "resid.h"
+#include "resid_harness.h"
 #include "seam.h"
 
-enum chunk_state { CH_ABSENT, CH_FETCHING, CH_RESIDENT };
+/* FAILED: the backing store could not deliver it (failure.c); its range in A
+ * raises SIGBUS for good. */
+enum chunk_state { CH_ABSENT, CH_FETCHING, CH_RESIDENT, CH_FAILED };
 
 struct chunk {
 	resid_mutex lock;
@@ -25,6 +28,8 @@ struct chunk {
 	uint64_t declined_until;  /* prefetch back-off */
 	uint64_t fetched;         /* completed fetches (I-14) */
 	uint64_t demand_seq;      /* fault_seq when a demand fetch landed it */
+	uint32_t fetch_failures;  /* fetches failed in a row (chunk lock) */
+	int wake_owed;            /* a wake that failed, retried by the tick */
 	int32_t pin;              /* budget lock */
 	int retained;             /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
@@ -38,6 +43,7 @@ struct ring {
 
 struct resid_region {
 	struct resid_config cfg;
+	struct resid_harness h;   /* cfg.harness, or its defaults */
 	const struct resid_seam *seam;
 	void *sx;
 
@@ -88,6 +94,13 @@ struct resid_region {
 	int have_cgroup;
 	int swap_condition;
 	uint64_t shmem_baseline, tolerance;
+	unsigned cpus;            /* online, for the tolerance and headroom */
+
+	/* failure (failure.c): the first error, and how a fault fails */
+	int fail_err;             /* errno, 0 while none */
+	uint32_t fail_chunk;
+	int poison;               /* UFFDIO_POISON, else SIGBUS to the thread */
+	int dead;                 /* the dispatcher gave up: nothing fetches */
 
 	/* manifest facts gathered at setup */
 	char release[128];
@@ -129,6 +142,10 @@ static inline int chunk_state(const struct chunk *c)
 /* config.c */
 int config_check(const struct resid_config *c, char *err, size_t n);
 int config_check_budget(const struct resid_region *r, char *err, size_t n);
+int config_check_declared(const struct resid_region *r, char *err, size_t n);
+
+/* headroom.c */
+int headroom_check(struct resid_region *r, char *err, size_t n);
 
 /* chunks.c */
 int chunks_build(struct resid_region *r, char *err, size_t n);
@@ -179,8 +196,17 @@ int reconcile_setup(struct resid_region *r, char *err, size_t n);
 int reconcile_baseline(struct resid_region *r, char *err, size_t n);
 void reconcile_locked(struct resid_region *r, int due);
 
+/* failure.c */
+void failure_record(struct resid_region *r, uint32_t chunk, int err);
+void failure_fail_chunk(struct resid_region *r, struct chunk *c, int err);
+void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
+		   uint32_t tid);
+void failure_fail_region(struct resid_region *r, int err);
+int failure_dead(const struct resid_region *r);
+
 /* backing.c */
-int backing_open(struct resid_region *r, char *err, size_t n);
+int backing_open(struct resid_region *r, const char *path, char *err,
+		 size_t n);
 long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		  uint64_t off);
 

@@ -29,7 +29,7 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 		r->cfg.fetch_workers,
 		r->cfg.backing == RESID_BACKING_FILE ? "file" : "synthetic",
 		r->direct ? "true" : "false",
-		r->cfg.eager_reconcile ? "true" : "false", RESID_REV);
+		r->h.eager_reconcile ? "true" : "false", RESID_REV);
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

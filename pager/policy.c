@@ -88,8 +88,8 @@ static int params_ok(const struct policy_params *p, char *err, size_t errlen)
 	}
 	for (i = 0; i < p->declared_len; i++) {
 		if (p->declared_seq[i] >= p->nchunks) {
-			say(err, errlen, "policy: declared sequence position %u "
-			    "names chunk %u, but the region has %u chunks",
+			say(err, errlen, "declared_seq[%u] names chunk %u, but "
+			    "the region has %u chunks",
 			    i, p->declared_seq[i], p->nchunks);
 			return 0;
 		}

@@ -2,6 +2,8 @@
  * predicted successors that are absent and not backing off. Admission (a
  * prefetch may evict only what is used strictly later) and retention pins
  * are applied by the worker that runs the job. */
+#include <errno.h>
+
 #include "internal.h"
 
 #define MAX_DEPTH 64
@@ -26,13 +28,14 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 	}
 }
 
-void resid_notify_access(struct resid_region *r, uint32_t chunk)
+int resid_notify_access(struct resid_region *r, uint32_t chunk)
 {
 	if (chunk >= r->nchunks)
-		return;
+		return -EINVAL;
 	K(r, lock, &r->policy_lock);
 	policy_on_access(r->policy, chunk);
 	K(r, unlock, &r->policy_lock);
 	/* A consumed prefetch target gives up its retention pin. */
 	budget_unretain(r, &r->chunks[chunk]);
+	return 0;
 }

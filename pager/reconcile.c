@@ -57,11 +57,12 @@ int reconcile_setup(struct resid_region *r, char *err, size_t n)
 		return -EIO;
 	r->have_cgroup = r->cg.version != CG_NONE;
 	r->swap_condition = cg_swap_check(&r->cg, why, sizeof(why));
-	if (r->swap_condition < 0 && !r->cfg.allow_swap) {
+	if (r->swap_condition < 0 && !r->h.allow_swap) {
 		snprintf(err, n, "refusing to start (I-3): %s", why);
 		return -EPERM;
 	}
-	r->tolerance = cg_flush_tolerance(r->release, online_cpus(r));
+	r->cpus = online_cpus(r);
+	r->tolerance = cg_flush_tolerance(r->release, r->cpus);
 	return 0;
 }
 

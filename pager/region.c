@@ -10,6 +10,9 @@
 #include "internal.h"
 
 #define NEED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM)
+/* How a failed chunk fails loudly (failure.c): poison, else SIGBUS to the
+ * faulting thread, whose id the messages then carry. */
+#define FAIL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_THREAD_ID)
 
 static void read_line(struct resid_region *r, const char *path, char *buf,
 		      size_t cap)
@@ -52,13 +55,22 @@ static int probe_uffd(struct resid_region *r, char *err, size_t n)
 			 "UFFD_FEATURE_MISSING_SHMEM");
 		return -ENOTSUP;
 	}
+	if (!(api.features & FAIL_FEATURES)) {
+		snprintf(err, n, "this kernel's userfaultfd has neither "
+			 "UFFD_FEATURE_POISON nor UFFD_FEATURE_THREAD_ID: a "
+			 "failed read could not raise SIGBUS");
+		return -ENOTSUP;
+	}
 	return 0;
 }
 
 static int open_uffd(struct resid_region *r, char *err, size_t n)
 {
 	int flags = O_CLOEXEC | O_NONBLOCK;
-	struct uffdio_api api = { .api = UFFD_API, .features = NEED_FEATURES };
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = NEED_FEATURES | (r->uffd_features & FAIL_FEATURES),
+	};
 	int rc;
 
 #ifdef RESID_HARNESS
@@ -129,6 +141,8 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 			 "faults");
 		return -ENOTSUP;
 	}
+	r->poison = (r->uffd_features & UFFD_FEATURE_POISON) &&
+		(reg.ioctls & (1ull << _UFFDIO_POISON));
 	return 0;
 }
 
@@ -206,7 +220,12 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 		return NULL;
 	}
 	r->cfg = *cfg;
-	r->seam = cfg->seam ? cfg->seam : &resid_seam_linux;
+	if (cfg->harness)
+		r->h = *cfg->harness;
+	else
+		resid_harness_init(&r->h);
+	r->cfg.path = NULL; /* the caller's string is not kept */
+	r->seam = r->h.seam ? r->h.seam : &resid_seam_linux;
 	r->sx = r->seam->ctx;
 	r->uffd = r->memfd = r->stopfd = r->backing_fd = r->plain_fd = -1;
 	err[0] = '\0';
@@ -218,9 +237,11 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 	if (config_check(cfg, err, RESID_ERRLEN) ||
 	    reconcile_setup(r, err, RESID_ERRLEN) ||
 	    probe_uffd(r, err, RESID_ERRLEN) ||
-	    backing_open(r, err, RESID_ERRLEN) ||
+	    backing_open(r, cfg->path, err, RESID_ERRLEN) ||
 	    chunks_build(r, err, RESID_ERRLEN) ||
-	    config_check_budget(r, err, RESID_ERRLEN))
+	    config_check_budget(r, err, RESID_ERRLEN) ||
+	    config_check_declared(r, err, RESID_ERRLEN) ||
+	    headroom_check(r, err, RESID_ERRLEN))
 		goto fail;
 	r->len = r->chunks[r->nchunks - 1].off + r->chunks[r->nchunks - 1].len;
 	r->budget = cfg->budget_bytes;
@@ -300,14 +321,17 @@ uint32_t resid_nchunks(const struct resid_region *r)
 
 uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off)
 {
-	return chunks_find(r, off);
+	return off < r->len ? chunks_find(r, off) : RESID_NO_CHUNK;
 }
 
-void resid_chunk_range(const struct resid_region *r, uint32_t chunk,
-		       uint64_t *off, uint64_t *len)
+int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
+		      uint64_t *off, uint64_t *len)
 {
+	if (chunk >= r->nchunks)
+		return -EINVAL;
 	*off = r->chunks[chunk].off;
 	*len = r->chunks[chunk].len;
+	return 0;
 }
 
 void resid_quiesce(struct resid_region *r)

@@ -1,78 +1,153 @@
-/* residctl pager: application-authoritative residency for a large read-only
- * region. userfaultfd on a double-mapped memfd, eviction by punching holes.
- * This is the public header of libresid.a. */
+/* libresid: application-authoritative residency for a large read-only
+ * region (a model's weights, say) under a fixed memory budget.
+ *
+ * You map a file (or a range of it) through resid_open() and read it at
+ * resid_base(). Only `budget_bytes` of it is resident at a time: a read of a
+ * chunk that is not resident blocks the reading thread until the pager has
+ * read the chunk from the file (userfaultfd on a double-mapped memfd),
+ * evicting chunks whose next use is furthest away. The region is read-only.
+ *
+ * Units: every size and offset is in bytes. Offsets are from the start of
+ * the region, which is the start of the file. A page is 4096 bytes.
+ *
+ * Alignment: chunks start on page boundaries. The last chunk may end
+ * unaligned (it ends where the region ends); resid_len() is region_len
+ * rounded up to a page, and the bytes between region_len and resid_len()
+ * read as zeros.
+ *
+ * Threads: any number of threads may read the mapping at once. Every
+ * function may be called from any thread while the region is open, except
+ * resid_close(), which must be the last call and must not race with reads
+ * or other calls on the region.
+ *
+ * Errors: resid_open() returns NULL and writes one line into `err` that
+ * names the field of struct resid_config that was wrong and how to fix it.
+ * Other calls return -EINVAL for an argument out of range. The library
+ * never prints and never exits.
+ *
+ * Failures after open: when the file cannot be read (EIO, or it was
+ * truncated after open: ENODATA), the pager retries with back-off (about
+ * 130 ms in all), then fails the chunk for good, as mmap of a truncated file
+ * does: every access to it raises SIGBUS. On Linux >= 6.6 the pager poisons
+ * the chunk (UFFDIO_POISON): SIGBUS with si_code BUS_MCEERR_AR and si_addr
+ * the address. On older kernels it sends SIGBUS with tgkill to the thread
+ * whose fault reached it (si_code SI_TKILL, no address), again at each
+ * access. The other chunks keep working. resid_failure() reports the first
+ * error. A reader that wants to survive installs a SIGBUS handler that
+ * siglongjmps out; the default action ends the process.
+ *
+ * Memory: the process's memory cgroup must leave room for the budget plus
+ * the pager's own memory (threads, page tables of the two mappings, chunk
+ * tables): resid_open() refuses when the cgroup limit minus what the cgroup
+ * already uses is below resid_headroom(cfg), and names the number.
+ *
+ * Example, a layer-streaming reader (see docs/example/stream.c):
+ *
+ *	struct resid_config cfg;
+ *	char err[RESID_ERRLEN];
+ *
+ *	resid_config_init(&cfg);
+ *	cfg.backing = RESID_BACKING_FILE;
+ *	cfg.path = "model.bin";
+ *	cfg.region_len = file_size;
+ *	cfg.table = layers;          // one chunk per layer, page-aligned
+ *	cfg.table_len = nlayers;
+ *	cfg.budget_bytes = 256 << 20;
+ *	struct resid_region *r = resid_open(&cfg, err);
+ *	if (!r) { fprintf(stderr, "%s\n", err); return 2; }
+ *	for (;;)                     // each token reads every layer in order
+ *		for (uint32_t l = 0; l < nlayers; l++) {
+ *			resid_notify_access(r, l);   // BEFORE_READ: l is next
+ *			compute(resid_base(r) + layers[l].off, layers[l].len);
+ *		}
+ *	resid_close(r);
+ */
 #ifndef RESID_H
 #define RESID_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct resid_seam;
 struct resid_region;
+struct resid_harness;
 
 enum resid_policy {
 	RESID_POLICY_LRU,
-	RESID_POLICY_LEARNED,  /* layer_order_learned */
-	RESID_POLICY_DECLARED, /* layer_order_declared (default) */
+	RESID_POLICY_LEARNED,  /* layer_order_learned: learns the fault order */
+	RESID_POLICY_DECLARED, /* layer_order_declared (default): you declare it */
 };
 
 /* When the application calls resid_notify_access() for a chunk: before it
- * reads it (the cursor's chunk is needed now, distance 0) or after it has
- * consumed it (the cursor's chunk is a full cycle away). */
+ * reads it (the cursor's chunk is needed now) or after it has consumed it
+ * (the cursor's chunk is a full cycle away).
+ *
+ * Several reader threads: the declared order is one sequence for the whole
+ * region, so signal it once per position, from one thread (the one that
+ * drives the layers), or serialize the calls so that they arrive in the
+ * declared order. Calls are thread-safe, but two threads signalling the same
+ * cycle interleaved move the cursor back and forth. */
 enum resid_signal {
 	RESID_SIGNAL_BEFORE_READ,
 	RESID_SIGNAL_AFTER_READ,
 };
 
+/* Where the bytes come from. There is no default: resid_open() refuses a
+ * configuration that does not say. */
 enum resid_backing {
-	RESID_BACKING_FILE,      /* read `path` with O_DIRECT (buffered fallback) */
-	RESID_BACKING_SYNTHETIC, /* resid_content(offset, seed), SPEC §5.1 */
+	RESID_BACKING_UNSET,
+	RESID_BACKING_FILE,      /* read `path` (O_DIRECT where it can) */
+	RESID_BACKING_SYNTHETIC, /* generated test content; `path` must be NULL */
 };
 
-/* One chunk of an explicit table: unequal chunks, 4096-aligned offsets. */
+/* One chunk of an explicit table: page-aligned offset; a length that is a
+ * page multiple except for the last chunk. Entries are sorted, contiguous
+ * from 0 and cover region_len exactly. */
 struct resid_chunk_spec {
 	uint64_t off;
 	uint64_t len;
 };
 
+/* Fill with resid_config_init(), then set what you need. resid_open()
+ * copies the structure; `path`, `table` and `declared_seq` are read only
+ * during resid_open() and may be freed afterwards. */
 struct resid_config {
-	uint64_t region_len;   /* bytes; the backing store must cover it */
-	uint64_t chunk_size;   /* equal chunks (multiple of 4096), or 0 with table */
-	const struct resid_chunk_spec *table; /* explicit chunks, sorted, contiguous */
+	uint64_t region_len;   /* bytes of the file to map; <= its size */
+	/* Equal chunks (a positive multiple of 4096) or, with chunk_size 0,
+	 * the explicit table of table_len entries. */
+	uint64_t chunk_size;
+	const struct resid_chunk_spec *table;
 	uint32_t table_len;
-	uint64_t budget_bytes; /* >= largest chunk */
+	uint64_t budget_bytes; /* most bytes resident at once; >= largest chunk */
 
 	enum resid_backing backing;
-	const char *path;      /* RESID_BACKING_FILE */
+	const char *path;      /* RESID_BACKING_FILE: a regular file */
 	uint64_t seed;         /* RESID_BACKING_SYNTHETIC */
 
 	enum resid_policy policy;
-	const uint32_t *declared_seq; /* RESID_POLICY_DECLARED: one cycle of chunk ids */
-	uint32_t declared_len;        /* 0: chunk order 0..n-1 */
+	/* RESID_POLICY_DECLARED: one cycle of the access order, each chunk id
+	 * exactly once (declared_len == number of chunks); NULL and 0 mean
+	 * 0, 1, ..., n-1. */
+	const uint32_t *declared_seq;
+	uint32_t declared_len;
 	enum resid_signal signal;
 
-	uint32_t fetch_workers;       /* default 4 */
-	uint32_t prefetch_depth;      /* 0 = off */
-	uint32_t fetching_timeout_ms; /* FETCHING watchdog, default 30000 */
-	uint32_t reconcile_interval;  /* fetches between reconciles, default 16 */
-	int eager_reconcile;          /* reconcile after every fetch */
-	uint32_t demand_retries;      /* infeasible budget retries, default 64 */
-	uint32_t prefetch_backoff_ms; /* declined prefetch back-off, default 100 */
+	uint32_t fetch_workers;       /* reader threads, 1..256, default 4 */
+	uint32_t prefetch_depth;      /* chunks read ahead, 0..64, 0 = off */
+	uint32_t fetching_timeout_ms; /* a stuck fetch is reset after, 30000 */
+	uint32_t reconcile_interval;  /* fetches between accounting checks, 16 */
+	uint32_t prefetch_backoff_ms; /* a declined prefetch waits, default 100 */
 	/* Evict ahead of need: when a fetch has landed, make room at once for
-	 * the chunk the policy predicts next (only chunks used later than it
-	 * may go), so that its fault does not wait for a punch. Off: 0. */
+	 * the chunk the policy predicts next. Off: 0. */
 	int evict_ahead;
-	/* Per-phase fetch timers (the *_ns counters): clock reads per fetch. */
+	/* Per-phase fetch timers (the *_ns counters of resid_stats): a few
+	 * clock reads per fetch. Off: 0. */
 	int phase_timers;
 
-	/* Where the cgroup check of I-3 may say no: refuse (default) or only
-	 * record (tests of the pager outside any cgroup). */
-	int allow_swap;
-
-	const struct resid_seam *seam; /* NULL: the Linux kernel */
+	/* Reserved for residctl's test harness; leave NULL. */
+	const struct resid_harness *harness;
 };
 
-/* Fills the defaults above into cfg; callers then set what they need. */
+/* Zeroes cfg and fills the defaults above. */
 void resid_config_init(struct resid_config *cfg);
 
 /* Counters of a region; all monotonic except resident/reserved. */
@@ -87,70 +162,67 @@ struct resid_stats {
 	uint64_t wake_errors, punch_errors, uffd_eintr, cgroup_read_errors;
 	uint64_t watchdog_resets, reconciles, reconcile_failures;
 	uint64_t resident, reserved, budget;
-	uint64_t resident_max; /* highest `resident` ever seen (I-11) */
+	uint64_t resident_max; /* highest `resident` ever seen */
 	uint64_t latency_count, latency_sum_ns, latency_min_ns, latency_max_ns;
 	/* With phase_timers, over the fetches that landed: the whole fetch
-	 * under its chunk lock, and its reserve (evictions made for it
-	 * included), read and CONTINUE. punch_ns: every eviction's punch. */
+	 * and its reserve (evictions included), read and map phases.
+	 * punch_ns: every eviction's punch. */
 	uint64_t fetch_ns, reserve_ns, read_ns, continue_ns, punch_ns;
 	uint64_t evict_ahead; /* evictions made ahead of need */
+	/* Failures: chunks failed for good, faults answered with SIGBUS,
+	 * failed reads of the userfaultfd and failed polls. */
+	uint64_t failed_chunks, failed_faults, uffd_errors, poll_errors;
 };
 
 #define RESID_ERRLEN 256
+#define RESID_NO_CHUNK UINT32_MAX
 
-/* Creates the region and starts its threads. On failure returns NULL and
- * writes one line to err saying what was wrong and how to fix it. */
+/* Creates the region and starts its threads (the dispatcher and
+ * fetch_workers readers). On failure returns NULL and writes one line to
+ * err. The caller owns the region until resid_close(). */
 struct resid_region *resid_open(const struct resid_config *cfg,
-				 char err[RESID_ERRLEN]);
+				char err[RESID_ERRLEN]);
 /* Stops the threads, unmaps, closes. Safe on NULL. */
 void resid_close(struct resid_region *r);
 
-/* The mapping the application reads (A). */
+/* The bytes in cfg's cgroup that the pager needs beyond budget_bytes for
+ * this configuration (measured, see docs/core.md). Give the process's
+ * memory cgroup a limit of at least its usage + budget_bytes + this. */
+uint64_t resid_headroom(const struct resid_config *cfg);
+
+/* The read-only mapping, valid until resid_close(); resid_len() bytes. */
 const uint8_t *resid_base(const struct resid_region *r);
 uint64_t resid_len(const struct resid_region *r);
 uint32_t resid_nchunks(const struct resid_region *r);
+/* The chunk holding byte off, or RESID_NO_CHUNK when off >= resid_len(). */
 uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off);
-void resid_chunk_range(const struct resid_region *r, uint32_t chunk,
-		       uint64_t *off, uint64_t *len);
+/* A chunk's page-aligned offset and length (the last one's length is
+ * rounded up to a page). 0, or -EINVAL when chunk >= resid_nchunks(). */
+int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
+		      uint64_t *off, uint64_t *len);
 
-/* Declared-order signal (see enum resid_signal). */
-void resid_notify_access(struct resid_region *r, uint32_t chunk);
+/* The declared-order signal (see enum resid_signal). Only the declared
+ * policy uses it; it is cheap under the others. 0, or -EINVAL when
+ * chunk >= resid_nchunks(). */
+int resid_notify_access(struct resid_region *r, uint32_t chunk);
+
+/* The first failure of the region, as a positive errno (0: none), and in
+ * *chunk (may be NULL) the chunk it hit:
+ *   EIO      the file could not be read; accesses to the chunk raise SIGBUS
+ *   ENODATA  the file ended before the chunk: truncated after resid_open
+ *   other    the kernel refused an operation on the chunk; with chunk
+ *            RESID_NO_CHUNK the pager itself could not read faults any
+ *            more: every chunk not resident raises SIGBUS. */
+int resid_failure(const struct resid_region *r, uint32_t *chunk);
 
 void resid_get_stats(struct resid_region *r, struct resid_stats *out);
 
-/* Accounting against the kernel (SPEC §2.6). Returns 0 when both the exact
- * st_blocks check and the memory.stat check hold; otherwise -1 and a line
- * in why. */
-struct resid_accounting {
-	uint64_t resident, reserved;
-	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512 */
-	int have_cgroup;
-	uint64_t shmem;           /* memory.stat shmem of the region's cgroup */
-	uint64_t shmem_baseline;  /* shmem at region start (known overhead) */
-	uint64_t tolerance;       /* the kernel's per-CPU flush threshold */
-};
-int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
-		    char why[RESID_ERRLEN]);
-
-/* Writes the run manifest as one JSON object (no trailing newline). */
+/* Writes what the region runs on (kernel, cgroup, chunking, policy) as one
+ * JSON object, no trailing newline. 0, or -1 when cap is too small. */
 int resid_manifest_json(struct resid_region *r, char *buf, size_t cap);
 
-/* Waits until no fetch is queued or in flight (tests, benchmarks). */
-void resid_quiesce(struct resid_region *r);
-/* At quiescence: no huge pages (I-9), pins balance (I-12), counters are conserved (I-14), the
- * budget was never exceeded (I-11). Returns the number of violations, each
- * reported through the invariants module. */
-int resid_check_quiescent(struct resid_region *r);
-
-/* SPEC §5.1: no aligned 8-byte word is zero and each encodes its offset. */
-uint64_t resid_content_word(uint64_t word_off, uint64_t seed);
-void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
-			uint64_t seed);
-/* Number of bytes in [buf, buf+len) that differ from the content at off. */
-uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
-				  uint64_t len, uint64_t seed);
-
 const char *resid_policy_name(enum resid_policy p);
+/* "lru", "learned", "declared" or the full names; 0, or -1 if unknown. */
 int resid_policy_parse(const char *name, enum resid_policy *out);
 
 #endif

@@ -10,6 +10,18 @@
 #include <stdint.h>
 #include <linux/userfaultfd.h>
 
+/* UFFDIO_POISON (Linux 6.6) is missing from older uapi headers. */
+#ifndef UFFD_FEATURE_POISON
+#define UFFD_FEATURE_POISON (1 << 14)
+#define _UFFDIO_POISON (0x08)
+struct uffdio_poison {
+	struct uffdio_range range;
+	__u64 mode;
+	__s64 updated;
+};
+#define UFFDIO_POISON _IOWR(UFFDIO, _UFFDIO_POISON, struct uffdio_poison)
+#endif
+
 /* Lock and condition storage. The Linux seam uses the pthread objects; another
  * seam may use `tag` to find its own state. */
 typedef struct resid_mutex {
@@ -38,6 +50,12 @@ struct resid_seam {
 	int (*uffd_continue)(void *ctx, int fd, uint64_t addr, uint64_t len,
 			     int64_t *mapped);
 	int (*uffd_wake)(void *ctx, int fd, uint64_t addr, uint64_t len);
+	/* UFFDIO_POISON: later accesses to the range raise SIGBUS; wakes the
+	 * range's faulters. -EEXIST where a page is mapped. */
+	int (*uffd_poison)(void *ctx, int fd, uint64_t addr, uint64_t len);
+	/* SIGBUS to thread tid of this process (a fault message's ptid),
+	 * for kernels without UFFDIO_POISON. */
+	int (*sigbus_thread)(void *ctx, uint32_t tid);
 	/* Waits until fd_a or fd_b is readable or timeout_ms passes; returns a
 	 * bit mask (1: fd_a, 2: fd_b), 0 on time-out. */
 	int (*wait_readable)(void *ctx, int fd_a, int fd_b, int timeout_ms);

@@ -24,6 +24,7 @@
 struct storm {
 	const struct storm_config *c;
 	struct resid_config cfg;
+	struct resid_harness h;
 	struct resid_region *r;
 	struct storm_result *out;
 	uint64_t deadline_ns;
@@ -213,7 +214,10 @@ static void child(const struct storm_config *c, int fd)
 	s.cfg.policy = c->policy;
 	s.cfg.fetch_workers = c->workers;
 	s.cfg.prefetch_depth = c->prefetch_depth;
-	s.cfg.eager_reconcile = 1;
+	s.cfg.backing = RESID_BACKING_SYNTHETIC;
+	resid_harness_init(&s.h);
+	s.h.eager_reconcile = 1;
+	s.cfg.harness = &s.h;
 	if (!c->chunk_size) {
 		make_table(&s, table, &rng);
 		for (uint32_t i = 0; i < s.cfg.table_len; i++)
@@ -226,7 +230,7 @@ static void child(const struct storm_config *c, int fd)
 		s.cfg.budget_bytes = max_chunk;
 	fault_reset(c->seed);
 	if (fault_any_enabled())
-		s.cfg.seam = fault_seam(&resid_seam_linux);
+		s.h.seam = fault_seam(&resid_seam_linux);
 	inv_set_handler(on_violation, &s);
 	s.r = resid_open(&s.cfg, err);
 	if (!s.r) {

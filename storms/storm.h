@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "fault.h"
-#include "resid.h"
+#include "resid_harness.h"
 
 struct storm_config {
 	uint64_t seed;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resid.h"
+#include "resid_harness.h"
 
 #define MiB ((uint64_t)1 << 20)
 

@@ -212,6 +212,7 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 	uint64_t s = j->size, chunks = j->o->total / s, t_first = 0;
 	struct resid_stats s0, s1;
 	struct resid_config cfg;
+	struct resid_harness h;
 	char why[RESID_ERRLEN];
 
 	resid_config_init(&cfg);
@@ -229,7 +230,9 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 	watched = resid_seam_linux;
 	watched.backing_pread = watched_pread;
 	watch_res = res;
-	cfg.seam = &watched;
+	resid_harness_init(&h);
+	h.seam = &watched;
+	cfg.harness = &h;
 	inv_set_handler(count_violation, res);
 	struct resid_region *r = resid_open(&cfg, why);
 

@@ -15,11 +15,16 @@
 #include "rng.h"
 #include "sim_internal.h"
 
-#define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM)
+#define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \
+			  UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_THREAD_ID | \
+			  UFFD_FEATURE_POISON)
 #define API_IOCTLS ((1ull << _UFFDIO_REGISTER) | \
 		    (1ull << _UFFDIO_UNREGISTER) | (1ull << _UFFDIO_API))
 #define RANGE_IOCTLS ((1ull << _UFFDIO_WAKE) | (1ull << _UFFDIO_COPY) | \
-		      (1ull << _UFFDIO_ZEROPAGE))
+		      (1ull << _UFFDIO_ZEROPAGE) | (1ull << _UFFDIO_POISON))
+/* mapped[]: a PTE in A, or a poison marker (later accesses: SIGBUS). */
+#define PTE_MAPPED 1
+#define PTE_POISON 2
 #define REG_MODES (UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR)
 #define CGROUP "/sys/fs/cgroup/sim/"
 
@@ -174,7 +179,17 @@ static void fault(struct sim *s, struct sim_memfd *mf, uint64_t page)
 	sched_block(s, W_FAULT, page, 0, 0);
 }
 
-void sim_read(struct sim *s, const void *addr, void *dst, size_t len)
+/* A SIGBUS sent to the running thread while it slept in a fault. */
+static int me_sigbus(struct sim *s)
+{
+	struct sim_thread *me = sched_self(s);
+	int hit = me->sigbus;
+
+	me->sigbus = 0;
+	return hit;
+}
+
+int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 {
 	uint64_t at = (uintptr_t)addr, end = at + len;
 
@@ -187,9 +202,13 @@ void sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		if (!mf || off >= mf->npages * SIM_PAGE) {
 			sim_fail(s, "sim_read at %p: not in a mapping A or "
 				 "past its file's end", (void *)(uintptr_t)at);
-			return;
+			return 0;
 		}
 		page = off / SIM_PAGE;
+		if (mf->mapped[page] == PTE_POISON || me_sigbus(s)) {
+			sched_progress(s);
+			return -1;
+		}
 		if (!mf->mapped[page]) {
 			fault(s, mf, page);
 			continue; /* woken: touch the page again */
@@ -201,6 +220,7 @@ void sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		at += n;
 		sched_progress(s);
 	}
+	return 0;
 }
 
 static void poll_block(struct sim *s, int fd_a, int fd_b, int timed,
@@ -315,6 +335,7 @@ static long k_uffd_read(void *ctx, int fd, struct uffd_msg *msgs, size_t n)
 		msgs[got].event = UFFD_EVENT_PAGEFAULT;
 		msgs[got].arg.pagefault.flags = t->fault_flags;
 		msgs[got].arg.pagefault.address = t->fault_addr;
+		msgs[got].arg.pagefault.feat.ptid = (uint32_t)t->id + 1;
 		t->queued = 0;
 		f->nqueued--;
 		got++;
@@ -365,7 +386,7 @@ static int k_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			err = mf->present[p] ? -EEXIST : -EFAULT;
 			break;
 		}
-		mf->mapped[p] = 1;
+		mf->mapped[p] = PTE_MAPPED;
 	}
 	if (done) {
 		wake_range(s, fd, addr, done);
@@ -378,6 +399,57 @@ static int k_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 	}
 	*mapped = done ? (int64_t)done : err;
 	return done ? -EAGAIN : err;
+}
+
+/* Page by page like CONTINUE: a PTE or a marker already there stops it with
+ * EEXIST; the poisoned part is woken, and its faulters touch it again. */
+static int k_uffd_poison(void *ctx, int fd, uint64_t addr, uint64_t len)
+{
+	struct sim *s = ctx;
+	struct sim_memfd *mf;
+	uint64_t off, done = 0;
+	int err;
+
+	sched_point(s, OP_POISON, kernel_a_obj(s, addr));
+	if (!file_of(s, fd, FK_UFFD))
+		return -EBADF;
+	mf = registered(s, fd, addr, len, &off, &err);
+	if (!mf)
+		return err;
+	err = 0;
+	for (uint64_t p = off / SIM_PAGE; done < len; p++, done += SIM_PAGE) {
+		if (mf->mapped[p]) {
+			err = -EEXIST;
+			break;
+		}
+		mf->mapped[p] = PTE_POISON;
+	}
+	if (done)
+		wake_range(s, fd, addr, done);
+	return done == len ? 0 : done ? -EAGAIN : err;
+}
+
+/* tgkill(SIGBUS) to the thread whose fault message carried ptid tid (its
+ * id + 1); 0 is the process: every application thread. */
+static int k_sigbus_thread(void *ctx, uint32_t tid)
+{
+	struct sim *s = ctx;
+	int hit = 0;
+
+	sched_point(s, OP_SIGBUS, tid);
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		struct sim_thread *t = s->threads[i];
+
+		if (tid ? (uint32_t)t->id + 1 != tid : !t->app)
+			continue;
+		if (t->wait == W_EXITED)
+			continue;
+		t->sigbus = 1;
+		hit = 1;
+		if (t->wait == W_FAULT)
+			wake_faulter(s, t);
+	}
+	return hit ? 0 : -ESRCH;
 }
 
 static int k_uffd_wake(void *ctx, int fd, uint64_t addr, uint64_t len)
@@ -545,7 +617,10 @@ static int k_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 		memset(mf->bytes + at, 0, stop - at);
 		if (at == p * SIM_PAGE && stop == next) {
 			mf->npresent -= mf->present[p];
-			mf->present[p] = mf->mapped[p] = 0;
+			mf->present[p] = 0;
+			/* A poison marker outlives the punch, as in Linux. */
+			if (mf->mapped[p] == PTE_MAPPED)
+				mf->mapped[p] = 0;
 		}
 		at = stop;
 	}
@@ -758,12 +833,19 @@ static const struct {
 
 /* memory.stat's shmem catches up only when it is more than the lag
  * behind (or ahead), like the kernel's per-CPU batching. */
-static uint64_t shmem_reported(struct sim *s)
+static uint64_t shmem_now(const struct sim *s)
 {
-	uint64_t now = 0, d;
+	uint64_t now = 0;
 
 	for (uint32_t i = 0; i < s->nmemfds; i++)
 		now += s->memfds[i]->npresent * SIM_PAGE;
+	return now;
+}
+
+static uint64_t shmem_reported(struct sim *s)
+{
+	uint64_t now = shmem_now(s), d;
+
 	d = now > s->stat_reported ? now - s->stat_reported :
 		s->stat_reported - now;
 	if (d > s->cfg.stat_lag_bytes)
@@ -790,6 +872,12 @@ static long k_read_text(void *ctx, const char *path, char *buf, size_t cap)
 	sched_point(s, OP_READ_TEXT, sim_str_hash(path));
 	if (!cap)
 		return -EINVAL;
+	if (!strcmp(path, CGROUP "memory.current")) {
+		/* The headroom check's usage: the memfds' pages alone. */
+		snprintf(stat, sizeof(stat), "%llu\n",
+			 (unsigned long long)shmem_now(s));
+		return put_text(buf, cap, stat);
+	}
 	if (!strcmp(path, CGROUP "memory.stat")) {
 		shmem = shmem_reported(s);
 		snprintf(stat, sizeof(stat), "anon 0\nfile %llu\nkernel 0\n"
@@ -811,6 +899,8 @@ const struct resid_seam sim_seam_ops = {
 	.uffd_read = k_uffd_read,
 	.uffd_continue = k_uffd_continue,
 	.uffd_wake = k_uffd_wake,
+	.uffd_poison = k_uffd_poison,
+	.sigbus_thread = k_sigbus_thread,
 	.wait_readable = k_wait_readable,
 	.notify_open = k_notify_open,
 	.notify_signal = k_notify_signal,

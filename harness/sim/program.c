@@ -56,6 +56,7 @@ struct run {
 	uint32_t ops;
 	uint64_t seed;
 	struct resid_config cfg;
+	struct resid_harness h;
 	struct resid_region *r;
 	struct sim_outcome *out;
 	resid_mutex m[2];
@@ -81,9 +82,19 @@ static void read_check(struct run *run, uint32_t c, uint64_t skip,
 	uint8_t buf[CHUNK];
 	uint64_t off, clen;
 
-	resid_chunk_range(run->r, c, &off, &clen);
-	resid_notify_access(run->r, c);
-	sim_read(run->s, resid_base(run->r) + off + skip, buf, len);
+	if (resid_chunk_range(run->r, c, &off, &clen) < 0 ||
+	    resid_notify_access(run->r, c) < 0) {
+		sim_fail(run->s, "chunk %u out of range", c);
+		return;
+	}
+	if (sim_read(run->s, resid_base(run->r) + off + skip, buf, len) < 0) {
+		uint32_t at;
+		int e = resid_failure(run->r, &at);
+
+		sim_fail(run->s, "SIGBUS in chunk %u: the region failed with "
+			 "errno %d at chunk %u", c, e, at);
+		return;
+	}
 	uint64_t bad = resid_content_mismatches(buf, off + skip, len,
 						run->cfg.seed);
 
@@ -202,10 +213,13 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->policy = (enum resid_policy)(sc->seed % 3);
 	c->fetch_workers = p->workers;
 	c->prefetch_depth = p->prefetch;
-	c->eager_reconcile = 1;
+	c->backing = RESID_BACKING_SYNTHETIC;
 	c->fetching_timeout_ms = 2000;
-	c->demand_retries = 8;
-	c->seam = sim_seam(run->s);
+	resid_harness_init(&run->h);
+	run->h.eager_reconcile = 1;
+	run->h.demand_retries = 8;
+	run->h.seam = sim_seam(run->s);
+	c->harness = &run->h;
 }
 
 void simprog_run(const struct simprog *p, const struct sim_config *sc,

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "resid.h"
+#include "resid_harness.h"
 #include "sim.h"
 
 struct simprog {

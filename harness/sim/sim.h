@@ -84,8 +84,10 @@ void sim_join_apps(struct sim *s);
 /* In an application thread: reads len bytes at addr in mapping A as the
  * kernel would serve them: a page not mapped raises a MISSING fault (not in
  * the page cache) or a MINOR fault (in it), queues the uffd message, sleeps
- * until a CONTINUE or WAKE covers the address, and tries again. */
-void sim_read(struct sim *s, const void *addr, void *dst, size_t len);
+ * until a CONTINUE or WAKE covers the address, and tries again. Returns 0,
+ * or -1 for a simulated SIGBUS: a poisoned page, or a SIGBUS sent to the
+ * thread while it slept in a fault (dst then holds only what came before). */
+int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
 /* A scheduling point for an annotated shared access outside the seam. */
 void sim_point(struct sim *s, const char *what);
 /* In a controlled thread: an oracle failed; the run ends at the next

@@ -35,6 +35,7 @@ enum sim_op {
 	OP_READ_TEXT, OP_CLOCK, OP_SLEEP, OP_THREAD_START, OP_JOIN,
 	OP_MUTEX_INIT, OP_MUTEX_DESTROY, OP_LOCK, OP_TRYLOCK, OP_UNLOCK,
 	OP_COND_INIT, OP_COND_DESTROY, OP_COND_WAIT, OP_SIGNAL, OP_BROADCAST,
+	OP_POISON, OP_SIGBUS,
 };
 
 struct sim_memfd;
@@ -72,6 +73,7 @@ struct sim_thread {
 	int fault_uffd;
 	int queued;
 	uint64_t msg_seq;
+	int sigbus;               /* a SIGBUS sent, not yet seen by sim_read */
 };
 
 struct sim_lock {

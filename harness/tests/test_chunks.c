@@ -89,7 +89,7 @@ static void bad_tables_refused(void)
 	r->cfg.table = gap;
 	r->cfg.table_len = 2;
 	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
-	CU_ASSERT(strstr(err, "entry 1") != NULL);
+	CU_ASSERT(strstr(err, "table[1]") != NULL);
 	drop(r);
 	r = fake(4096, 0, 4096);
 	r->cfg.table = odd;
@@ -102,7 +102,7 @@ static void bad_tables_refused(void)
 	drop(r);
 	r = fake(8192, 16384, 8192);
 	CU_ASSERT(chunks_build(r, err, sizeof(err)) < 0);
-	CU_ASSERT(strstr(err, "larger than the region") != NULL);
+	CU_ASSERT(strstr(err, "larger than region_len") != NULL);
 	drop(r);
 }
 

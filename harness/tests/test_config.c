@@ -8,11 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "resid.h"
+#include "resid_harness.h"
 #include "seam.h"
 #include "suites.h"
 
 static struct resid_seam fake;
+static struct resid_harness knobs;
 static int strip_minor, deny_backing, swap_on;
 
 static int fake_api(void *ctx, int fd, struct uffdio_api *api)
@@ -46,7 +47,10 @@ static void base(struct resid_config *c)
 	c->region_len = 8 << 20;
 	c->chunk_size = 2 << 20;
 	c->budget_bytes = 4 << 20;
-	c->seam = &fake;
+	c->backing = RESID_BACKING_SYNTHETIC;
+	resid_harness_init(&knobs);
+	knobs.seam = &fake;
+	c->harness = &knobs;
 	strip_minor = deny_backing = swap_on = 0;
 }
 
@@ -74,7 +78,7 @@ static void budget_zero_or_below_chunk(void)
 
 	base(&c);
 	c.budget_bytes = 0;
-	refused(&c, "budget is 0");
+	refused(&c, "budget_bytes is 0");
 	base(&c);
 	c.budget_bytes = 1 << 20;
 	refused(&c, "smaller than the largest chunk");
@@ -90,7 +94,7 @@ static void chunk_size_bad(void)
 	base(&c);
 	c.chunk_size = 16 << 20;
 	c.budget_bytes = 16 << 20;
-	refused(&c, "larger than the region");
+	refused(&c, "larger than region_len");
 }
 
 static void backing_file_problems(void)
@@ -105,7 +109,7 @@ static void backing_file_problems(void)
 	base(&c);
 	c.backing = RESID_BACKING_FILE;
 	c.path = path;
-	refused(&c, "larger than backing file");
+	refused(&c, "larger than the file");
 	base(&c);
 	c.backing = RESID_BACKING_FILE;
 	c.path = "/nonexistent/residctl-weights.bin";

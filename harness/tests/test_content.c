@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resid.h"
+#include "resid_harness.h"
 #include "suites.h"
 
 static void no_zero_word_and_offset_encoded(void)

@@ -9,7 +9,7 @@
 
 #include "cgroup_scope.h"
 #include "invariants.h"
-#include "resid.h"
+#include "resid_harness.h"
 #include "seam.h"
 #include "suites.h"
 
@@ -67,6 +67,7 @@ static void count(int id, const char *msg, void *arg)
 static uint64_t scan(struct resid_stats *s)
 {
 	struct resid_config c;
+	struct resid_harness h;
 	char err[RESID_ERRLEN];
 	uint64_t bad = 0;
 
@@ -75,10 +76,13 @@ static uint64_t scan(struct resid_stats *s)
 	c.chunk_size = 256 << 10;
 	c.budget_bytes = 512 << 10;
 	c.seed = 11;
-	c.eager_reconcile = 1;
+	c.backing = RESID_BACKING_SYNTHETIC;
 	c.prefetch_depth = prefetch ? 2 : 0;
 	c.evict_ahead = c.phase_timers = evict_ahead;
-	c.seam = &bent;
+	resid_harness_init(&h);
+	h.eager_reconcile = 1;
+	h.seam = &bent;
+	c.harness = &h;
 	violations = 0;
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);

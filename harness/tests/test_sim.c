@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "invariants.h"
-#include "resid.h"
+#include "resid_harness.h"
 #include "seam.h"
 #include "sim.h"
 #include "suites.h"
@@ -47,9 +47,13 @@ static void app(void *arg)
 		for (uint32_t i = 0; i < NCHUNKS; i++) {
 			uint64_t off, len, bad;
 
-			resid_chunk_range(sc->r, i, &off, &len);
-			resid_notify_access(sc->r, i);
-			sim_read(sc->s, resid_base(sc->r) + off, buf, len);
+			if (resid_chunk_range(sc->r, i, &off, &len) < 0 ||
+			    resid_notify_access(sc->r, i) < 0 ||
+			    sim_read(sc->s, resid_base(sc->r) + off, buf,
+				     len) < 0) {
+				sim_fail(sc->s, "chunk %u: SIGBUS", i);
+				return;
+			}
 			bad = resid_content_mismatches(buf, off, len, SEED);
 			if (bad)
 				sim_fail(sc->s, "chunk %u: %llu bytes differ",
@@ -61,6 +65,7 @@ static void scenario(void *arg)
 {
 	struct scen *sc = arg;
 	struct resid_config c;
+	struct resid_harness h;
 	char err[RESID_ERRLEN];
 
 	resid_config_init(&c);
@@ -72,8 +77,10 @@ static void scenario(void *arg)
 	c.policy = RESID_POLICY_DECLARED;
 	c.fetch_workers = 2;
 	c.prefetch_depth = 1;
-	c.eager_reconcile = 1;
-	c.seam = sim_seam(sc->s);
+	resid_harness_init(&h);
+	h.eager_reconcile = 1;
+	h.seam = sim_seam(sc->s);
+	c.harness = &h;
 	sc->r = resid_open(&c, err);
 	if (!sc->r) {
 		sim_fail(sc->s, "resid_open: %s", err);
@@ -357,7 +364,8 @@ static void reader(void *arg)
 {
 	struct prog *p = arg;
 
-	sim_read(p->s, p->ma + 2 * PAGE + 8, p->got, sizeof(p->got));
+	if (sim_read(p->s, p->ma + 2 * PAGE + 8, p->got, sizeof(p->got)) < 0)
+		sim_fail(p->s, "SIGBUS in the reader");
 }
 
 /* Takes one message from the uffd, polling with the dispatcher's tick. */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -82,6 +83,20 @@ static int lx_uffd_wake(void *ctx, int fd, uint64_t addr, uint64_t len)
 	struct uffdio_range r = { .start = addr, .len = len };
 
 	return neg(ioctl(fd, UFFDIO_WAKE, &r));
+}
+
+static int lx_uffd_poison(void *ctx, int fd, uint64_t addr, uint64_t len)
+{
+	(void)ctx;
+	struct uffdio_poison p = { .range = { .start = addr, .len = len } };
+
+	return neg(ioctl(fd, UFFDIO_POISON, &p));
+}
+
+static int lx_sigbus_thread(void *ctx, uint32_t tid)
+{
+	(void)ctx;
+	return neg(syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS));
 }
 
 static int lx_wait_readable(void *ctx, int fd_a, int fd_b, int timeout_ms)
@@ -180,14 +195,18 @@ static int lx_backing_open(void *ctx, const char *path, int direct,
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
+	int e;
 
-		close(fd);
-		return -e;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
+	} else {
+		*size = (uint64_t)st.st_size;
+		return fd;
 	}
-	*size = (uint64_t)st.st_size;
-	return fd;
+	close(fd);
+	return -e;
 }
 
 /* fd -1 is the synthetic source: the read succeeds in full and the caller
@@ -365,6 +384,8 @@ const struct resid_seam resid_seam_linux = {
 	.uffd_read = lx_uffd_read,
 	.uffd_continue = lx_uffd_continue,
 	.uffd_wake = lx_uffd_wake,
+	.uffd_poison = lx_uffd_poison,
+	.sigbus_thread = lx_sigbus_thread,
 	.wait_readable = lx_wait_readable,
 	.notify_open = lx_notify_open,
 	.notify_signal = lx_notify_signal,

@@ -1,0 +1,105 @@
+/* Failure semantics (SPEC §9). A chunk whose fetch keeps failing fails for
+ * good and loudly, as mmap of a truncated file does: with UFFDIO_POISON
+ * (Linux >= 6.6) its range in A is poisoned, so every access raises SIGBUS
+ * in the kernel; without it every fault on the chunk sends SIGBUS to the
+ * faulting thread (tgkill to the message's ptid). A dispatcher that cannot
+ * read faults any more fails every chunk not resident. The first error is
+ * kept for resid_failure(). */
+#include <errno.h>
+
+#include "internal.h"
+
+#define PAGE 4096ull
+#define POISON_RETRIES 8
+
+void failure_record(struct resid_region *r, uint32_t chunk, int err)
+{
+	int none = 0;
+
+	if (__atomic_compare_exchange_n(&r->fail_err, &none, err, 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&r->fail_chunk, chunk, __ATOMIC_RELEASE);
+}
+
+int resid_failure(const struct resid_region *r, uint32_t *chunk)
+{
+	int err = __atomic_load_n(&r->fail_err, __ATOMIC_ACQUIRE);
+
+	if (chunk)
+		*chunk = err ? __atomic_load_n(&r->fail_chunk,
+					       __ATOMIC_ACQUIRE) :
+			RESID_NO_CHUNK;
+	return err;
+}
+
+int failure_dead(const struct resid_region *r)
+{
+	return __atomic_load_n(&r->dead, __ATOMIC_SEQ_CST);
+}
+
+/* Poisons [addr, addr + len) of A; partial progress goes on. */
+static int poison(struct resid_region *r, uint64_t addr, uint64_t len)
+{
+	int rc = -EAGAIN;
+
+	for (int i = 0; i < POISON_RETRIES && rc == -EAGAIN; i++)
+		rc = K(r, uffd_poison, r->uffd, addr, len);
+	return rc;
+}
+
+/* With the chunk locked, its fetch given up and its pages punched. The
+ * poison wakes the faulters deduplicated against the fetch into their
+ * SIGBUS; without poison the wake makes them fault again, and the
+ * dispatcher signals each (failure_fault). */
+void failure_fail_chunk(struct resid_region *r, struct chunk *c, int err)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)(r->a + c->off);
+
+	failure_record(r, (uint32_t)(c - r->chunks), err);
+	chunk_set_state(r, c, CH_FAILED);
+	STAT_INC(r, failed_chunks);
+	if (!r->poison || poison(r, addr, c->len) < 0)
+		wake_range(r, addr, c->len);
+}
+
+/* The dispatcher, with the chunk locked and FAILED: a fault that reached
+ * the uffd before the poison, or any fault without poison. */
+void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
+		   uint32_t tid)
+{
+	uint64_t page = addr & ~(PAGE - 1);
+
+	(void)c;
+	STAT_INC(r, failed_faults);
+	if (r->poison) {
+		int rc = poison(r, page, PAGE);
+
+		if (rc == 0)
+			return;
+		if (rc == -EEXIST) { /* poisoned: the retry raises SIGBUS */
+			wake_range(r, page, PAGE);
+			return;
+		}
+	}
+	if (K(r, sigbus_thread, tid) < 0)
+		STAT_INC(r, wake_errors);
+}
+
+/* The dispatcher cannot learn of faults any more. Nothing may be evicted
+ * (its next access could not be served) and every chunk not resident fails.
+ * Without poison no faulter can be told apart, so the process gets SIGBUS. */
+void failure_fail_region(struct resid_region *r, int err)
+{
+	failure_record(r, RESID_NO_CHUNK, err);
+	__atomic_store_n(&r->dead, 1, __ATOMIC_SEQ_CST);
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		struct chunk *c = &r->chunks[i];
+
+		chunk_lock(r, c);
+		if (chunk_state(c) == CH_ABSENT || chunk_state(c) == CH_FETCHING)
+			failure_fail_chunk(r, c, err);
+		chunk_unlock(r, c);
+	}
+	if (!r->poison && K(r, sigbus_thread, 0) < 0)
+		STAT_INC(r, wake_errors);
+}

@@ -1,0 +1,54 @@
+/* What residctl's test harness reaches in libresid beyond the public
+ * header: the kernel seam, knobs no application needs, the synthetic
+ * content, and the checks at quiescence. Not installed. */
+#ifndef RESID_HARNESS_H
+#define RESID_HARNESS_H
+
+#include "resid.h"
+
+struct resid_seam;
+
+/* resid_config.harness; NULL means the defaults of resid_harness_init. */
+struct resid_harness {
+	const struct resid_seam *seam; /* NULL: the Linux kernel */
+	/* Where the cgroup check of I-3 may say no: refuse (0) or only
+	 * record (tests of the pager outside any cgroup). */
+	int allow_swap;
+	/* Skip the cgroup headroom check (a simulated kernel's cgroup). */
+	int skip_headroom;
+	int eager_reconcile;     /* reconcile after every fetch */
+	uint32_t demand_retries; /* infeasible budget retries, default 64 */
+};
+
+void resid_harness_init(struct resid_harness *h);
+
+/* Accounting against the kernel (SPEC §2.6). Returns 0 when both the exact
+ * st_blocks check and the memory.stat check hold; otherwise -1 and a line
+ * in why. */
+struct resid_accounting {
+	uint64_t resident, reserved;
+	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512 */
+	int have_cgroup;
+	uint64_t shmem;           /* memory.stat shmem of the region's cgroup */
+	uint64_t shmem_baseline;  /* shmem at region start (known overhead) */
+	uint64_t tolerance;       /* the kernel's per-CPU flush threshold */
+};
+int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
+		    char why[RESID_ERRLEN]);
+
+/* Waits until no fetch is queued or in flight (tests, benchmarks). */
+void resid_quiesce(struct resid_region *r);
+/* At quiescence: no huge pages (I-9), pins balance (I-12), counters are
+ * conserved (I-14), the budget was never exceeded (I-11). Returns the
+ * number of violations, each reported through the invariants module. */
+int resid_check_quiescent(struct resid_region *r);
+
+/* SPEC §5.1: no aligned 8-byte word is zero and each encodes its offset. */
+uint64_t resid_content_word(uint64_t word_off, uint64_t seed);
+void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
+			uint64_t seed);
+/* Number of bytes in [buf, buf+len) that differ from the content at off. */
+uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
+				  uint64_t len, uint64_t seed);
+
+#endif
