@@ -83,9 +83,7 @@ static int table_entry_ok(const struct resid_region *r, uint32_t i,
 	const char *what = NULL;
 
 	if (t->off < expect)
-		what = i && t->off < r->cfg.table[i - 1].off ?
-			"is out of order: sort the table by offset" :
-			"overlaps the entry before it";
+		what = "overlaps the entry before it";
 	else if (t->off > expect)
 		what = "leaves a gap after the entry before it: entries must "
 			"be contiguous";
@@ -108,6 +106,15 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 	const struct resid_chunk_spec *t = r->cfg.table;
 	uint64_t expect = 0;
 
+	/* Order first: an unsorted table also shows gaps and overlaps. */
+	for (uint32_t i = 1; i < r->cfg.table_len; i++) {
+		if (t[i].off < t[i - 1].off) {
+			snprintf(err, n, "table[%u] (off %" PRIu64 ") is out "
+				 "of order after off %" PRIu64 ": sort the "
+				 "table by offset", i, t[i].off, t[i - 1].off);
+			return -EINVAL;
+		}
+	}
 	for (uint32_t i = 0; i < r->cfg.table_len; i++) {
 		if (!table_entry_ok(r, i, expect, err, n))
 			return -EINVAL;

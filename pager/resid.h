@@ -29,10 +29,10 @@
  * truncated after open: ENODATA), the pager retries with back-off (about
  * 130 ms in all), then fails the chunk for good, as mmap of a truncated file
  * does: every access to it raises SIGBUS. On Linux >= 6.6 the pager poisons
- * the chunk (UFFDIO_POISON): SIGBUS with si_code BUS_MCEERR_AR and si_addr
- * the address. On older kernels it sends SIGBUS with tgkill to the thread
- * whose fault reached it (si_code SI_TKILL, no address), again at each
- * access. The other chunks keep working. resid_failure() reports the first
+ * the chunk (UFFDIO_POISON) and the kernel raises SIGBUS itself, with
+ * si_addr the address (si_code BUS_ADRERR; BUS_MCEERR_AR on some 6.x). On
+ * older kernels the pager sends SIGBUS with tgkill to the thread whose fault
+ * reached it (si_code SI_TKILL, no address), again at each access. The other chunks keep working. resid_failure() reports the first
  * error. A reader that wants to survive installs a SIGBUS handler that
  * siglongjmps out; the default action ends the process.
  *
