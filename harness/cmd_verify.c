@@ -24,7 +24,8 @@ static const char usage[] =
 	"  synthetic content). BYTES take K, M or G. --region maps that many\n"
 	"  bytes (default: the whole file). Defaults: --chunk 2M,\n"
 	"  --budget a quarter of the region (at least one chunk).\n"
-	"  Exit 0 with 0 mismatches, 1 otherwise, 2 on bad input.\n";
+	"  Exit 0 with 0 mismatches, 1 otherwise, 2 on bad input or when the\n"
+	"  oracle's own read of FILE fails (said as such, not as mismatches).\n";
 
 static int bad(const char *what, const char *v, const char *fix)
 {
@@ -32,23 +33,38 @@ static int bad(const char *what, const char *v, const char *fix)
 	return 2;
 }
 
-/* Compares [off, off+len) of the region with the file, in 1 MiB pieces. */
-static uint64_t compare_file(int fd, const uint8_t *a, uint64_t off,
-			     uint64_t len, uint8_t *buf)
+/* Reads exactly len bytes at off: short reads go on, EINTR is retried. */
+static int oracle_read(int fd, uint8_t *buf, uint64_t len, uint64_t off)
 {
-	uint64_t badbytes = 0;
+	for (uint64_t got = 0; got < len;) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
 
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		got += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* In 1 MiB pieces. */
+int verify_compare(int fd, const uint8_t *a, uint64_t off, uint64_t len,
+		   uint8_t *buf, uint64_t *bad)
+{
 	for (uint64_t done = 0; done < len;) {
 		uint64_t want = len - done < (1 << 20) ? len - done : (1 << 20);
-		ssize_t n = pread(fd, buf, want, (off_t)(off + done));
+		int rc = oracle_read(fd, buf, want, off + done);
 
-		if (n <= 0)
-			return badbytes + (len - done); /* file shrank */
-		for (ssize_t i = 0; i < n; i++)
-			badbytes += a[off + done + (uint64_t)i] != buf[i];
-		done += (uint64_t)n;
+		if (rc < 0)
+			return rc;
+		for (uint64_t i = 0; i < want; i++)
+			*bad += a[off + done + i] != buf[i];
+		done += want;
 	}
-	return badbytes;
+	return 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -160,18 +176,32 @@ int cmd_verify(int argc, char **argv)
 	if (resid_manifest_json(r, manifest, sizeof(manifest)) == 0)
 		printf("manifest: %s\n", manifest);
 
-	for (uint64_t p = 0; buf && p < passes; p++) {
-		for (uint32_t c = 0; c < resid_nchunks(r); c++) {
+	int oracle = 0;
+
+	for (uint64_t p = 0; buf && !oracle && p < passes; p++) {
+		for (uint32_t c = 0; !oracle && c < resid_nchunks(r); c++) {
 			uint64_t off, len;
 
-			resid_chunk_range(r, c, &off, &len);
+			if (resid_chunk_range(r, c, &off, &len) < 0 ||
+			    resid_notify_access(r, c) < 0)
+				break;
 			if (off + len > cfg.region_len)
 				len = cfg.region_len - off;
-			resid_notify_access(r, c);
-			mismatches += fd >= 0 ?
-				compare_file(fd, resid_base(r), off, len, buf) :
-				resid_content_mismatches(resid_base(r) + off,
-							 off, len, cfg.seed);
+			if (fd >= 0) {
+				oracle = verify_compare(fd, resid_base(r), off,
+							len, buf, &mismatches);
+				if (oracle < 0)
+					fprintf(stderr, "residctl verify: the "
+						"oracle's own read of %s in "
+						"[%" PRIu64 ", +%" PRIu64 ") "
+						"failed: %s; not a pager "
+						"mismatch: check the file and "
+						"its disk\n", path, off, len,
+						strerror(-oracle));
+			} else {
+				mismatches += resid_content_mismatches(
+					resid_base(r) + off, off, len, cfg.seed);
+			}
 			checked += len;
 		}
 	}
@@ -186,5 +216,7 @@ int cmd_verify(int argc, char **argv)
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	if (oracle < 0)
+		return 2;
 	return buf && mismatches == 0 && checked ? 0 : 1;
 }

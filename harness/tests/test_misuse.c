@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "resid_harness.h"
 #include "seam.h"
 #include "sim.h"
@@ -703,6 +704,31 @@ static void calls_out_of_range(void)
 	resid_close(r);
 }
 
+/* verify's oracle: its own failed or short read is an error of its own,
+ * never counted as the pager's mismatches. */
+static void verify_oracle_errors(void)
+{
+	static uint8_t a[3 * 4096], buf[1 << 20];
+	char path[] = "/tmp/resid-oracle-XXXXXX";
+	uint64_t bad = 0;
+	int dir = open("/tmp", O_RDONLY | O_DIRECTORY), fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(dir >= 0 && fd >= 0);
+	CU_ASSERT_EQUAL(verify_compare(dir, a, 0, sizeof(a), buf, &bad),
+			-EISDIR);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_FATAL(write(fd, a, 4096) == 4096);
+	CU_ASSERT_EQUAL(verify_compare(fd, a, 0, sizeof(a), buf, &bad),
+			-ENODATA); /* the file shrank */
+	CU_ASSERT_EQUAL(bad, 0);
+	a[100] = 1;
+	CU_ASSERT_EQUAL(verify_compare(fd, a, 0, 4096, buf, &bad), 0);
+	CU_ASSERT_EQUAL(bad, 1);
+	close(dir);
+	close(fd);
+	unlink(path);
+}
+
 void suite_misuse(void)
 {
 	CU_pSuite s = CU_add_suite("misuse", NULL, NULL);
@@ -727,4 +753,6 @@ void suite_misuse(void)
 	CU_add_test(s, "table missing, overlapping, unsorted", table_bad);
 	CU_add_test(s, "cgroup headroom refused", headroom_refused);
 	CU_add_test(s, "calls out of range", calls_out_of_range);
+	CU_add_test(s, "verify's oracle errors are its own",
+		    verify_oracle_errors);
 }
