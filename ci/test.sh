@@ -8,6 +8,7 @@ fail() { echo "residctl test: FAILED at: $1" >&2; exit 1; }
 
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s all || fail "build"
+stage "the installed library and its example"; bash ci/library.sh || fail "library"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"

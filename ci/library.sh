@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# libresid as a user gets it (issue 13): build/libresid.a exports only
+# resid_* symbols and calls nothing that prints; `make install` into a
+# temporary prefix gives a header, the library and resid.pc, and the
+# example docs/example/stream.c builds from them alone and reads a file.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+fail() { echo "library: $*" >&2; exit 1; }
+
+# nm's whole output first: grep would end the pipe early (pipefail).
+defined=$(nm -g --defined-only build/libresid.a) || fail "nm failed"
+undefined=$(nm -u build/libresid.a) || fail "nm -u failed"
+foreign=$(awk 'NF == 3 && $3 !~ /^resid_/ { print $3 }' <<<"$defined")
+[ -z "$foreign" ] || fail "build/libresid.a exports names without resid_: $(echo $foreign)"
+prints=$(awk '$2 ~ /^(f?printf|vf?printf|dprintf|puts|fputs|fputc|putchar|perror|fwrite|stderr|stdout)$/ { print $2 }' <<<"$undefined" | sort -u)
+[ -z "$prints" ] || fail "build/libresid.a prints: it calls $(echo $prints)"
+echo "library: build/libresid.a exports $(wc -l <<<"$defined") resid_* symbols and never prints"
+
+tmp=$(mktemp -d /tmp/resid-library.XXXXXX) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+make -s install PREFIX="$tmp/prefix" >/dev/null || fail "make install"
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+# Only the installed files: the example is built outside the tree.
+cp docs/example/stream.c "$tmp/" || fail "copy the example"
+flags=$(pkg-config --cflags --libs resid) || fail "pkg-config resid"
+cc -std=gnu11 -Wall -Wextra -Werror -O2 "$tmp/stream.c" $flags \
+	-o "$tmp/stream" || fail "the example does not build against the installed library"
+head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom >"$tmp/model.bin" || fail "the test file"
+timeout 120 "$tmp/stream" "$tmp/model.bin" || fail "the example failed"
