@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The pager's memory headroom beyond its budget, measured (SPEC §9,
+# docs/core.md): for a few configurations, the peak usage of a cgroup v1
+# of its own while a region is read, less the usage before resid_open and
+# the resident bytes, next to resid_headroom(). Then the limit check: at
+# usage + budget + resid_headroom the region runs; at usage + budget it is
+# refused with the number (before issue 13 it was OOM-killed). Root, cgroup
+# v1 memory controller.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=/sys/fs/cgroup/memory
+[ -d "$root" ] || { echo "headroom: no cgroup v1 memory controller at $root" >&2; exit 2; }
+tmp=$(mktemp -d /tmp/resid-headroom.XXXXXX) || exit 2
+cg="$root/resid-headroom.$$"
+cleanup() { rmdir "$cg" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+make -s install PREFIX="$tmp/prefix" >/dev/null || exit 2
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+cc -std=gnu11 -O2 -Wall -Wextra -Werror scripts/headroom.c \
+	$(pkg-config --cflags --libs resid) -o "$tmp/headroom" || exit 2
+mkdir "$cg" || exit 2
+
+# run LIMIT ARGS...: the program alone in the cgroup, under LIMIT (-1: none).
+run() {
+	local limit=$1; shift
+	echo "$limit" >"$cg/memory.limit_in_bytes" || return 2
+	(echo $BASHPID >"$cg/cgroup.procs" && exec "$tmp/headroom" "$cg" "$@")
+}
+
+M=$((1 << 20))
+worst=0
+for conf in "$((64 * M)) $M $((8 * M)) 4" "$((256 * M)) $((2 * M)) $((32 * M)) 4" \
+	    "$((256 * M)) $((64 * 1024)) $((16 * M)) 8" "$((29 * M)) $((512 * 1024)) $((4 * M)) 1"; do
+	out=$(run -1 $conf) || { echo "headroom: run failed: $out" >&2; exit 1; }
+	echo "$out"
+	over=$(sed -n 's/.*overhead \(-\?[0-9]*\),.*/\1/p' <<<"$out")
+	head=$(sed -n 's/.*resid_headroom \([0-9]*\)$/\1/p' <<<"$out")
+	[ "$over" -le "$head" ] || { echo "headroom: measured $over > resid_headroom $head" >&2; exit 1; }
+done
+
+# The limit check, on the first configuration.
+set -- $((64 * M)) $M $((8 * M)) 4
+u0=$(run -1 "$@" | sed -n 's/.*usage before open \([0-9]*\),.*/\1/p')
+head=$(run -1 "$@" | sed -n 's/.*resid_headroom \([0-9]*\)$/\1/p')
+page() { echo $(( ($1 + 4095) / 4096 * 4096 )); }
+out=$(run "$(page $((u0 + 8 * M + head + 256 * 1024)))" "$@"); rc=$?
+echo "limit usage + budget + headroom: exit $rc: $out"
+[ $rc -eq 0 ] || exit 1
+out=$(run "$(page $((u0 + 8 * M)))" "$@"); rc=$?
+echo "limit usage + budget: exit $rc: $out"
+[ $rc -eq 3 ] || { echo "headroom: expected a refusal (exit 3)" >&2; exit 1; }
