@@ -59,9 +59,10 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 {
 	if (c->backing == RESID_BACKING_UNSET ||
 	    (unsigned)c->backing > RESID_BACKING_SYNTHETIC) {
-		snprintf(err, n, "backing %d: set cfg.backing to "
+		snprintf(err, n, "backing is %s: set cfg.backing to "
 			 "RESID_BACKING_FILE (with cfg.path) or "
-			 "RESID_BACKING_SYNTHETIC", (int)c->backing);
+			 "RESID_BACKING_SYNTHETIC", c->backing ? "unknown" :
+			 "not set");
 		return -1;
 	}
 	if (c->backing == RESID_BACKING_SYNTHETIC && c->path) {

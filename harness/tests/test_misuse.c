@@ -247,7 +247,7 @@ static void eio_child(struct verdict *v)
 static void check_failed(const struct verdict *v, int err, int code)
 {
 	CU_ASSERT(v->opened);
-	if (!v->opened)
+	if (v->why[0])
 		fprintf(stderr, "\n    resid_open: %s ", v->why);
 	CU_ASSERT(v->bus_first);
 	CU_ASSERT(v->bus_again);
@@ -564,10 +564,13 @@ static void path_without_backing(void)
 {
 	struct resid_config c;
 
-	good(&c);
-	c.backing = RESID_BACKING_UNSET;
+	resid_config_init(&c); /* there is no default backing */
+	c.region_len = 4 * 4096;
+	c.chunk_size = 4096;
+	c.budget_bytes = 2 * 4096;
 	c.path = "/etc/hostname";
-	refused(&c, "backing", "RESID_BACKING_FILE");
+	c.harness = &knobs;
+	refused(&c, "backing is not set", "RESID_BACKING_FILE");
 	good(&c);
 	c.path = "/etc/hostname";
 	refused(&c, "path", "RESID_BACKING_SYNTHETIC");
