@@ -51,6 +51,9 @@ int cmd_probe(int argc, char **argv)
 	printf("  missing_shmem   %s\n  minor_shmem     %s\n",
 	       p.features & UFFD_FEATURE_MISSING_SHMEM ? "yes" : "no",
 	       p.features & UFFD_FEATURE_MINOR_SHMEM ? "yes" : "no");
+	printf("  poison          %s\n", p.features & UFFD_FEATURE_POISON ?
+	       "yes: a failed chunk is poisoned, the kernel raises SIGBUS" :
+	       "no: a failed chunk's faulting thread gets tgkill(SIGBUS)");
 	printf("/dev/userfaultfd  %s\n", p.dev_userfaultfd ? "present" : "absent");
 	printf("vm.unprivileged_userfaultfd %s\n", p.unprivileged);
 	if (cg_describe(&p.cg, line, sizeof(line)) == 0)

@@ -97,6 +97,7 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 	int n = snprintf(buf, cap,
 		"{\"kernel\":\"%s\",\"uffd\":%s,\"uffd_features\":\"%#" PRIx64
 		"\",\"uffd_ioctls\":\"%#" PRIx64 "\",\"minor_shmem\":%s,"
+		"\"poison\":%s,"
 		"\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
 		"\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
 		"\"swap_total\":%" PRIu64 ",\"swap_condition\":\"%s\","
@@ -105,6 +106,7 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		p->release, p->uffd_ok ? "true" : "false", p->features,
 		p->ioctls,
 		p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
+		p->features & UFFD_FEATURE_POISON ? "true" : "false",
 		p->dev_userfaultfd ? "true" : "false", p->unprivileged,
 		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
 		p->swap_cond < 0 ? "swap possible" :
