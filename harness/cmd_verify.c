@@ -154,6 +154,7 @@ int cmd_verify(int argc, char **argv)
 		cfg.path = path;
 		cfg.region_len = region ? region : (uint64_t)st.st_size;
 	} else {
+		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = region ? region : synthetic;
 	}
 	if (!cfg.budget_bytes) {

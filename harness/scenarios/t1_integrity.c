@@ -22,6 +22,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		uint64_t before = res->checks;
 
 		resid_config_init(&cfg);
+		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = 16 * MiB;
 		cfg.chunk_size = 2 * MiB;
 		cfg.budget_bytes = 4 * MiB;

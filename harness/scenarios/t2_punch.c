@@ -14,6 +14,7 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	unsigned cycles = 1000;
 
 	resid_config_init(&cfg);
+	cfg.backing = RESID_BACKING_SYNTHETIC;
 	cfg.region_len = 2 * CHUNK;
 	cfg.chunk_size = CHUNK;
 	cfg.budget_bytes = CHUNK;

@@ -21,6 +21,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	char why[RESID_ERRLEN];
 
 	resid_config_init(&cfg);
+	cfg.backing = RESID_BACKING_SYNTHETIC;
 	cfg.region_len = 64 * 64 * KiB;
 	cfg.chunk_size = 64 * KiB;
 	cfg.budget_bytes = 16 * 64 * KiB;
