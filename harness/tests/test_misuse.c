@@ -29,15 +29,17 @@
 /* ---- a seam that breaks one thing ---- */
 
 static struct resid_seam inner, broken;
-static int eio_chunk_on, no_poison, poll_errno, read_errno;
+/* Reads of BAD_CHUNK fail with EIO, or deliver 0 (the file ended). */
+static int eio_chunk_on, eof_chunk_on;
+static int no_poison, poll_errno, read_errno;
 static uint64_t chunk_bytes;
 static int wake_failures; /* the next this many wakes fail */
 
 static long broken_pread(void *ctx, int fd, void *buf, size_t len,
 			 uint64_t off)
 {
-	if (eio_chunk_on && off / chunk_bytes == BAD_CHUNK)
-		return -EIO;
+	if (off / chunk_bytes == BAD_CHUNK && (eio_chunk_on || eof_chunk_on))
+		return eio_chunk_on ? -EIO : 0;
 	return inner.backing_pread(ctx, fd, buf, len, off);
 }
 
@@ -87,7 +89,7 @@ static const struct resid_seam *breaking(const struct resid_seam *k)
 
 static void unbreak(void)
 {
-	eio_chunk_on = no_poison = poll_errno = read_errno = 0;
+	eio_chunk_on = eof_chunk_on = no_poison = poll_errno = read_errno = 0;
 	wake_failures = 0;
 }
 
@@ -311,29 +313,17 @@ static void real_eio_without_poison(void)
 
 struct simrun {
 	struct sim *s;
-	int truncated;            /* reads of BAD_CHUNK deliver 0: EOF */
 	int bus_bad, bus_again, good_ok;
 	int err;
 	uint32_t chunk;
 	struct resid_stats st;
 };
 
-static int sim_truncated;
-
-static long eof_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
+static struct resid_region *sim_open(struct simrun *sr)
 {
-	if (sim_truncated && off / chunk_bytes == BAD_CHUNK)
-		return 0;
-	return broken_pread(ctx, fd, buf, len, off);
-}
-
-static void sim_program(void *arg)
-{
-	struct simrun *sr = arg;
 	struct resid_config c;
 	struct resid_harness h;
 	char err[RESID_ERRLEN];
-	uint8_t buf[SIM_CHUNK];
 
 	resid_config_init(&c);
 	c.region_len = SIM_CHUNKS * SIM_CHUNK;
@@ -342,17 +332,32 @@ static void sim_program(void *arg)
 	c.backing = RESID_BACKING_SYNTHETIC;
 	c.seed = SEED;
 	c.fetch_workers = 2;
-	chunk_bytes = SIM_CHUNK;
 	resid_harness_init(&h);
-	h.seam = breaking(sim_seam(sr->s));
-	broken.backing_pread = eof_pread;
+	h.seam = &broken;
 	c.harness = &h;
 	struct resid_region *r = resid_open(&c, err);
 
-	if (!r) {
+	if (!r)
 		sim_fail(sr->s, "resid_open: %s", err);
+	return r;
+}
+
+static void sim_close(struct simrun *sr, struct resid_region *r)
+{
+	sr->err = resid_failure(r, &sr->chunk);
+	resid_get_stats(r, &sr->st);
+	resid_close(r);
+}
+
+/* The bad chunk twice, then a good one. */
+static void sim_program(void *arg)
+{
+	struct simrun *sr = arg;
+	struct resid_region *r = sim_open(sr);
+	uint8_t buf[SIM_CHUNK];
+
+	if (!r)
 		return;
-	}
 	const uint8_t *a = resid_base(r);
 
 	sr->bus_bad = sim_read(sr->s, a + BAD_CHUNK * SIM_CHUNK, buf, 64) < 0;
@@ -360,32 +365,52 @@ static void sim_program(void *arg)
 				 64) < 0;
 	sr->good_ok = sim_read(sr->s, a + SIM_CHUNK, buf, SIM_CHUNK) == 0 &&
 		resid_content_mismatches(buf, SIM_CHUNK, SIM_CHUNK, SEED) == 0;
-	sr->err = resid_failure(r, &sr->chunk);
-	resid_get_stats(r, &sr->st);
-	resid_close(r);
+	sim_close(sr, r);
 }
 
-static enum sim_verdict sim_go(struct simrun *sr)
+/* Every chunk once, counting the SIGBUSes. */
+static void sim_reader_all(void *arg)
+{
+	struct simrun *sr = arg;
+	struct resid_region *r = sim_open(sr);
+	uint8_t buf[SIM_CHUNK];
+
+	if (!r)
+		return;
+	sr->good_ok = 1;
+	for (uint32_t i = 0; i < SIM_CHUNKS; i++) {
+		int bus = sim_read(sr->s, resid_base(r) + i * SIM_CHUNK, buf,
+				   SIM_CHUNK) < 0;
+
+		sr->bus_bad += bus;
+		if (!bus && resid_content_mismatches(buf, i * SIM_CHUNK,
+						     SIM_CHUNK, SEED))
+			sr->good_ok = 0;
+	}
+	sim_close(sr, r);
+}
+
+static enum sim_verdict sim_go(struct simrun *sr, void (*program)(void *))
 {
 	struct sim_config sc = { .seed = 3, .strategy = SIM_RANDOM };
 	enum sim_verdict v;
 
 	sr->s = sim_create(&sc);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sr->s);
-	sim_truncated = sr->truncated;
-	v = sim_run(sr->s, sim_program, sr);
+	chunk_bytes = SIM_CHUNK;
+	breaking(sim_seam(sr->s));
+	v = sim_run(sr->s, program, sr);
 	if (v != SIM_PASS)
 		fprintf(stderr, "\n    sim: %s: %s ", sim_verdict_name(v),
 			sim_why(sr->s));
 	sim_destroy(sr->s);
-	sim_truncated = 0;
 	unbreak();
 	return v;
 }
 
 static void sim_check_failed(struct simrun *sr, int err)
 {
-	CU_ASSERT_EQUAL(sim_go(sr), SIM_PASS);
+	CU_ASSERT_EQUAL(sim_go(sr, sim_program), SIM_PASS);
 	CU_ASSERT(sr->bus_bad);
 	CU_ASSERT(sr->bus_again);
 	CU_ASSERT(sr->good_ok);
@@ -406,8 +431,9 @@ static void sim_eio_poisoned(void)
 
 static void sim_truncated_poisoned(void)
 {
-	struct simrun sr = { .truncated = 1 };
+	struct simrun sr = { 0 };
 
+	eof_chunk_on = 1;
 	sim_check_failed(&sr, ENODATA);
 }
 
@@ -423,62 +449,6 @@ static void sim_eio_without_poison(void)
 
 /* ---- dispatcher errors (simulated kernel) ---- */
 
-static void sim_reader_all(void *arg)
-{
-	struct simrun *sr = arg;
-	struct resid_config c;
-	struct resid_harness h;
-	char err[RESID_ERRLEN];
-	uint8_t buf[SIM_CHUNK];
-
-	resid_config_init(&c);
-	c.region_len = SIM_CHUNKS * SIM_CHUNK;
-	c.chunk_size = SIM_CHUNK;
-	c.budget_bytes = 2 * SIM_CHUNK;
-	c.backing = RESID_BACKING_SYNTHETIC;
-	c.seed = SEED;
-	c.fetch_workers = 2;
-	resid_harness_init(&h);
-	h.seam = &broken;
-	c.harness = &h;
-	struct resid_region *r = resid_open(&c, err);
-
-	if (!r) {
-		sim_fail(sr->s, "resid_open: %s", err);
-		return;
-	}
-	sr->good_ok = 1;
-	for (uint32_t i = 0; i < SIM_CHUNKS; i++) {
-		int bus = sim_read(sr->s, resid_base(r) + i * SIM_CHUNK, buf,
-				   SIM_CHUNK) < 0;
-
-		sr->bus_bad += bus;
-		if (!bus && resid_content_mismatches(buf, i * SIM_CHUNK,
-						     SIM_CHUNK, SEED))
-			sr->good_ok = 0;
-	}
-	sr->err = resid_failure(r, &sr->chunk);
-	resid_get_stats(r, &sr->st);
-	resid_close(r);
-}
-
-static enum sim_verdict sim_all(struct simrun *sr)
-{
-	struct sim_config sc = { .seed = 9, .strategy = SIM_RANDOM };
-	enum sim_verdict v;
-
-	sr->s = sim_create(&sc);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(sr->s);
-	breaking(sim_seam(sr->s));
-	v = sim_run(sr->s, sim_reader_all, sr);
-	if (v != SIM_PASS)
-		fprintf(stderr, "\n    sim: %s: %s ", sim_verdict_name(v),
-			sim_why(sr->s));
-	sim_destroy(sr->s);
-	unbreak();
-	return v;
-}
-
 /* poll failing for good (EINVAL, EFAULT, ENOMEM) is only a hint lost: the
  * dispatcher drains each tick and every byte arrives. */
 static void poll_errors_survived(void)
@@ -489,7 +459,7 @@ static void poll_errors_survived(void)
 		struct simrun sr = { 0 };
 
 		poll_errno = errs[i];
-		CU_ASSERT_EQUAL(sim_all(&sr), SIM_PASS);
+		CU_ASSERT_EQUAL(sim_go(&sr, sim_reader_all), SIM_PASS);
 		CU_ASSERT_EQUAL(sr.bus_bad, 0);
 		CU_ASSERT(sr.good_ok);
 		CU_ASSERT(sr.st.poll_errors > 0);
@@ -504,7 +474,7 @@ static void uffd_read_error_fails_region(void)
 	struct simrun sr = { 0 };
 
 	read_errno = EFAULT;
-	CU_ASSERT_EQUAL(sim_all(&sr), SIM_PASS);
+	CU_ASSERT_EQUAL(sim_go(&sr, sim_reader_all), SIM_PASS);
 	CU_ASSERT_EQUAL(sr.bus_bad, SIM_CHUNKS);
 	CU_ASSERT_EQUAL(sr.err, EFAULT);
 	CU_ASSERT_EQUAL(sr.chunk, RESID_NO_CHUNK);
