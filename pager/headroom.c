@@ -13,31 +13,31 @@
 #include "internal.h"
 
 #define PAGE 4096ull
-/* The threads' touched stacks, the uffd, eventfd and memfd, the policy and
- * the region's fixed structures. */
+/* The region's fixed structures, the uffd, eventfd and memfd, the policy. */
 #define BASE_BYTES (256ull << 10)
-#define WORKER_BYTES (32ull << 10)
+/* A thread: its kernel stack (16 KiB, charged), task, touched user stack. */
+#define WORKER_BYTES (64ull << 10)
 /* Per chunk: struct chunk, its ring and candidate slots, the policy's. */
 #define CHUNK_BYTES 256ull
+/* Per page of the region: a PTE in A and one in B (page tables are not
+ * freed by a punch), and the memfd's page-cache tree (576-byte xarray
+ * nodes of 64 slots): 25 bytes. */
+#define PAGE_BYTES 25ull
 /* The kernel charges a memory cgroup in batches of 64 pages per CPU
  * (MEMCG_CHARGE_BATCH): usage runs up to that far ahead of the pages. */
 #define CPU_STOCK_BYTES (64 * PAGE)
 
 static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 {
-	uint64_t len = (cfg->region_len + PAGE - 1) & ~(PAGE - 1);
+	uint64_t pages = (cfg->region_len + PAGE - 1) / PAGE;
 	uint64_t nchunks = cfg->table_len;
 
 	if (!nchunks && cfg->chunk_size)
 		nchunks = (cfg->region_len + cfg->chunk_size - 1) /
 			cfg->chunk_size;
-	/* Page tables of A and B: 8 bytes a page each, in whole pages, and
-	 * one table page per 2 MiB for the partly filled ends. */
-	uint64_t ptes = 2 * ((len / PAGE * 8 + PAGE - 1) & ~(PAGE - 1)) +
-		2 * PAGE;
-
-	return BASE_BYTES + cfg->fetch_workers * WORKER_BYTES + ptes +
-		nchunks * CHUNK_BYTES + (cpus ? cpus : 1) * CPU_STOCK_BYTES;
+	return BASE_BYTES + (uint64_t)cfg->fetch_workers * WORKER_BYTES +
+		pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
+		(cpus ? cpus : 1) * CPU_STOCK_BYTES;
 }
 
 uint64_t resid_headroom(const struct resid_config *cfg)

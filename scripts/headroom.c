@@ -2,8 +2,10 @@
  * memory cgroup of its own (v1, given as argv[1]), the peak of the cgroup's
  * usage while a synthetic region is read twice, less the usage before
  * resid_open, less the most bytes ever resident. Prints one line with that
- * and resid_headroom() for the same configuration. Public API only: built
- * against the installed library by scripts/headroom.sh. */
+ * and resid_headroom() for the same configuration. With a 7th argument it
+ * first sets the cgroup's limit to its usage + budget (+ resid_headroom()
+ * + 512 KiB with "headroom"): the limit check. Exit 3 when resid_open refuses. Public
+ * API only: built against the installed library by scripts/headroom.sh. */
 #include <resid.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +47,10 @@ int main(int argc, char **argv)
 	char err[RESID_ERRLEN];
 	volatile unsigned sum = 0;
 
-	if (argc != 6) {
+	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: headroom CGROUP_DIR REGION CHUNK BUDGET "
-			"WORKERS (bytes, bytes, bytes, count)\n");
+			"WORKERS [budget|headroom] (bytes, bytes, bytes, "
+			"count, the limit to set)\n");
 		return 2;
 	}
 	resid_config_init(&cfg);
@@ -57,6 +60,18 @@ int main(int argc, char **argv)
 	cfg.budget_bytes = strtoull(argv[4], NULL, 0);
 	cfg.fetch_workers = (uint32_t)strtoul(argv[5], NULL, 0);
 	unsigned long long u0 = cg_read(argv[1], "memory.usage_in_bytes");
+
+	if (argc == 7) {
+		/* 512 KiB for what resid_open itself charges before its
+		 * check reads the usage again. */
+		unsigned long long lim = u0 + cfg.budget_bytes +
+			(strcmp(argv[6], "headroom") ? 0 :
+			 resid_headroom(&cfg) + (512 << 10));
+		char v[32];
+
+		snprintf(v, sizeof(v), "%llu", (lim + 4095) / 4096 * 4096);
+		cg_write(argv[1], "memory.limit_in_bytes", v);
+	}
 
 	cg_write(argv[1], "memory.max_usage_in_bytes", "0");
 	struct resid_region *r = resid_open(&cfg, err);
