@@ -63,11 +63,12 @@ int headroom_check(struct resid_region *r, char *err, size_t n)
 	need = r->cfg.budget_bytes + headroom_bytes(&r->cfg, r->cpus);
 	if (usage <= r->cg.limit && r->cg.limit - usage >= need)
 		return 0;
-	snprintf(err, n, "memory cgroup %s: limit %" PRIu64 " with %" PRIu64
-		 " in use leaves less than budget_bytes %" PRIu64 " + %" PRIu64
-		 " of pager headroom: raise the limit to at least %" PRIu64
-		 " or lower budget_bytes", r->cg.dir, r->cg.limit, usage,
-		 r->cfg.budget_bytes, need - r->cfg.budget_bytes,
-		 usage + need);
+	/* The numbers first: a long cgroup path may be cut. */
+	snprintf(err, n, "budget_bytes %" PRIu64 " + %" PRIu64 " of pager "
+		 "headroom do not fit under the memory cgroup's limit %" PRIu64
+		 " with %" PRIu64 " in use: raise the limit to at least %" PRIu64
+		 " or lower budget_bytes (cgroup %s)", r->cfg.budget_bytes,
+		 need - r->cfg.budget_bytes, r->cg.limit, usage, usage + need,
+		 r->cg.dir);
 	return -ENOMEM;
 }

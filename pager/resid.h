@@ -68,6 +68,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct resid_region;
 struct resid_harness;
 
@@ -224,5 +228,9 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap);
 const char *resid_policy_name(enum resid_policy p);
 /* "lru", "learned", "declared" or the full names; 0, or -1 if unknown. */
 int resid_policy_parse(const char *name, enum resid_policy *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
