@@ -3,8 +3,8 @@
  * (Linux >= 6.6) its range in A is poisoned, so every access raises SIGBUS
  * in the kernel; without it every fault on the chunk sends SIGBUS to the
  * faulting thread (tgkill to the message's ptid). A dispatcher that cannot
- * read faults any more fails every chunk not resident. The first error is
- * kept for resid_failure(). */
+ * read faults any more fails every chunk not resident, by poison or, without
+ * it, by mprotect (SIGSEGV). The first error is kept for resid_failure(). */
 #include <errno.h>
 
 #include "internal.h"
@@ -85,21 +85,54 @@ void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
 		STAT_INC(r, wake_errors);
 }
 
+/* Without poison, a run of failed chunks is made inaccessible before its
+ * faulters are woken: they retry into SIGSEGV instead of a fault nobody
+ * will read. One mprotect a run keeps the mapping's pieces few. */
+static void protect_run(struct resid_region *r, uint64_t off, uint64_t len)
+{
+	if (!len)
+		return;
+	if (K(r, protect_none, r->a + off, len) < 0)
+		STAT_INC(r, wake_errors);
+	wake_range(r, (uint64_t)(uintptr_t)(r->a + off), len);
+}
+
 /* The dispatcher cannot learn of faults any more. Nothing may be evicted
- * (its next access could not be served) and every chunk not resident fails.
- * Without poison no faulter can be told apart, so the process gets SIGBUS. */
+ * (its next access could not be served) and every chunk not resident
+ * fails: poisoned, or without poison made inaccessible (SIGSEGV). */
 void failure_fail_region(struct resid_region *r, int err)
 {
+	uint64_t run_off = 0, run_len = 0;
+
 	failure_record(r, RESID_NO_CHUNK, err);
 	__atomic_store_n(&r->dead, 1, __ATOMIC_SEQ_CST);
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];
+		int st;
 
 		chunk_lock(r, c);
-		if (chunk_state(c) == CH_ABSENT || chunk_state(c) == CH_FETCHING)
-			failure_fail_chunk(r, c, err);
+		st = chunk_state(c);
+		if (st == CH_ABSENT || st == CH_FETCHING) {
+			chunk_set_state(r, c, CH_FAILED);
+			STAT_INC(r, failed_chunks);
+		}
 		chunk_unlock(r, c);
+		if (st == CH_RESIDENT) {
+			protect_run(r, run_off, run_len);
+			run_len = 0;
+		} else if (r->poison) {
+			if (st == CH_FAILED)
+				continue; /* poisoned when it failed */
+			if (poison(r, (uint64_t)(uintptr_t)(r->a + c->off),
+				   c->len) < 0)
+				wake_range(r, (uint64_t)(uintptr_t)
+					   (r->a + c->off), c->len);
+		} else {
+			/* Failed before too: no dispatcher signals it now. */
+			if (!run_len)
+				run_off = c->off;
+			run_len += c->len;
+		}
 	}
-	if (!r->poison && K(r, sigbus_thread, 0) < 0)
-		STAT_INC(r, wake_errors);
+	protect_run(r, run_off, run_len);
 }

@@ -216,7 +216,8 @@ int resid_notify_access(struct resid_region *r, uint32_t chunk);
  *   ENODATA  the file ended before the chunk: truncated after resid_open
  *   other    the kernel refused an operation on the chunk; with chunk
  *            RESID_NO_CHUNK the pager itself could not read faults any
- *            more: every chunk not resident raises SIGBUS. */
+ *            more: every chunk not resident raises SIGBUS (without
+ *            UFFDIO_POISON: SIGSEGV, its range made PROT_NONE). */
 int resid_failure(const struct resid_region *r, uint32_t *chunk);
 
 void resid_get_stats(struct resid_region *r, struct resid_stats *out);

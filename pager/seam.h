@@ -56,6 +56,9 @@ struct resid_seam {
 	/* SIGBUS to thread tid of this process (a fault message's ptid),
 	 * for kernels without UFFDIO_POISON. */
 	int (*sigbus_thread)(void *ctx, uint32_t tid);
+	/* mprotect(PROT_NONE) on part of a mapping: later accesses fault
+	 * (SIGSEGV) before reaching the uffd. */
+	int (*protect_none)(void *ctx, void *addr, uint64_t len);
 	/* Waits until fd_a or fd_b is readable or timeout_ms passes; returns a
 	 * bit mask (1: fd_a, 2: fd_b), 0 on time-out. */
 	int (*wait_readable)(void *ctx, int fd_a, int fd_b, int timeout_ms);

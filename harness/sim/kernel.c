@@ -22,7 +22,8 @@
 		    (1ull << _UFFDIO_UNREGISTER) | (1ull << _UFFDIO_API))
 #define RANGE_IOCTLS ((1ull << _UFFDIO_WAKE) | (1ull << _UFFDIO_COPY) | \
 		      (1ull << _UFFDIO_ZEROPAGE) | (1ull << _UFFDIO_POISON))
-/* mapped[]: a PTE in A, or a poison marker (later accesses: SIGBUS). */
+/* mapped[]: a PTE in A, or a poison marker or PROT_NONE (later accesses
+ * fail: sim_read's SIGBUS). */
 #define PTE_MAPPED 1
 #define PTE_POISON 2
 #define REG_MODES (UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR)
@@ -205,7 +206,7 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 			return 0;
 		}
 		page = off / SIM_PAGE;
-		if (mf->mapped[page] == PTE_POISON || me_sigbus(s)) {
+		if (me_sigbus(s) || mf->mapped[page] == PTE_POISON) {
 			sched_progress(s);
 			return -1;
 		}
@@ -430,7 +431,7 @@ static int k_uffd_poison(void *ctx, int fd, uint64_t addr, uint64_t len)
 }
 
 /* tgkill(SIGBUS) to the thread whose fault message carried ptid tid (its
- * id + 1); 0 is the process: every application thread. */
+ * id + 1). */
 static int k_sigbus_thread(void *ctx, uint32_t tid)
 {
 	struct sim *s = ctx;
@@ -440,9 +441,7 @@ static int k_sigbus_thread(void *ctx, uint32_t tid)
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		struct sim_thread *t = s->threads[i];
 
-		if (tid ? (uint32_t)t->id + 1 != tid : !t->app)
-			continue;
-		if (t->wait == W_EXITED)
+		if ((uint32_t)t->id + 1 != tid || t->wait == W_EXITED)
 			continue;
 		t->sigbus = 1;
 		hit = 1;
@@ -450,6 +449,23 @@ static int k_sigbus_thread(void *ctx, uint32_t tid)
 			wake_faulter(s, t);
 	}
 	return hit ? 0 : -ESRCH;
+}
+
+/* mprotect(PROT_NONE) over part of A: its pages fault for good, which
+ * sim_read reports like a SIGBUS (the kernel's is a SIGSEGV). */
+static int k_protect_none(void *ctx, void *addr, uint64_t len)
+{
+	struct sim *s = ctx;
+	struct sim_memfd *mf;
+	uint64_t off, at = (uintptr_t)addr;
+
+	sched_point(s, OP_PROTECT, kernel_a_obj(s, at));
+	mf = memfd_of_a(s, at, &off);
+	if (!mf || (at | len) % SIM_PAGE || len > mf->a_len - off)
+		return -EINVAL;
+	for (uint64_t p = off / SIM_PAGE; p < (off + len) / SIM_PAGE; p++)
+		mf->mapped[p] = PTE_POISON;
+	return 0;
 }
 
 static int k_uffd_wake(void *ctx, int fd, uint64_t addr, uint64_t len)
@@ -901,6 +917,7 @@ const struct resid_seam sim_seam_ops = {
 	.uffd_wake = k_uffd_wake,
 	.uffd_poison = k_uffd_poison,
 	.sigbus_thread = k_sigbus_thread,
+	.protect_none = k_protect_none,
 	.wait_readable = k_wait_readable,
 	.notify_open = k_notify_open,
 	.notify_signal = k_notify_signal,

@@ -96,13 +96,13 @@ static void unbreak(void)
 /* ---- the real kernel, in a child ---- */
 
 static sigjmp_buf jump;
-static volatile sig_atomic_t bus_code;
+static volatile sig_atomic_t bus_signo, bus_code;
 static void *volatile bus_addr;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
 	(void)uc;
+	bus_signo = sig;
 	bus_code = si->si_code;
 	bus_addr = si->si_addr;
 	siglongjmp(jump, 1);
@@ -119,7 +119,7 @@ static int touch(const volatile uint8_t *p, uint8_t *out)
 
 struct verdict {
 	int opened, bus_first, bus_again, other_ok;
-	int code;
+	int signo, code;
 	uint64_t addr_off;
 	int err;
 	uint32_t chunk;
@@ -150,6 +150,7 @@ static int in_child(void (*fn)(struct verdict *), struct verdict *v)
 		close(p[0]);
 		alarm(CHILD_SECONDS);
 		sigaction(SIGBUS, &sa, NULL);
+		sigaction(SIGSEGV, &sa, NULL);
 		fn(&mine);
 		child_report(p[1], &mine);
 	}
@@ -189,6 +190,7 @@ static void read_around(struct resid_region *r, struct verdict *v,
 
 	v->opened = 1;
 	v->bus_first = touch(a + BAD_CHUNK * MiB + 100, &x);
+	v->signo = bus_signo;
 	v->code = bus_code;
 	v->addr_off = (uint64_t)((const uint8_t *)bus_addr - a);
 	v->bus_again = touch(a + BAD_CHUNK * MiB + 8192, &x);
@@ -303,6 +305,46 @@ static void real_eio_without_poison(void)
 	no_poison = 1;
 	CU_ASSERT(in_child(eio_child, &v));
 	check_failed(&v, EIO, SI_TKILL);
+	unbreak();
+}
+
+/* read(uffd) fails for good: with poison every chunk not resident raises
+ * SIGBUS; without, SIGSEGV (PROT_NONE). Chunk 0 is read first, so it is
+ * resident when the dispatcher dies and stays readable. */
+static void dead_dispatcher_child(struct verdict *v)
+{
+	struct resid_config c;
+	struct resid_harness h;
+	uint8_t x, want[8];
+
+	real_config(&c, &h);
+	c.backing = RESID_BACKING_SYNTHETIC;
+	c.seed = SEED;
+	struct resid_region *r = resid_open(&c, v->why);
+
+	if (!r || touch(resid_base(r) + 4096, &x))
+		return;
+	__atomic_store_n(&read_errno, EFAULT, __ATOMIC_SEQ_CST);
+	resid_content_fill(want, 4096, 8, SEED);
+	read_around(r, v, want[0]);
+	v->chunk = v->chunk == RESID_NO_CHUNK ? BAD_CHUNK : v->chunk + 1000;
+	resid_close(r);
+}
+
+static void real_dead_dispatcher(void)
+{
+	struct verdict v;
+
+	CU_ASSERT(in_child(dead_dispatcher_child, &v));
+	CU_ASSERT(v.bus_first && v.bus_again && v.other_ok);
+	CU_ASSERT_EQUAL(v.signo, SIGBUS);
+	CU_ASSERT_EQUAL(v.err, EFAULT);
+	CU_ASSERT_EQUAL(v.chunk, BAD_CHUNK); /* RESID_NO_CHUNK */
+	no_poison = 1;
+	CU_ASSERT(in_child(dead_dispatcher_child, &v));
+	CU_ASSERT(v.bus_first && v.bus_again && v.other_ok);
+	CU_ASSERT_EQUAL(v.signo, SIGSEGV);
+	CU_ASSERT_EQUAL(v.err, EFAULT);
 	unbreak();
 }
 
@@ -479,6 +521,20 @@ static void uffd_read_error_fails_region(void)
 	CU_ASSERT_EQUAL(sr.err, EFAULT);
 	CU_ASSERT_EQUAL(sr.chunk, RESID_NO_CHUNK);
 	CU_ASSERT(sr.st.uffd_errors > 0);
+}
+
+/* The same without UFFDIO_POISON: the chunks not resident are made
+ * inaccessible (SIGSEGV on the kernel), so no access waits for good. */
+static void uffd_read_error_without_poison(void)
+{
+	struct simrun sr = { 0 };
+
+	read_errno = EFAULT;
+	no_poison = 1;
+	CU_ASSERT_EQUAL(sim_go(&sr, sim_reader_all), SIM_PASS);
+	CU_ASSERT_EQUAL(sr.bus_bad, SIM_CHUNKS);
+	CU_ASSERT_EQUAL(sr.err, EFAULT);
+	CU_ASSERT_EQUAL(sr.chunk, RESID_NO_CHUNK);
 }
 
 /* 150 wakes in a row fail, more than wake_range's retries: the wake of
@@ -711,6 +767,7 @@ void suite_misuse(void)
 	CU_add_test(s, "real: EIO on one chunk, poisoned", real_eio_poisoned);
 	CU_add_test(s, "real: EIO on one chunk, no UFFDIO_POISON",
 		    real_eio_without_poison);
+	CU_add_test(s, "real: uffd reads fail for good", real_dead_dispatcher);
 	CU_add_test(s, "sim: EIO on one chunk, poisoned", sim_eio_poisoned);
 	CU_add_test(s, "sim: file truncated, poisoned",
 		    sim_truncated_poisoned);
@@ -719,6 +776,8 @@ void suite_misuse(void)
 	CU_add_test(s, "poll errors survived", poll_errors_survived);
 	CU_add_test(s, "uffd read error fails the region",
 		    uffd_read_error_fails_region);
+	CU_add_test(s, "uffd read error, no UFFDIO_POISON",
+		    uffd_read_error_without_poison);
 	CU_add_test(s, "failed wakes are paid", failed_wakes_are_paid);
 	CU_add_test(s, "path without backing", path_without_backing);
 	CU_add_test(s, "directory as path", directory_as_path);

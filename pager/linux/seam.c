@@ -99,6 +99,12 @@ static int lx_sigbus_thread(void *ctx, uint32_t tid)
 	return neg(syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS));
 }
 
+static int lx_protect_none(void *ctx, void *addr, uint64_t len)
+{
+	(void)ctx;
+	return neg(mprotect(addr, len, PROT_NONE));
+}
+
 static int lx_wait_readable(void *ctx, int fd_a, int fd_b, int timeout_ms)
 {
 	(void)ctx;
@@ -386,6 +392,7 @@ const struct resid_seam resid_seam_linux = {
 	.uffd_wake = lx_uffd_wake,
 	.uffd_poison = lx_uffd_poison,
 	.sigbus_thread = lx_sigbus_thread,
+	.protect_none = lx_protect_none,
 	.wait_readable = lx_wait_readable,
 	.notify_open = lx_notify_open,
 	.notify_signal = lx_notify_signal,
