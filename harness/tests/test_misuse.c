@@ -61,8 +61,10 @@ static int broken_wait(void *ctx, int a, int b, int timeout_ms)
 
 static long broken_read(void *ctx, int fd, struct uffd_msg *m, size_t n)
 {
-	if (read_errno)
-		return -read_errno;
+	int e = __atomic_load_n(&read_errno, __ATOMIC_SEQ_CST);
+
+	if (e)
+		return -e;
 	return inner.uffd_read(ctx, fd, m, n);
 }
 
