@@ -38,7 +38,9 @@ static const char usage[] =
 static void list(void)
 {
 	for (int i = 0; i < nscenarios; i++)
-		printf("%-4s %s\n", scenarios[i]->id, scenarios[i]->title);
+		if (scenarios[i]->run)
+			printf("%-4s %s\n", scenarios[i]->id,
+			       scenarios[i]->title);
 }
 
 static void run_one(const struct scenario *s, const struct run_opts *o,
@@ -154,7 +156,7 @@ int cmd_check(int argc, char **argv)
 		} else {
 			const struct scenario *s = scenario_find(a);
 
-			if (!s) {
+			if (!s || !s->run) {
 				fprintf(stderr, "residctl check: unknown "
 					"scenario '%s'; see residctl check "
 					"--list\n", a);
@@ -165,8 +167,9 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	if (n == 0)
-		for (; n < nscenarios; n++)
-			chosen[n] = scenarios[n];
+		for (int i = 0; i < nscenarios; i++)
+			if (scenarios[i]->run)
+				chosen[n++] = scenarios[i];
 
 	struct probe p;
 	char manifest[2048];

@@ -35,8 +35,10 @@ static const char replay_usage[] =
 
 static void list(void)
 {
-	for (int i = 0; i < nsimprogs; i++)
-		printf("%-14s %s\n", simprogs[i]->id, simprogs[i]->title);
+	for (int i = 0; i < nscenarios; i++)
+		if (scenarios[i]->sim)
+			printf("%-14s %s\n", scenarios[i]->id,
+			       scenarios[i]->title);
 }
 
 int cmd_explore(int argc, char **argv)

@@ -51,6 +51,15 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
+/* Simulated: one thread scans 4 chunks twice under a one-chunk budget; the
+ * policy is chosen by the seed. */
 const struct scenario scenario_t1 = {
-	"T-1", "data integrity, every policy, every byte", 1, t1_run,
+	.id = "T-1",
+	.title = "data integrity, every policy, every byte",
+	.needs_cgroup = 1,
+	.run = t1_run,
+	.sim = &(const struct sim_sizing){
+		.threads = 1, .chunks = 4, .budget_chunks = 1, .workers = 2,
+		.ops = 2, .pattern = READ_SCAN,
+	},
 };
