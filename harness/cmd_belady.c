@@ -25,28 +25,28 @@ int cmd_belady(int argc, char **argv)
 	struct belady_result r;
 	struct trace t;
 	uint64_t cap;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, CLI_HELP },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ 0 },
+	};
+	struct cli c = { .cmd = "belady", .argc = argc, .argv = argv,
+			 .opts = opts };
 	char err[512];
-	int i;
+	int opt;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			return fputs(usage, stdout) < 0 || fflush(stdout) ? 1 : 0;
-		} else if (!strcmp(argv[i], "--capacity")) {
-			if (++i == argc) {
-				fprintf(stderr, "residctl belady: --capacity needs a value; e.g. --capacity 64M\n");
-				return 2;
-			}
-			capstr = argv[i];
-		} else if (!strncmp(argv[i], "--capacity=", 11)) {
-			capstr = argv[i] + 11;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "residctl belady: unknown option '%s'; see residctl belady --help\n", argv[i]);
+	while ((opt = cli_next(&c)) != CLI_END) {
+		if (opt == CLI_BAD)
 			return 2;
+		if (opt == CLI_HELP)
+			return fputs(usage, stdout) < 0 || fflush(stdout) ? 1 : 0;
+		if (opt == 'c') {
+			capstr = c.arg;
 		} else if (path) {
-			fprintf(stderr, "residctl belady: a second trace '%s'; give exactly one TRACE\n", argv[i]);
+			fprintf(stderr, "residctl belady: a second trace '%s'; give exactly one TRACE\n", c.arg);
 			return 2;
 		} else {
-			path = argv[i];
+			path = c.arg;
 		}
 	}
 	if (!path) {

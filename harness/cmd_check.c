@@ -69,6 +69,21 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
 }
 
+/* Adds the gate scenario named v; -1 after one line when there is none. */
+static int choose(const char *v, const struct scenario **chosen, int *n)
+{
+	const struct scenario *s = scenario_find(v);
+
+	if (!s || !s->run) {
+		fprintf(stderr, "residctl check: unknown scenario '%s'; see "
+			"residctl check --list\n", v);
+		return -1;
+	}
+	if (*n < 64)
+		chosen[(*n)++] = s;
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
@@ -84,56 +99,73 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, CLI_HELP },
+		{ "list", no_argument, NULL, 'l' },
+		{ "sim", no_argument, NULL, 'S' },
+		{ "schedules", required_argument, NULL, 'n' },
+		{ "bug", required_argument, NULL, 'b' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "fault", required_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ 0 },
+	};
+	struct cli c = { .cmd = "check", .argc = argc, .argv = argv,
+			 .opts = opts };
+	const char *v;
+	int opt;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_BAD:
+			return 2;
+		case CLI_HELP:
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(a, "--list")) {
+		case 'l':
 			list();
 			return 0;
-		} else if (!strcmp(a, "--sim")) {
+		case 'S':
 			sim = 1;
-		} else if (!strncmp(a, "--schedules", 11)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'n':
 			if (cli_u64(v, &schedules) || !schedules) {
 				fprintf(stderr, "residctl check: bad schedule "
 					"count '%s'; give a number >= 1\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--bug", 5)) {
-			if (!(v = cli_value("check", argc, argv, &i)) ||
-			    bugs_option("check", v))
+			break;
+		case 'b':
+			if (bugs_option("check", v))
 				return 2;
-		} else if (!strncmp(a, "--chunk", 7)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'c':
 			if (cli_bytes(v, &o.storm_chunk) || !o.storm_chunk ||
-			    o.storm_chunk % 4096 || o.storm_chunk > (16ull << 20)) {
+			    o.storm_chunk % RESID_PAGE ||
+			    o.storm_chunk > (16ull << 20)) {
 				fprintf(stderr, "residctl check: bad chunk size "
 					"'%s'; give a multiple of 4K up to 16M\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--fault", 7)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'f':
 			if (fault_enable(v, err, sizeof(err)) < 0) {
 				fprintf(stderr, "residctl check: %s\n", err);
 				return 2;
 			}
-		} else if (!strncmp(a, "--seed", 6)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl check: bad seed '%s'; "
 					"give a decimal number\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--profile", 9)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'p':
 			if (!strcmp(v, "quick"))
 				o.profile = PROFILE_QUICK;
 			else if (!strcmp(v, "full"))
@@ -143,27 +175,17 @@ int cmd_check(int argc, char **argv)
 					"'%s'; use quick or full\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--json", 6)) {
-			if (!(json = cli_value("check", argc, argv, &i)))
+			break;
+		case 'j':
+			json = v;
+			break;
+		case 'J':
+			junit = v;
+			break;
+		case CLI_OPERAND:
+			if (choose(v, chosen, &n) < 0)
 				return 2;
-		} else if (!strncmp(a, "--junit", 7)) {
-			if (!(junit = cli_value("check", argc, argv, &i)))
-				return 2;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "residctl check: unknown option '%s'; "
-				"see residctl check --help\n", a);
-			return 2;
-		} else {
-			const struct scenario *s = scenario_find(a);
-
-			if (!s || !s->run) {
-				fprintf(stderr, "residctl check: unknown "
-					"scenario '%s'; see residctl check "
-					"--list\n", a);
-				return 2;
-			}
-			if (n < 64)
-				chosen[n++] = s;
+			break;
 		}
 	}
 	if (n == 0)

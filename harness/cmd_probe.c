@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "probe.h"
 #include "seam.h"
@@ -19,19 +20,30 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe p;
 	char line[512];
-	int json = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, CLI_HELP },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 },
+	};
+	struct cli c = { .cmd = "probe", .argc = argc, .argv = argv,
+			 .opts = opts };
+	int json = 0, opt;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		switch (opt) {
+		case CLI_BAD:
+			return 2;
+		case CLI_HELP:
 			fputs(usage, stdout);
 			return 0;
-		}
-		if (strcmp(argv[i], "--json")) {
-			fprintf(stderr, "residctl probe: unknown option '%s'; "
-				"see residctl probe --help\n", argv[i]);
+		case CLI_OPERAND:
+			fprintf(stderr, "residctl probe: unexpected '%s'; see "
+				"residctl probe --help\n", c.arg);
 			return 2;
+		case 'j':
+			json = 1;
+			break;
 		}
-		json = 1;
 	}
 	probe_run(&p);
 	if (json) {

@@ -54,62 +54,81 @@ static uint64_t compare_file(int fd, const uint8_t *a, uint64_t off,
 int cmd_verify(int argc, char **argv)
 {
 	struct resid_config cfg;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, CLI_HELP },
+		{ "synthetic", required_argument, NULL, 'S' },
+		{ "region", required_argument, NULL, 'r' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "passes", required_argument, NULL, 'P' },
+		{ "prefetch", required_argument, NULL, 'f' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "seed", required_argument, NULL, 's' },
+		{ 0 },
+	};
+	struct cli c = { .cmd = "verify", .argc = argc, .argv = argv,
+			 .opts = opts };
 	uint64_t passes = 2, v64, synthetic = 0, region = 0;
 	const char *path = NULL, *v;
 	char err[RESID_ERRLEN];
+	int opt;
 
 	resid_config_init(&cfg);
 	cfg.chunk_size = 2 << 20;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_BAD:
+			return 2;
+		case CLI_HELP:
 			fputs(usage, stdout);
 			return 0;
-		}
-		if (a[0] != '-') {
+		case CLI_OPERAND:
 			if (path)
-				return bad("second FILE", a, "give one file");
-			path = a;
-			continue;
-		}
-		if (!(v = cli_value("verify", argc, argv, &i)))
-			return 2;
-		if (!strncmp(a, "--synthetic", 11)) {
+				return bad("second FILE", v, "give one file");
+			path = v;
+			break;
+		case 'S':
 			if (cli_bytes(v, &synthetic) || !synthetic)
 				return bad("size", v, "give bytes, e.g. 64M");
-		} else if (!strncmp(a, "--region", 8)) {
+			break;
+		case 'r':
 			if (cli_bytes(v, &region) || !region)
 				return bad("region size", v, "give bytes, e.g. 64M");
-		} else if (!strncmp(a, "--chunk", 7)) {
+			break;
+		case 'c':
 			if (cli_bytes(v, &cfg.chunk_size))
 				return bad("chunk size", v, "give bytes, e.g. 2M");
-		} else if (!strncmp(a, "--budget", 8)) {
+			break;
+		case 'b':
 			if (cli_bytes(v, &cfg.budget_bytes))
 				return bad("budget", v, "give bytes, e.g. 8M");
 			if (!cfg.budget_bytes)
 				return bad("budget", v, "give at least one chunk");
-		} else if (!strncmp(a, "--policy", 8)) {
+			break;
+		case 'p':
 			if (resid_policy_parse(v, &cfg.policy))
 				return bad("policy", v, "use lru, learned or declared");
-		} else if (!strncmp(a, "--passes", 8)) {
+			break;
+		case 'P':
 			if (cli_u64(v, &passes) || !passes)
 				return bad("pass count", v, "give a number >= 1");
-		} else if (!strncmp(a, "--prefetch", 10)) {
+			break;
+		case 'f':
 			if (cli_u64(v, &v64) || v64 > 64)
 				return bad("prefetch depth", v, "give 0..64");
 			cfg.prefetch_depth = (uint32_t)v64;
-		} else if (!strncmp(a, "--workers", 9)) {
+			break;
+		case 'w':
 			if (cli_u64(v, &v64) || !v64 || v64 > 256)
 				return bad("worker count", v, "give 1..256");
 			cfg.fetch_workers = (uint32_t)v64;
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &cfg.seed))
 				return bad("seed", v, "give a decimal number");
-		} else {
-			fprintf(stderr, "residctl verify: unknown option '%s'; "
-				"see residctl verify --help\n", a);
-			return 2;
+			break;
 		}
 	}
 	if (!path == !synthetic) {

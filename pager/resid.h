@@ -29,6 +29,9 @@ enum resid_backing {
 	RESID_BACKING_SYNTHETIC, /* resid_content(offset, seed), SPEC §5.1 */
 };
 
+/* The page: chunk sizes and table offsets are multiples of it. */
+#define RESID_PAGE 4096ull
+
 /* One chunk of an explicit table: unequal chunks, 4096-aligned offsets. */
 struct resid_chunk_spec {
 	uint64_t off;

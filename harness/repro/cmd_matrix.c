@@ -212,41 +212,57 @@ int cmd_matrix(int argc, char **argv)
 				.replays = 10 };
 	const char *md = NULL, *json = NULL;
 	uint64_t seeds = 20, runs = 3;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, CLI_HELP },
+		{ "no-real", no_argument, NULL, 'R' },
+		{ "seeds", required_argument, NULL, 'S' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "schedules", required_argument, NULL, 'n' },
+		{ "md", required_argument, NULL, 'm' },
+		{ "json", required_argument, NULL, 'j' },
+		{ 0 },
+	};
+	struct cli c = { .cmd = "matrix", .argc = argc, .argv = argv,
+			 .opts = opts };
 	char self[4096];
-	int real = 1, bad = 0;
+	int real = 1, bad = 0, opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	while ((opt = cli_next(&c)) != CLI_END) {
+		uint64_t *count = opt == 'S' ? &seeds : opt == 'r' ? &runs :
+			&o.max_schedules;
+		const char *name = opt == 'S' ? "--seeds" : opt == 'r' ?
+			"--runs" : "--schedules";
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		switch (opt) {
+		case CLI_BAD:
+			return 2;
+		case CLI_HELP:
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(a, "--no-real")) {
-			real = 0;
-			continue;
-		} else if (!(v = cli_value("matrix", argc, argv, &i))) {
+		case CLI_OPERAND:
+			fprintf(stderr, "residctl matrix: unexpected '%s'; see "
+				"residctl matrix --help\n", c.arg);
 			return 2;
-		} else if (!strncmp(a, "--seeds", 7) || !strncmp(a, "--runs", 6) ||
-			   !strncmp(a, "--schedules", 11)) {
-			uint64_t *dst = !strncmp(a, "--seeds", 7) ? &seeds :
-				!strncmp(a, "--runs", 6) ? &runs :
-				&o.max_schedules;
-
-			if (cli_u64(v, dst) || !*dst ||
-			    (dst != &o.max_schedules && *dst > MAX_SEEDS)) {
+		case 'R':
+			real = 0;
+			break;
+		case 'S':
+		case 'r':
+		case 'n':
+			if (cli_u64(c.arg, count) || !*count ||
+			    (count != &o.max_schedules && *count > MAX_SEEDS)) {
 				fprintf(stderr, "residctl matrix: bad count "
-					"'%s' for %s; give 1..%d\n", v, a,
-					MAX_SEEDS);
+					"'%s' for %s; give 1..%d\n", c.arg,
+					name, MAX_SEEDS);
 				return 2;
 			}
-		} else if (!strncmp(a, "--md", 4)) {
-			md = v;
-		} else if (!strncmp(a, "--json", 6)) {
-			json = v;
-		} else {
-			fprintf(stderr, "residctl matrix: unknown option '%s'; "
-				"see residctl matrix --help\n", a);
-			return 2;
+			break;
+		case 'm':
+			md = c.arg;
+			break;
+		case 'j':
+			json = c.arg;
+			break;
 		}
 	}
 	if (repro_self_path(self, sizeof(self)) < 0) {
