@@ -5,13 +5,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "read_check.h"
 #include "resid.h"
 
 static const char usage[] =
@@ -30,25 +30,6 @@ static int bad(const char *what, const char *v, const char *fix)
 {
 	fprintf(stderr, "residctl verify: bad %s '%s'; %s\n", what, v, fix);
 	return 2;
-}
-
-/* Compares [off, off+len) of the region with the file, in 1 MiB pieces. */
-static uint64_t compare_file(int fd, const uint8_t *a, uint64_t off,
-			     uint64_t len, uint8_t *buf)
-{
-	uint64_t badbytes = 0;
-
-	for (uint64_t done = 0; done < len;) {
-		uint64_t want = len - done < (1 << 20) ? len - done : (1 << 20);
-		ssize_t n = pread(fd, buf, want, (off_t)(off + done));
-
-		if (n <= 0)
-			return badbytes + (len - done); /* file shrank */
-		for (ssize_t i = 0; i < n; i++)
-			badbytes += a[off + done + (uint64_t)i] != buf[i];
-		done += (uint64_t)n;
-	}
-	return badbytes;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -172,14 +153,14 @@ int cmd_verify(int argc, char **argv)
 			close(fd);
 		return 2;
 	}
-	uint8_t *buf = malloc(1 << 20);
+	const struct expected want = { .seed = cfg.seed, .fd = fd };
 	uint64_t checked = 0, mismatches = 0;
 	char manifest[2048];
 
 	if (resid_manifest_json(r, manifest, sizeof(manifest)) == 0)
 		printf("manifest: %s\n", manifest);
 
-	for (uint64_t p = 0; buf && p < passes; p++) {
+	for (uint64_t p = 0; p < passes; p++) {
 		for (uint32_t c = 0; c < resid_nchunks(r); c++) {
 			uint64_t off, len;
 
@@ -187,11 +168,8 @@ int cmd_verify(int argc, char **argv)
 			if (off + len > cfg.region_len)
 				len = cfg.region_len - off;
 			resid_notify_access(r, c);
-			mismatches += fd >= 0 ?
-				compare_file(fd, resid_base(r), off, len, buf) :
-				resid_content_mismatches(resid_base(r) + off,
-							 off, len, cfg.seed);
-			checked += len;
+			read_check(&want, resid_base(r) + off, off, len,
+				   &checked, &mismatches);
 		}
 	}
 	struct resid_stats s;
@@ -202,8 +180,7 @@ int cmd_verify(int argc, char **argv)
 	       " of budget %" PRIu64 "\n", checked, mismatches, s.fetches,
 	       s.evictions, s.resident_max, s.budget);
 	resid_close(r);
-	free(buf);
 	if (fd >= 0)
 		close(fd);
-	return buf && mismatches == 0 && checked ? 0 : 1;
+	return mismatches == 0 && checked ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 
 #include "cgroup_scope.h"
 #include "invariants.h"
+#include "read_check.h"
 #include "rng.h"
 #include "storm.h"
 
@@ -74,7 +75,8 @@ static void *reader_main(void *arg)
 	struct reader *rd = arg;
 	struct storm *s = rd->s;
 	uint64_t rng = s->c->seed * 1000003u + rd->id;
-	uint64_t touches = 0, bytes = 0, worst = 0;
+	const struct expected e = { .seed = s->cfg.seed, .fd = -1 };
+	uint64_t touches = 0, worst = 0;
 	uint32_t n = resid_nchunks(s->r);
 
 	while (now_ns() < s->deadline_ns) {
@@ -95,24 +97,21 @@ static void *reader_main(void *arg)
 		}
 		resid_notify_access(s->r, c);
 		uint64_t t0 = now_ns();
-		uint64_t bad = resid_content_mismatches(resid_base(s->r) + off,
-							off, take, s->cfg.seed);
+		uint64_t bad = read_check(&e, resid_base(s->r) + off, off, take,
+					  &s->out->bytes_checked,
+					  &s->out->mismatches);
 		uint64_t dt = now_ns() - t0;
 
 		if (dt > worst)
 			worst = dt;
 		touches++;
-		bytes += take;
 		if (bad) {
-			__atomic_add_fetch(&s->out->mismatches, bad,
-					   __ATOMIC_RELAXED);
 			note(s, "reader %u: %" PRIu64 " bytes wrong in [%" PRIu64
 			     ", +%" PRIu64 ") of chunk %u", rd->id, bad, off,
 			     take, c);
 		}
 	}
 	__atomic_add_fetch(&s->out->touches, touches, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->out->bytes_checked, bytes, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&s->msg_lock);
 	if (worst > s->out->worst_touch_ns)
 		s->out->worst_touch_ns = worst;
