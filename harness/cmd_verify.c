@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget_share.h"
 #include "cli.h"
 #include "commands.h"
 #include "read_check.h"
@@ -140,11 +141,9 @@ int cmd_verify(int argc, char **argv)
 	} else {
 		cfg.region_len = region ? region : synthetic;
 	}
-	if (!cfg.budget_bytes) {
-		cfg.budget_bytes = cfg.region_len / 4;
-		if (cfg.budget_bytes < cfg.chunk_size)
-			cfg.budget_bytes = cfg.chunk_size;
-	}
+	if (!cfg.budget_bytes)
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+						cfg.chunk_size);
 	struct resid_region *r = resid_open(&cfg, err);
 
 	if (!r) {

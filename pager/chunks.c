@@ -7,11 +7,10 @@
 
 #include "internal.h"
 
-#define PAGE 4096ull
 
 static uint64_t page_up(uint64_t x)
 {
-	return (x + PAGE - 1) & ~(PAGE - 1);
+	return (x + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
 }
 
 static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
@@ -35,7 +34,7 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 {
 	uint64_t cs = r->cfg.chunk_size;
 
-	if (cs == 0 || cs % PAGE) {
+	if (cs == 0 || cs % RESID_PAGE) {
 		snprintf(err, n, "chunk size %" PRIu64 " is not a positive "
 			 "multiple of 4096: pass e.g. --chunk 2M", cs);
 		return -EINVAL;
@@ -76,8 +75,8 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 
 	for (uint32_t i = 0; i < r->cfg.table_len; i++) {
 		if (t[i].off != expect || t[i].len == 0 ||
-		    (t[i].off % PAGE) ||
-		    (t[i].len % PAGE && i + 1 != r->cfg.table_len)) {
+		    (t[i].off % RESID_PAGE) ||
+		    (t[i].len % RESID_PAGE && i + 1 != r->cfg.table_len)) {
 			snprintf(err, n, "chunk table entry %u (off %" PRIu64
 				 ", len %" PRIu64 ") must start at %" PRIu64
 				 ", be non-empty and 4096-aligned (only the "

@@ -30,7 +30,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	switch (chunk_state(c)) {
 	case CH_RESIDENT:
 		/* The fault raced with a fetch that has completed. */
-		wake_range(r, addr & ~4095ull, 4096);
+		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
 		STAT_INC(r, dedup_resident);
 		break;
 	case CH_FETCHING:

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget_share.h"
 #include "cgroup_scope.h"
 #include "invariants.h"
 #include "read_check.h"
@@ -177,7 +178,7 @@ static void make_table(struct storm *s, struct resid_chunk_spec *t,
 	uint32_t n = 0;
 
 	while (off < s->cfg.region_len && n < MAX_TABLE) {
-		uint64_t len = (16 + rng_below(rng, 1009)) * 4096;
+		uint64_t len = (16 + rng_below(rng, 1009)) * RESID_PAGE;
 
 		if (len > s->cfg.region_len - off || n + 1 == MAX_TABLE)
 			len = s->cfg.region_len - off;
@@ -219,10 +220,8 @@ static void child(const struct storm_config *c, int fd)
 			if (table[i].len > max_chunk)
 				max_chunk = table[i].len;
 	}
-	s.cfg.budget_bytes = (uint64_t)((double)c->region_len * c->budget_ratio);
-	s.cfg.budget_bytes &= ~4095ull;
-	if (s.cfg.budget_bytes < max_chunk)
-		s.cfg.budget_bytes = max_chunk;
+	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
+					  max_chunk);
 	fault_reset(c->seed);
 	if (fault_any_enabled())
 		s.cfg.seam = fault_seam(&resid_seam_linux);

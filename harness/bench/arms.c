@@ -127,7 +127,7 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 			break;
 		case 'c':
 			if (cli_bytes(v, &o->chunk) || !o->chunk ||
-			    o->chunk % 4096)
+			    o->chunk % RESID_PAGE)
 				return bench_bad("arms", "chunk size", v,
 						 "give a multiple of 4K, e.g. 8M");
 			break;
@@ -150,7 +150,7 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 						 "give 1..64");
 			break;
 		case 'm':
-			if (cli_bytes(v, &o->margin) || o->margin % 4096)
+			if (cli_bytes(v, &o->margin) || o->margin % RESID_PAGE)
 				return bench_bad("arms", "margin", v,
 						 "give a multiple of 4K, e.g. 4M");
 			break;

@@ -75,7 +75,7 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		case 'z':
 			o->nsizes = bench_sizes(v, o->size, MAX_SIZES);
 			for (int k = 0; k < o->nsizes; k++)
-				if (!o->size[k] || o->size[k] % 4096)
+				if (!o->size[k] || o->size[k] % RESID_PAGE)
 					o->nsizes = -1;
 			if (o->nsizes < 0)
 				return bench_bad("fetch", "sizes", v,
@@ -83,7 +83,7 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 						 "e.g. 2M,8M");
 			break;
 		case 'T':
-			if (cli_bytes(v, &o->total) || o->total % 4096)
+			if (cli_bytes(v, &o->total) || o->total % RESID_PAGE)
 				return bench_bad("fetch", "file size", v,
 						 "give a multiple of 4K, e.g. 1G");
 			break;

@@ -3,6 +3,7 @@
  * pager at every change of `resident`. */
 #include <inttypes.h>
 
+#include "budget_share.h"
 #include "workload.h"
 
 #define MiB (1024ull * 1024)
@@ -24,7 +25,8 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		resid_config_init(&cfg);
 		cfg.region_len = 16 * MiB;
 		cfg.chunk_size = 2 * MiB;
-		cfg.budget_bytes = 4 * MiB;
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+						cfg.chunk_size);
 		cfg.seed = o->seed + p;
 		cfg.policy = policies[p];
 		r = wl_open(&cfg, res);

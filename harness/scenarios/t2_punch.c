@@ -16,7 +16,7 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	resid_config_init(&cfg);
 	cfg.region_len = 2 * CHUNK;
 	cfg.chunk_size = CHUNK;
-	cfg.budget_bytes = CHUNK;
+	cfg.budget_bytes = cfg.chunk_size; /* one chunk */
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
 	r = wl_open(&cfg, res);

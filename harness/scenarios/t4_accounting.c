@@ -23,7 +23,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	resid_config_init(&cfg);
 	cfg.region_len = 64 * 64 * KiB;
 	cfg.chunk_size = 64 * KiB;
-	cfg.budget_bytes = 16 * 64 * KiB;
+	cfg.budget_bytes = 16 * cfg.chunk_size;
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
 	r = wl_open(&cfg, res);

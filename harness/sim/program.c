@@ -78,7 +78,8 @@ static void app_main(void *arg)
 			break;
 		default: {
 			uint32_t c = (uint32_t)rng_below(&rng, n);
-			uint64_t skip = rng_below(&rng, SIM_CHUNK / 4096) * 4096;
+			uint64_t skip = rng_below(&rng, SIM_CHUNK / RESID_PAGE) *
+				RESID_PAGE;
 
 			app_read(run, c, skip, 1 + rng_below(&rng, SIM_CHUNK - skip));
 		}
