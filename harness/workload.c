@@ -29,7 +29,6 @@ struct resid_region *wl_open(struct resid_config *cfg, struct scen_result *res)
 	struct resid_region *r;
 
 	cfg->eager_reconcile = 1;
-	inv_reset();
 	inv_set_handler(on_violation, res);
 	r = resid_open(cfg, err);
 	if (!r) {

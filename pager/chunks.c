@@ -155,9 +155,7 @@ void chunk_unlock(struct resid_region *r, struct chunk *c)
  * scheduler interleaves here (a no-op on the kernel). */
 void chunk_set_state(struct resid_region *r, struct chunk *c, int state)
 {
-#ifdef RESID_HARNESS
-	inv_locked((uint32_t)(c - r->chunks), c->locked);
-#endif
+	INV_ASSERT(inv_locked((uint32_t)(c - r->chunks), c->locked));
 	K(r, yield, "chunk-state");
 	__atomic_store_n(&c->state, state, __ATOMIC_RELEASE);
 }

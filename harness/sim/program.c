@@ -195,7 +195,6 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 	}
 	configure(&run, &c);
 	current = run.s;
-	inv_reset();
 	inv_set_handler(on_violation, NULL);
 	out->verdict = sim_run(run.s, main_thread, &run);
 	inv_set_handler(NULL, NULL);

@@ -86,8 +86,6 @@ void sim_join_apps(struct sim *s);
  * the page cache) or a MINOR fault (in it), queues the uffd message, sleeps
  * until a CONTINUE or WAKE covers the address, and tries again. */
 void sim_read(struct sim *s, const void *addr, void *dst, size_t len);
-/* A scheduling point for an annotated shared access outside the seam. */
-void sim_point(struct sim *s, const char *what);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -110,7 +108,5 @@ const uint16_t *sim_schedule(const struct sim *s, size_t *n);
 const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n);
 /* The kernel's own tallies, for I-14 against the pager's counters. */
 uint64_t sim_continues_ok(const struct sim *s);
-/* Virtual time that passed since sim_create (the clock starts at 1 s). */
-uint64_t sim_virtual_ns(const struct sim *s);
 
 #endif
