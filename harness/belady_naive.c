@@ -104,7 +104,8 @@ static uint32_t pick(uint64_t *rng, int pattern, uint32_t nc, uint32_t *cur,
 int belady_random_trace(uint64_t *rng, uint32_t max_chunks, uint64_t max_len,
 			int unequal, struct trace *t, uint64_t *capacity)
 {
-	uint64_t i, total = 0, max = 0, base = RESID_PAGE * (1 + rng_below(rng, 4));
+	uint64_t i, total = 0, max = 0;
+	uint64_t base = RESID_PAGE * (1 + rng_below(rng, 4));
 	uint32_t c, cur = 0;
 	int pattern = (int)rng_below(rng, 4);
 

@@ -66,6 +66,13 @@ static void bad_long(const struct cli *c, const char *bad)
 			"residctl %s --help\n", c->cmd, bad, c->cmd);
 }
 
+/* Ends the walk with exit code `status`. */
+static int cli_exit(struct cli *c, int status)
+{
+	c->status = status;
+	return CLI_EXIT;
+}
+
 int cli_next(struct cli *c)
 {
 	const char *bad;
@@ -85,6 +92,13 @@ int cli_next(struct cli *c)
 		v = CLI_OPERAND;
 	}
 	c->arg = v == CLI_OPERAND && c->rest ? c->argv[optind++] : optarg;
+	if (v == 'h')
+		return cli_exit(c, fputs(c->usage, stdout) < 0);
+	if (v == CLI_OPERAND && c->seen++ == c->operands) {
+		fprintf(stderr, "residctl %s: unexpected '%s'; see residctl %s "
+			"--help\n", c->cmd, c->arg, c->cmd);
+		return cli_exit(c, 2);
+	}
 	if (v != '?' && v != ':')
 		return v;
 	bad = c->argv[optind - 1];
@@ -96,5 +110,5 @@ int cli_next(struct cli *c)
 			"residctl %s --help\n", c->cmd, optopt, c->cmd);
 	else
 		bad_long(c, bad);
-	return CLI_BAD;
+	return cli_exit(c, 2);
 }

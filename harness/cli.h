@@ -12,25 +12,33 @@ int cli_u64(const char *s, uint64_t *out);
 /* One walk over a command's arguments, by getopt_long: options in any
  * order, "--name value" or "--name=value", an exact name always wins over a
  * longer one (--chunk, --chunks), a unique abbreviation is accepted, and
- * operands come back in their place. */
+ * operands come back in their place. --help prints the usage. */
 struct cli {
 	const char *cmd;           /* "check", "bench arms": for error lines */
+	const char *usage;         /* what --help and -h print */
 	int argc;
 	char **argv;
-	const struct option *opts; /* ends with { 0 }; no short names */
+	const struct option *opts; /* CLI_HELP_OPTION, ..., { 0 } */
+	int operands;              /* how many are accepted */
 	const char *arg;           /* the value or operand just returned */
-	int started, rest;
+	int status;                /* with CLI_EXIT: the exit code */
+	int started, rest, seen;
 };
+
+#define CLI_HELP_OPTION { "help", no_argument, NULL, 'h' }
+#define CLI_FLAG(name, val) { name, no_argument, NULL, val }
+#define CLI_VALUE(name, val) { name, required_argument, NULL, val }
 
 enum {
 	CLI_END = -1,
-	CLI_BAD = -2,     /* one line on stderr already names it and the fix */
+	CLI_EXIT = -2,    /* return c.status: 0 after --help, 2 after one line
+			   * on stderr naming the bad argument and the fix */
 	CLI_OPERAND = 1,  /* arg is the operand */
-	CLI_HELP = 'h',   /* --help or -h */
 };
 
-/* The next option's val (arg holds its value), CLI_OPERAND, CLI_HELP,
- * CLI_END, or CLI_BAD for an unknown option or a missing value. */
+/* The next option's val (arg holds its value), CLI_OPERAND, CLI_EXIT
+ * (--help; an unknown or ambiguous option, a missing value, one operand too
+ * many) or CLI_END. */
 int cli_next(struct cli *c);
 
 #endif

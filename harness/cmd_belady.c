@@ -26,28 +26,22 @@ int cmd_belady(int argc, char **argv)
 	struct trace t;
 	uint64_t cap;
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "capacity", required_argument, NULL, 'c' },
+		CLI_HELP_OPTION,
+		CLI_VALUE("capacity", 'c'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "belady", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "belady", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
 	char err[512];
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
-		if (opt == CLI_BAD)
-			return 2;
-		if (opt == CLI_HELP)
-			return fputs(usage, stdout) < 0 || fflush(stdout) ? 1 : 0;
-		if (opt == 'c') {
+		if (opt == CLI_EXIT)
+			return c.status;
+		if (opt == 'c')
 			capstr = c.arg;
-		} else if (path) {
-			fprintf(stderr, "residctl belady: a second trace '%s'; give exactly one TRACE\n", c.arg);
-			return 2;
-		} else {
+		else
 			path = c.arg;
-		}
 	}
 	if (!path) {
 		fprintf(stderr, "residctl belady: no TRACE given; usage: residctl belady TRACE --capacity BYTES\n");

@@ -100,32 +100,29 @@ int cmd_check(int argc, char **argv)
 	}
 
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "list", no_argument, NULL, 'l' },
-		{ "sim", no_argument, NULL, 'S' },
-		{ "schedules", required_argument, NULL, 'n' },
-		{ "bug", required_argument, NULL, 'b' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "fault", required_argument, NULL, 'f' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "junit", required_argument, NULL, 'J' },
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("sim", 'S'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("fault", 'f'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("profile", 'p'),
+		CLI_VALUE("json", 'j'),
+		CLI_VALUE("junit", 'J'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "check", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 64 };
 	const char *v;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
+		case CLI_EXIT:
+			return c.status;
 		case 'l':
 			list();
 			return 0;

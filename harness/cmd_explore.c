@@ -47,28 +47,26 @@ int cmd_explore(int argc, char **argv)
 				  .schedules = 1000, .seed = 1, .shrink = 1 };
 	struct explore_result r;
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "list", no_argument, NULL, 'l' },
-		{ "no-shrink", no_argument, NULL, 'N' },
-		{ "strategy", required_argument, NULL, 't' },
-		{ "schedules", required_argument, NULL, 'n' },
-		{ "bug", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, 's' },
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("no-shrink", 'N'),
+		CLI_VALUE("strategy", 't'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("seed", 's'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "explore", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "explore", .usage = explore_usage,
+			 .argc = argc, .argv = argv, .opts = opts,
+			 .operands = 1 };
 	const char *v;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(explore_usage, stdout);
-			return 0;
+		case CLI_EXIT:
+			return c.status;
 		case 'l':
 			list();
 			return 0;
@@ -76,7 +74,7 @@ int cmd_explore(int argc, char **argv)
 			o.shrink = 0;
 			break;
 		case CLI_OPERAND:
-			if (o.p || !(o.p = simprog_find(v))) {
+			if (!(o.p = simprog_find(v))) {
 				fprintf(stderr, "residctl explore: unknown "
 					"scenario '%s'; see residctl explore "
 					"--list\n", v);
@@ -133,25 +131,20 @@ int cmd_replay(int argc, char **argv)
 	char err[256];
 
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
+		CLI_HELP_OPTION,
 		{ 0 },
 	};
-	struct cli c = { .cmd = "replay", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "replay", .usage = replay_usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
 	const char *line = NULL;
-	int opt, lines = 0;
+	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
-		if (opt == CLI_BAD)
-			return 2;
-		if (opt == CLI_HELP) {
-			fputs(replay_usage, stdout);
-			return 0;
-		}
+		if (opt == CLI_EXIT)
+			return c.status;
 		line = c.arg;
-		lines++;
 	}
-	if (lines != 1) {
+	if (!line) {
 		fprintf(stderr, "residctl replay: give exactly one LINE, in "
 			"quotes; see residctl replay --help\n");
 		return 2;

@@ -21,25 +21,18 @@ int cmd_probe(int argc, char **argv)
 	struct probe p;
 	char line[512];
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "json", no_argument, NULL, 'j' },
+		CLI_HELP_OPTION,
+		CLI_FLAG("json", 'j'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "probe", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "probe", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	int json = 0, opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case CLI_OPERAND:
-			fprintf(stderr, "residctl probe: unexpected '%s'; see "
-				"residctl probe --help\n", c.arg);
-			return 2;
+		case CLI_EXIT:
+			return c.status;
 		case 'j':
 			json = 1;
 			break;

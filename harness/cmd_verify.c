@@ -37,20 +37,20 @@ int cmd_verify(int argc, char **argv)
 {
 	struct resid_config cfg;
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "synthetic", required_argument, NULL, 'S' },
-		{ "region", required_argument, NULL, 'r' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "passes", required_argument, NULL, 'P' },
-		{ "prefetch", required_argument, NULL, 'f' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 's' },
+		CLI_HELP_OPTION,
+		CLI_VALUE("synthetic", 'S'),
+		CLI_VALUE("region", 'r'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("budget", 'b'),
+		CLI_VALUE("policy", 'p'),
+		CLI_VALUE("passes", 'P'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("workers", 'w'),
+		CLI_VALUE("seed", 's'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "verify", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "verify", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
 	uint64_t passes = 2, v64, synthetic = 0, region = 0;
 	const char *path = NULL, *v;
 	char err[RESID_ERRLEN];
@@ -61,14 +61,9 @@ int cmd_verify(int argc, char **argv)
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
+		case CLI_EXIT:
+			return c.status;
 		case CLI_OPERAND:
-			if (path)
-				return bad("second FILE", v, "give one file");
 			path = v;
 			break;
 		case 'S':

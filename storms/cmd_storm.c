@@ -197,18 +197,18 @@ int cmd_storm(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "round", required_argument, NULL, 'r' },
-		{ "bug", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "fault", required_argument, NULL, 'f' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },
+		CLI_HELP_OPTION,
+		CLI_VALUE("duration", 'd'),
+		CLI_VALUE("round", 'r'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("fault", 'f'),
+		CLI_VALUE("only", 'o'),
+		CLI_VALUE("json", 'j'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "storm", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *json = NULL, *v;
 	char err[1024], faults[1024] = "";
 	size_t flen = 0;
@@ -222,15 +222,8 @@ int cmd_storm(int argc, char **argv)
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case CLI_OPERAND:
-			fprintf(stderr, "residctl storm: unexpected '%s'; see "
-				"residctl storm --help\n", v);
-			return 2;
+		case CLI_EXIT:
+			return c.status;
 		case 'd':
 			if (cli_u64(v, &duration) || !duration) {
 				fprintf(stderr, "residctl storm: bad duration "

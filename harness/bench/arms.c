@@ -89,36 +89,30 @@ static int parse_arms(const char *v, struct arms_opts *o)
 static int parse(int argc, char **argv, struct arms_opts *o)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "chunks", required_argument, NULL, 'n' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "passes", required_argument, NULL, 'p' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "prefetch", required_argument, NULL, 'f' },
-		{ "margin", required_argument, NULL, 'm' },
-		{ "ratios", required_argument, NULL, 'r' },
-		{ "arms", required_argument, NULL, 'a' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "csv", required_argument, NULL, 'o' },
+		CLI_HELP_OPTION,
+		CLI_VALUE("chunks", 'n'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("passes", 'p'),
+		CLI_VALUE("threads", 't'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("margin", 'm'),
+		CLI_VALUE("ratios", 'r'),
+		CLI_VALUE("arms", 'a'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("dir", 'd'),
+		CLI_VALUE("csv", 'o'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "bench arms", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "bench arms", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *v;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case CLI_OPERAND:
-			return bench_bad("arms", "argument", v,
-					 "see residctl bench arms --help");
+		case CLI_EXIT:
+			return c.status;
 		case 'n':
 			if (cli_u64(v, &o->nchunks) || o->nchunks < 2 ||
 			    o->nchunks > 1u << 20)

@@ -45,33 +45,27 @@ const char *const mode_name[NMODES] = {
 static int parse(int argc, char **argv, struct fetch_opts *o)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "total", required_argument, NULL, 'T' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "prefetch", required_argument, NULL, 'f' },
-		{ "pin", required_argument, NULL, 'P' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "csv", required_argument, NULL, 'o' },
+		CLI_HELP_OPTION,
+		CLI_VALUE("sizes", 'z'),
+		CLI_VALUE("total", 'T'),
+		CLI_VALUE("reps", 'r'),
+		CLI_VALUE("workers", 'w'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("pin", 'P'),
+		CLI_VALUE("dir", 'd'),
+		CLI_VALUE("csv", 'o'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "bench fetch", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "bench fetch", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *v;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case CLI_OPERAND:
-			return bench_bad("fetch", "argument", v,
-					 "see residctl bench fetch --help");
+		case CLI_EXIT:
+			return c.status;
 		case 'z':
 			o->nsizes = bench_sizes(v, o->size, MAX_SIZES);
 			for (int k = 0; k < o->nsizes; k++)

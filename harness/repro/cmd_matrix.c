@@ -213,17 +213,17 @@ int cmd_matrix(int argc, char **argv)
 	const char *md = NULL, *json = NULL;
 	uint64_t seeds = 20, runs = 3;
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "no-real", no_argument, NULL, 'R' },
-		{ "seeds", required_argument, NULL, 'S' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "schedules", required_argument, NULL, 'n' },
-		{ "md", required_argument, NULL, 'm' },
-		{ "json", required_argument, NULL, 'j' },
+		CLI_HELP_OPTION,
+		CLI_FLAG("no-real", 'R'),
+		CLI_VALUE("seeds", 'S'),
+		CLI_VALUE("runs", 'r'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("md", 'm'),
+		CLI_VALUE("json", 'j'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "matrix", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "matrix", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	char self[4096];
 	int real = 1, bad = 0, opt;
 
@@ -234,15 +234,8 @@ int cmd_matrix(int argc, char **argv)
 			"--runs" : "--schedules";
 
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(usage, stdout);
-			return 0;
-		case CLI_OPERAND:
-			fprintf(stderr, "residctl matrix: unexpected '%s'; see "
-				"residctl matrix --help\n", c.arg);
-			return 2;
+		case CLI_EXIT:
+			return c.status;
 		case 'R':
 			real = 0;
 			break;

@@ -92,15 +92,15 @@ int cmd_repro(int argc, char **argv)
 	struct repro_opts o = { .seed = 1, .max_schedules = 20000, .shrink = 1,
 				.replays = 10, .attempts = 8 };
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, CLI_HELP },
-		{ "list", no_argument, NULL, 'l' },
-		{ "no-real", no_argument, NULL, 'R' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "schedules", required_argument, NULL, 'n' },
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("no-real", 'R'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("schedules", 'n'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "repro", .argc = argc, .argv = argv,
-			 .opts = opts };
+	struct cli c = { .cmd = "repro", .usage = repro_usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 16 };
 	char self[4096];
 	unsigned mask = 0;
 	int real = 1, caught = 0, n = 0, opt;
@@ -111,11 +111,8 @@ int cmd_repro(int argc, char **argv)
 		unsigned m;
 
 		switch (opt) {
-		case CLI_BAD:
-			return 2;
-		case CLI_HELP:
-			fputs(repro_usage, stdout);
-			return 0;
+		case CLI_EXIT:
+			return c.status;
 		case 'l':
 			list();
 			return 0;

@@ -111,7 +111,8 @@ static int cyclic_scans(const struct run_opts *o, struct scen_result *res)
 			}
 			for (ki = 0; ki < 5; ki++) {
 				snprintf(what, sizeof(what), "cyclic W=%" PRIu32 " P=%" PRIu32 " K=%" PRIu32, w, p, ks[ki]);
-				if (agree(o, res, what, &t, (uint64_t)ks[ki] * RESID_PAGE, &r))
+				if (agree(o, res, what, &t,
+					  (uint64_t)ks[ki] * RESID_PAGE, &r))
 					continue;
 				floor = w + (uint64_t)(p - 1) * (ks[ki] < w ? w - ks[ki] : 0);
 				res->checks++;
@@ -158,7 +159,8 @@ static int fault_refused(const struct run_opts *o, struct scen_result *res)
 		goto out;
 	}
 	res->checks += 2;
-	if (back.kind != TRACE_FAULT || belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)) == 0)
+	if (back.kind != TRACE_FAULT ||
+	    belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)) == 0)
 		mismatch(o, res, "a fault trace written and read back was accepted");
 	back.kind = TRACE_REFERENCE;
 	if (belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)))

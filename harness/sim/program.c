@@ -81,7 +81,8 @@ static void app_main(void *arg)
 			uint64_t skip = rng_below(&rng, SIM_CHUNK / RESID_PAGE) *
 				RESID_PAGE;
 
-			app_read(run, c, skip, 1 + rng_below(&rng, SIM_CHUNK - skip));
+			app_read(run, c, skip,
+				 1 + rng_below(&rng, SIM_CHUNK - skip));
 		}
 		}
 	}

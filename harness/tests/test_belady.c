@@ -13,6 +13,7 @@
 #include "suites.h"
 #include "trace.h"
 
+#define PAGE RESID_PAGE
 
 static struct trace mk(enum trace_kind kind, uint32_t nchunks,
 		       const uint64_t *sizes, const uint32_t *seq, uint64_t n)
@@ -40,29 +41,29 @@ static void test_textbook(void)
 {
 	static const uint32_t seq[] = { 7, 0, 1, 2, 0, 3, 0, 4, 2, 3,
 					0, 3, 2, 1, 2, 0, 1, 7, 0, 1 };
-	static const uint64_t sz[8] = { RESID_PAGE, RESID_PAGE, RESID_PAGE, RESID_PAGE,
-					RESID_PAGE, RESID_PAGE, RESID_PAGE, RESID_PAGE };
+	static const uint64_t sz[8] = { PAGE, PAGE, PAGE, PAGE,
+					PAGE, PAGE, PAGE, PAGE };
 	struct trace t = mk(TRACE_REFERENCE, 8, sz, seq, 20);
 
-	expect(&t, 3 * RESID_PAGE, (struct belady_result){ 20, 11, 9, 9 * RESID_PAGE });
-	expect(&t, 4 * RESID_PAGE, (struct belady_result){ 20, 12, 8, 8 * RESID_PAGE });
-	expect(&t, 3 * RESID_PAGE + 100, (struct belady_result){ 20, 11, 9, 9 * RESID_PAGE });
+	expect(&t, 3 * PAGE, (struct belady_result){ 20, 11, 9, 9 * PAGE });
+	expect(&t, 4 * PAGE, (struct belady_result){ 20, 12, 8, 8 * PAGE });
+	expect(&t, 3 * PAGE + 100, (struct belady_result){ 20, 11, 9, 9 * PAGE });
 }
 
 /* Worked by hand in bytes. */
 static void test_unequal(void)
 {
 	/* At 2 evict 0 (next at 4, after 1 at 3); at 4 evict 1 (never). */
-	static const uint64_t a[] = { 2 * RESID_PAGE, RESID_PAGE, RESID_PAGE };
+	static const uint64_t a[] = { 2 * PAGE, PAGE, PAGE };
 	static const uint32_t sa[] = { 0, 1, 2, 1, 0, 2 };
 	/* At 2 the 8K chunk needs both 4K ones out; at 3, 2 goes. */
-	static const uint64_t b[] = { RESID_PAGE, RESID_PAGE, 2 * RESID_PAGE };
+	static const uint64_t b[] = { PAGE, PAGE, 2 * PAGE };
 	static const uint32_t sb[] = { 0, 1, 2, 0 };
 	struct trace ta = mk(TRACE_REFERENCE, 3, a, sa, 6);
 	struct trace tb = mk(TRACE_REFERENCE, 3, b, sb, 4);
 
-	expect(&ta, 3 * RESID_PAGE, (struct belady_result){ 6, 2, 4, 6 * RESID_PAGE });
-	expect(&tb, 2 * RESID_PAGE, (struct belady_result){ 4, 0, 4, 5 * RESID_PAGE });
+	expect(&ta, 3 * PAGE, (struct belady_result){ 6, 2, 4, 6 * PAGE });
+	expect(&tb, 2 * PAGE, (struct belady_result){ 4, 0, 4, 5 * PAGE });
 }
 
 /* W=3, K=2, P=3 by hand: misses at 0 1 2 4 6 8, one over the floor 5. */
@@ -70,8 +71,8 @@ static void test_cyclic_small(void)
 {
 	struct trace t = { 0 };
 
-	CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(3, 3, RESID_PAGE, &t), 0);
-	expect(&t, 2 * RESID_PAGE, (struct belady_result){ 9, 3, 6, 6 * RESID_PAGE });
+	CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(3, 3, PAGE, &t), 0);
+	expect(&t, 2 * PAGE, (struct belady_result){ 9, 3, 6, 6 * PAGE });
 	trace_free(&t);
 }
 
@@ -86,9 +87,9 @@ static void test_cyclic_floor(void)
 	for (w = 1; w <= 12; w++) {
 		for (p = 1; p <= 4; p++) {
 			memset(&t, 0, sizeof(t));
-			CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(w, p, RESID_PAGE, &t), 0);
+			CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(w, p, PAGE, &t), 0);
 			for (k = 1; k <= w + 1; k++) {
-				cap = (uint64_t)k * RESID_PAGE;
+				cap = (uint64_t)k * PAGE;
 				CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &r, err, sizeof(err)), 0);
 				CU_ASSERT_EQUAL_FATAL(belady_naive(&t, cap, &s, err, sizeof(err)), 0);
 				floor = w + (uint64_t)(p - 1) * (k < w ? w - k : 0);
@@ -150,8 +151,8 @@ static void refused(const struct trace *t, uint64_t cap, const char *says)
 
 static void test_refusals(void)
 {
-	static const uint64_t sz[] = { RESID_PAGE, 2 * RESID_PAGE };
-	static const uint64_t zero[] = { RESID_PAGE, 0 };
+	static const uint64_t sz[] = { PAGE, 2 * PAGE };
+	static const uint64_t zero[] = { PAGE, 0 };
 	static const uint32_t seq[] = { 0, 1, 0 };
 	static const uint32_t far[] = { 0, 5 };
 	struct trace fault = mk(TRACE_FAULT, 2, sz, seq, 3);
@@ -159,21 +160,21 @@ static void test_refusals(void)
 	struct trace range = mk(TRACE_REFERENCE, 2, sz, far, 2);
 	struct trace empty = mk(TRACE_REFERENCE, 2, zero, seq, 3);
 
-	refused(&fault, 4 * RESID_PAGE, "a fault trace is the pager's own output");
-	refused(&ok, 2 * RESID_PAGE - 1, "give a capacity >= 8192");
+	refused(&fault, 4 * PAGE, "a fault trace is the pager's own output");
+	refused(&ok, 2 * PAGE - 1, "give a capacity >= 8192");
 	refused(&ok, 0, "capacity 0");
-	refused(&range, 4 * RESID_PAGE, "names chunk 5");
-	refused(&empty, 4 * RESID_PAGE, "chunk 1 has 0 bytes");
+	refused(&range, 4 * PAGE, "names chunk 5");
+	refused(&empty, 4 * PAGE, "chunk 1 has 0 bytes");
 	/* The same accesses are fine as a reference trace. */
-	expect(&ok, 2 * RESID_PAGE, (struct belady_result){ 3, 0, 3, 4 * RESID_PAGE });
+	expect(&ok, 2 * PAGE, (struct belady_result){ 3, 0, 3, 4 * PAGE });
 }
 
 static void test_empty_trace(void)
 {
-	static const uint64_t sz[] = { RESID_PAGE };
+	static const uint64_t sz[] = { PAGE };
 	struct trace t = mk(TRACE_REFERENCE, 1, sz, NULL, 0);
 
-	expect(&t, RESID_PAGE, (struct belady_result){ 0, 0, 0, 0 });
+	expect(&t, PAGE, (struct belady_result){ 0, 0, 0, 0 });
 }
 
 void suite_belady(void)
@@ -237,7 +238,7 @@ static void round_trip(const struct trace *t, const char *form)
 
 static void test_round_trip(void)
 {
-	static const uint64_t sz[] = { RESID_PAGE, 3 * RESID_PAGE, RESID_PAGE };
+	static const uint64_t sz[] = { PAGE, 3 * PAGE, PAGE };
 	static const uint32_t seq[] = { 2, 0, 1, 1, 0 };
 	struct trace un = mk(TRACE_FAULT, 3, sz, seq, 5);
 	struct trace none = mk(TRACE_REFERENCE, 3, sz, NULL, 0);
@@ -247,7 +248,7 @@ static void test_round_trip(void)
 	CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 40, 2000, 0, &t, &cap), 0);
 	round_trip(&t, "residctl-trace 1 reference\nchunks ");
 	trace_free(&t);
-	CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(5, 2, 512 * RESID_PAGE, &t), 0);
+	CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(5, 2, 512 * PAGE, &t), 0);
 	round_trip(&t, "chunk-size 2097152\naccesses 10\n0\n1\n");
 	trace_free(&t);
 	round_trip(&un, "residctl-trace 1 fault\nchunks 3\nsize 0 4096\nsize 1 12288\nsize 2 4096\naccesses 5\n2\n0\n");
@@ -333,7 +334,7 @@ static void test_missing_file(void)
 /* trace_write refuses what would not read back, and creates nothing. */
 static void test_write_refuses(void)
 {
-	static const uint64_t sz[] = { RESID_PAGE, 100 };
+	static const uint64_t sz[] = { PAGE, 100 };
 	static const uint32_t seq[] = { 0, 2 };
 	struct trace odd = mk(TRACE_REFERENCE, 2, sz, seq, 1);
 	struct trace range = mk(TRACE_REFERENCE, 1, sz, seq, 2);

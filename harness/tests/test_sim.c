@@ -17,6 +17,7 @@
 #include "sim.h"
 #include "suites.h"
 
+#define PAGE RESID_PAGE
 #define CHUNK (16u << 10)
 #define NCHUNKS 4
 #define SEED 7
@@ -185,11 +186,11 @@ static void seed_replays(void)
 	void *hold;
 
 	run_pager(&c, &a);
-	hold = mmap((void *)a.base, RESID_PAGE, PROT_NONE, MAP_PRIVATE |
+	hold = mmap((void *)a.base, PAGE, PROT_NONE, MAP_PRIVATE |
 		    MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	CU_ASSERT_FATAL(hold == (void *)a.base);
 	run_pager(&c, &b);
-	CU_ASSERT_EQUAL(munmap(hold, RESID_PAGE), 0);
+	CU_ASSERT_EQUAL(munmap(hold, PAGE), 0);
 	c.seed = 43;
 	run_pager(&c, &d);
 	CU_ASSERT_EQUAL(a.v, SIM_PASS);
@@ -337,16 +338,16 @@ static void region(struct prog *p)
 	p->uffd = K(p, uffd_open, O_CLOEXEC | O_NONBLOCK);
 	p->memfd = K(p, memfd_create, "t");
 	if (p->uffd < 0 || p->memfd < 0 || K(p, uffd_api, p->uffd, &api) ||
-	    K(p, ftruncate, p->memfd, 4 * RESID_PAGE) ||
-	    K(p, map, p->memfd, 4 * RESID_PAGE, PROT_READ, &a) ||
-	    K(p, map, p->memfd, 4 * RESID_PAGE, PROT_READ | PROT_WRITE, &b)) {
+	    K(p, ftruncate, p->memfd, 4 * PAGE) ||
+	    K(p, map, p->memfd, 4 * PAGE, PROT_READ, &a) ||
+	    K(p, map, p->memfd, 4 * PAGE, PROT_READ | PROT_WRITE, &b)) {
 		sim_fail(p->s, "region setup failed");
 		return;
 	}
 	p->ma = a;
 	p->mb = b;
 	reg.range.start = (uintptr_t)a;
-	reg.range.len = 4 * RESID_PAGE;
+	reg.range.len = 4 * PAGE;
 	if (K(p, uffd_register, p->uffd, &reg) ||
 	    !(reg.ioctls & (1ull << _UFFDIO_CONTINUE)))
 		sim_fail(p->s, "UFFDIO_REGISTER failed");
@@ -356,7 +357,7 @@ static void reader(void *arg)
 {
 	struct prog *p = arg;
 
-	sim_read(p->s, p->ma + 2 * RESID_PAGE + 8, p->got, sizeof(p->got));
+	sim_read(p->s, p->ma + 2 * PAGE + 8, p->got, sizeof(p->got));
 }
 
 /* Takes one message from the uffd, polling with the dispatcher's tick. */
@@ -389,11 +390,11 @@ static void fault_served(void *arg)
 	if (p->mode == 1)
 		for (;;)
 			K(p, wait_readable, p->uffd, -1, 50);
-	if (K(p, backing_pread, -1, p->mb + 2 * RESID_PAGE, RESID_PAGE, 2 * RESID_PAGE) != RESID_PAGE)
+	if (K(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE) != PAGE)
 		sim_fail(p->s, "backing read failed");
-	memset(p->mb + 2 * RESID_PAGE, 0x5a, RESID_PAGE);
-	if (K(p, uffd_continue, p->uffd, (uintptr_t)p->ma + 2 * RESID_PAGE, RESID_PAGE,
-	      &mapped) || mapped != RESID_PAGE)
+	memset(p->mb + 2 * PAGE, 0x5a, PAGE);
+	if (K(p, uffd_continue, p->uffd, (uintptr_t)p->ma + 2 * PAGE, PAGE,
+	      &mapped) || mapped != PAGE)
 		sim_fail(p->s, "CONTINUE failed");
 	sim_join_apps(p->s);
 }
@@ -416,7 +417,7 @@ static void lost_wakeup_found(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "never answered"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "without progress"));
 	CU_ASSERT_EQUAL(p.v[0], 0); /* a hole: MISSING */
-	CU_ASSERT_EQUAL(p.v[1], 2 * RESID_PAGE);
+	CU_ASSERT_EQUAL(p.v[1], 2 * PAGE);
 
 	/* The control: served, the reader gets the page's bytes. */
 	p = (struct prog){ .mode = 2 };
@@ -563,39 +564,39 @@ static void continue_rules(void *arg)
 
 	region(p);
 	base = (uintptr_t)p->ma;
-	K(p, backing_pread, -1, p->mb, 2 * RESID_PAGE, 0);
+	K(p, backing_pread, -1, p->mb, 2 * PAGE, 0);
 	/* pages 0, 1 present: maps them, stops at the hole */
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 4 * RESID_PAGE, &p->mapped[i]);
+	p->rc[i] = K(p, uffd_continue, p->uffd, base, 4 * PAGE, &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * RESID_PAGE, 2 * RESID_PAGE,
+	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * PAGE, 2 * PAGE,
 		     &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, RESID_PAGE, &p->mapped[i]);
+	p->rc[i] = K(p, uffd_continue, p->uffd, base, PAGE, &p->mapped[i]);
 	i++;
 	K(p, fstat_blocks, p->memfd, &blocks);
 	p->v[0] = blocks;
-	K(p, punch, p->memfd, 0, RESID_PAGE);
+	K(p, punch, p->memfd, 0, PAGE);
 	K(p, fstat_blocks, p->memfd, &blocks);
 	p->v[1] = blocks;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * RESID_PAGE, &p->mapped[i]);
+	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
 	i++;
-	K(p, backing_pread, -1, p->mb, RESID_PAGE, 0);
+	K(p, backing_pread, -1, p->mb, PAGE, 0);
 	/* page 0 maps, page 1 was mapped all along */
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * RESID_PAGE, &p->mapped[i]);
+	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 1, RESID_PAGE, &p->mapped[i]);
+	p->rc[i] = K(p, uffd_continue, p->uffd, base + 1, PAGE, &p->mapped[i]);
 	i++;
 	/* A reader of page 2 (a hole) raises MISSING; woken after the page
 	 * entered the cache, it faults again, MINOR; CONTINUE serves it. */
 	sim_spawn(p->s, reader, p, "reader");
 	m = take_message(p);
 	p->v[2] = m.arg.pagefault.flags;
-	K(p, backing_pread, -1, p->mb + 2 * RESID_PAGE, RESID_PAGE, 2 * RESID_PAGE);
-	memset(p->mb + 2 * RESID_PAGE, 0x77, RESID_PAGE);
-	p->rc[i++] = K(p, uffd_wake, p->uffd, base + 2 * RESID_PAGE, RESID_PAGE);
+	K(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE);
+	memset(p->mb + 2 * PAGE, 0x77, PAGE);
+	p->rc[i++] = K(p, uffd_wake, p->uffd, base + 2 * PAGE, PAGE);
 	m = take_message(p);
 	p->v[3] = m.arg.pagefault.flags;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * RESID_PAGE, RESID_PAGE,
+	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * PAGE, PAGE,
 		     &p->mapped[i]);
 	i++;
 	sim_join_apps(p->s);
@@ -611,7 +612,7 @@ static void continue_errnos(void)
 	CU_ASSERT_EQUAL(run_prog(&p, &c, continue_rules, why, sizeof(why)),
 			SIM_PASS);
 	CU_ASSERT_EQUAL(p.rc[0], -EAGAIN);
-	CU_ASSERT_EQUAL(p.mapped[0], 2 * RESID_PAGE);
+	CU_ASSERT_EQUAL(p.mapped[0], 2 * PAGE);
 	CU_ASSERT_EQUAL(p.rc[1], -EFAULT);
 	CU_ASSERT_EQUAL(p.mapped[1], -EFAULT);
 	CU_ASSERT_EQUAL(p.rc[2], -EEXIST);
@@ -620,13 +621,13 @@ static void continue_errnos(void)
 	CU_ASSERT_EQUAL(p.v[1], 8);
 	CU_ASSERT_EQUAL(p.rc[3], -EFAULT);
 	CU_ASSERT_EQUAL(p.rc[4], -EAGAIN);
-	CU_ASSERT_EQUAL(p.mapped[4], RESID_PAGE);
+	CU_ASSERT_EQUAL(p.mapped[4], PAGE);
 	CU_ASSERT_EQUAL(p.rc[5], -EINVAL);
 	CU_ASSERT_EQUAL(p.v[2], 0);
 	CU_ASSERT_EQUAL(p.rc[6], 0);
 	CU_ASSERT_EQUAL(p.v[3], UFFD_PAGEFAULT_FLAG_MINOR);
 	CU_ASSERT_EQUAL(p.rc[7], 0);
-	CU_ASSERT_EQUAL(p.mapped[7], RESID_PAGE);
+	CU_ASSERT_EQUAL(p.mapped[7], PAGE);
 	CU_ASSERT_EQUAL(p.v[4], 1);
 	CU_ASSERT_EQUAL(p.got[0], 0x77);
 }
@@ -639,10 +640,10 @@ static void stat_lags(void *arg)
 	int n = 0;
 
 	region(p);
-	K(p, backing_pread, -1, p->mb, RESID_PAGE, 0);
+	K(p, backing_pread, -1, p->mb, PAGE, 0);
 	K(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
 	n += strstr(buf, "\nshmem 0\n") != NULL;
-	K(p, backing_pread, -1, p->mb + RESID_PAGE, 2 * RESID_PAGE, RESID_PAGE);
+	K(p, backing_pread, -1, p->mb + PAGE, 2 * PAGE, PAGE);
 	K(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
 	n += strstr(buf, "\nshmem 12288\n") != NULL;
 	p->v[0] = (uint64_t)n;
@@ -654,7 +655,7 @@ static void stat_lag(void)
 	struct prog p = { 0 };
 	char why[1024];
 
-	c.stat_lag_bytes = 2 * RESID_PAGE;
+	c.stat_lag_bytes = 2 * PAGE;
 	CU_ASSERT_EQUAL(run_prog(&p, &c, stat_lags, why, sizeof(why)),
 			SIM_PASS);
 	CU_ASSERT_EQUAL(p.v[0], 2);
