@@ -27,14 +27,12 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		c->chunk_size = o->storm_chunk;
 }
 
-int storm_scenario_run(const struct run_opts *o, uint64_t salt,
-		       struct scen_result *res, struct storm_result *sr)
+int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
+		       struct storm_result *sr)
 {
-	struct storm_config c;
 	char line[256];
 
-	storm_scenario_config(o, salt, &c);
-	if (storm_run(&c, sr) < 0) {
+	if (storm_run(c, sr) < 0) {
 		scen_fail(res, "%s", sr->message);
 		return -1;
 	}
@@ -47,7 +45,7 @@ int storm_scenario_run(const struct run_opts *o, uint64_t salt,
 	scen_count(res, "dedup_fetching", sr->stats.dedup_fetching);
 	scen_count(res, "dedup_resident", sr->stats.dedup_resident);
 	if (!storm_passed(sr)) {
-		storm_describe(&c, line, sizeof(line));
+		storm_describe(c, line, sizeof(line));
 		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :
 			  "failed", line);
 	}

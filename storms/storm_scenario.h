@@ -10,9 +10,9 @@
  * budget, prefetch on, 4 workers; the profile sets how long. */
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 			   struct storm_config *c);
-/* Runs it and fills res with its checks, mismatches and counters; -1 when
- * it could not start. */
-int storm_scenario_run(const struct run_opts *o, uint64_t salt,
-		       struct scen_result *res, struct storm_result *sr);
+/* Runs storm c and fills res with its checks, mismatches and counters; -1
+ * when it could not start. */
+int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
+		       struct storm_result *sr);
 
 #endif

@@ -4,9 +4,11 @@
 
 static int t3_run(const struct run_opts *o, struct scen_result *res)
 {
+	struct storm_config c;
 	struct storm_result sr;
 
-	return storm_scenario_run(o, 3, res, &sr);
+	storm_scenario_config(o, 3, &c);
+	return storm_scenario_run(&c, res, &sr);
 }
 
 /* Simulated: 3 threads read random pieces of 4 chunks under a one-chunk

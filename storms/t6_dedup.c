@@ -6,9 +6,11 @@
 
 static int t6_run(const struct run_opts *o, struct scen_result *res)
 {
+	struct storm_config c;
 	struct storm_result sr;
 
-	if (storm_scenario_run(o, 6, res, &sr) < 0)
+	storm_scenario_config(o, 6, &c);
+	if (storm_scenario_run(&c, res, &sr) < 0)
 		return -1;
 	if (!sr.stats.dedup_fetching || !sr.stats.dedup_resident)
 		scen_fail(res, "dedup did not fire: dedup_fetching %" PRIu64

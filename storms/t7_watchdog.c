@@ -7,9 +7,9 @@ static int t7_run(const struct run_opts *o, struct scen_result *res)
 	struct storm_result sr;
 	struct storm_config c;
 
-	if (storm_scenario_run(o, 7, res, &sr) < 0)
-		return -1;
 	storm_scenario_config(o, 7, &c);
+	if (storm_scenario_run(&c, res, &sr) < 0)
+		return -1;
 	scen_count(res, "watchdog_s", (uint64_t)c.watchdog_seconds);
 	scen_count(res, "hung", (uint64_t)sr.hung);
 	scen_count(res, "worst_touch_us", sr.worst_touch_ns / 1000);
