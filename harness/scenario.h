@@ -1,5 +1,6 @@
-/* A gate scenario (SPEC §5.3): runs with the options given, fills a result,
- * and passes only with mismatches == 0 and every criterion met. */
+/* A scenario (SPEC §5.3), the harness's unit: its real-kernel run, which
+ * fills a result and passes only with mismatches == 0 and every criterion
+ * met, and its sizing on the simulated kernel. */
 #ifndef HARNESS_SCENARIO_H
 #define HARNESS_SCENARIO_H
 
