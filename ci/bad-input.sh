@@ -53,6 +53,8 @@ expect2 "fault probability out of range" $R storm --duration 1 --fault wake=1.5
 expect2 "fault in the environment" env RESIDCTL_FAULTS=punch@0 $R storm --duration 1
 expect2 "storm duration 0" $R storm --duration 0
 expect2 "unknown sim scenario" $R explore T-9
+expect2 "a scenario with no simulated form" $R explore T-5
+expect2 "a simulated-only scenario on the real kernel" $R check self-deadlock
 expect2 "unknown strategy" $R explore T-3 --strategy pct:x
 expect2 "malformed replay line" $R replay 'garbage'
 expect2 "replay line from another build" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'

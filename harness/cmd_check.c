@@ -74,9 +74,14 @@ static int choose(const char *v, const struct scenario **chosen, int *n)
 {
 	const struct scenario *s = scenario_find(v);
 
-	if (!s || !s->run) {
+	if (!s) {
 		fprintf(stderr, "residctl check: unknown scenario '%s'; see "
 			"residctl check --list\n", v);
+		return -1;
+	}
+	if (!s->run) {
+		fprintf(stderr, "residctl check: %s runs only on the simulated "
+			"kernel; use residctl explore %s\n", s->id, s->id);
 		return -1;
 	}
 	if (*n < 64)

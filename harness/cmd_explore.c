@@ -75,7 +75,7 @@ int cmd_explore(int argc, char **argv)
 			break;
 		case CLI_OPERAND:
 			if (!(o.p = simprog_find(v))) {
-				fprintf(stderr, "residctl explore: unknown "
+				fprintf(stderr, "residctl explore: no simulated "
 					"scenario '%s'; see residctl explore "
 					"--list\n", v);
 				return 2;
