@@ -53,6 +53,8 @@ expect2 "fault probability out of range" $R storm --duration 1 --fault wake=1.5
 expect2 "fault in the environment" env RESIDCTL_FAULTS=punch@0 $R storm --duration 1
 expect2 "storm duration 0" $R storm --duration 0
 expect2 "unknown sim scenario" $R explore T-9
+expect2 "a scenario with no simulated form" $R explore T-5
+expect2 "a simulated-only scenario on the real kernel" $R check self-deadlock
 expect2 "unknown strategy" $R explore T-3 --strategy pct:x
 expect2 "malformed replay line" $R replay 'garbage'
 expect2 "replay line from another build" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
@@ -76,6 +78,20 @@ expect2 "bench budget below a chunk" $R bench arms --ratios 0.01
 expect2 "bench unknown arm" $R bench arms --arms B
 expect2 "bench file in memory" $R bench arms --dir /dev/shm
 expect2 "bench fetch size not 4K" $R bench fetch --sizes 3000
+# Options are matched by name, never by a prefix of the argument: a longer
+# misspelt name is refused, not taken for the option it starts with.
+expect2 "check --seeds is not --seed" $R check T-5 --seeds 3
+expect2 "check --chunks is not --chunk" $R check T-3 --chunks 64K
+expect2 "check --jsonx is not --json" $R check T-5 --jsonx "$tmp/x.json"
+expect2 "verify --chunks is not --chunk" $R verify --synthetic 8M --chunks 1M
+expect2 "storm --seeds is not --seed" $R storm --duration 1 --seeds 1
+expect2 "explore --seeds is not --seed" $R explore T-3 --seeds 2
+expect2 "repro --seeds is not --seed" $R repro 2 --seeds 1
+expect2 "matrix --seedsx is not --seeds" $R matrix --seedsx 2
+expect2 "bench arms --chun is ambiguous" $R bench arms --chun 1M
+expect2 "bench fetch --sizesx is not --sizes" $R bench fetch --sizesx 2M
+expect2 "probe --json takes no value" $R probe --json=1
+expect2 "check --json needs a value" $R check --json
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

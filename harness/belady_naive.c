@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "belady_naive.h"
+#include "resid.h"
 #include "rng.h"
 
 static uint64_t next_use(const struct trace *t, uint64_t i, uint32_t c)
@@ -103,7 +104,8 @@ static uint32_t pick(uint64_t *rng, int pattern, uint32_t nc, uint32_t *cur,
 int belady_random_trace(uint64_t *rng, uint32_t max_chunks, uint64_t max_len,
 			int unequal, struct trace *t, uint64_t *capacity)
 {
-	uint64_t i, total = 0, max = 0, base = 4096 * (1 + rng_below(rng, 4));
+	uint64_t i, total = 0, max = 0;
+	uint64_t base = RESID_PAGE * (1 + rng_below(rng, 4));
 	uint32_t c, cur = 0;
 	int pattern = (int)rng_below(rng, 4);
 
@@ -115,7 +117,8 @@ int belady_random_trace(uint64_t *rng, uint32_t max_chunks, uint64_t max_len,
 	if (!t->sizes || !t->seq)
 		return -1;
 	for (c = 0; c < t->nchunks; c++) {
-		t->sizes[c] = unequal ? 4096 * (1 + rng_below(rng, 8)) : base;
+		t->sizes[c] = unequal ? RESID_PAGE * (1 + rng_below(rng, 8)) :
+			base;
 		total += t->sizes[c];
 		if (t->sizes[c] > max)
 			max = t->sizes[c];

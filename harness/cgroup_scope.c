@@ -200,7 +200,7 @@ static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
 
 	if (nw < 0) {
 		snprintf(err, n, "cgroup: limit %" PRIu64 " for %s: use a positive multiple of %llu bytes",
-			 limit, s->mem.dir, CG_PAGE);
+			 limit, s->mem.dir, RESID_PAGE);
 		return -1;
 	}
 	s->cg = cgroup_new_cgroup(s->mem.rel);

@@ -43,15 +43,72 @@ int cli_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-const char *cli_value(const char *cmd, int argc, char **argv, int *i)
+/* Why getopt_long refused the long option `bad`, in one line. */
+static void bad_long(const struct cli *c, const char *bad)
 {
-	const char *eq = strchr(argv[*i], '=');
+	size_t len = strcspn(bad + 2, "=");
+	int matches = 0, exact = 0;
 
-	if (eq)
-		return eq + 1;
-	if (*i + 1 < argc)
-		return argv[++*i];
-	fprintf(stderr, "residctl %s: %s needs a value; see residctl %s "
-		"--help\n", cmd, argv[*i], cmd);
-	return NULL;
+	for (const struct option *o = c->opts; o->name; o++)
+		if (!strncmp(o->name, bad + 2, len)) {
+			matches++;
+			exact |= strlen(o->name) == len;
+		}
+	if (exact)
+		fprintf(stderr, "residctl %s: --%.*s takes no value; see "
+			"residctl %s --help\n", c->cmd, (int)len, bad + 2,
+			c->cmd);
+	else if (matches > 1)
+		fprintf(stderr, "residctl %s: option '%s' is ambiguous; spell "
+			"it out, see residctl %s --help\n", c->cmd, bad, c->cmd);
+	else
+		fprintf(stderr, "residctl %s: unknown option '%s'; see "
+			"residctl %s --help\n", c->cmd, bad, c->cmd);
+}
+
+/* Ends the walk with exit code `status`. */
+static int cli_exit(struct cli *c, int status)
+{
+	c->status = status;
+	return CLI_EXIT;
+}
+
+int cli_next(struct cli *c)
+{
+	const char *bad;
+	int v;
+
+	if (!c->started) {
+		optind = 0; /* glibc: start over, also for a second command */
+		opterr = 0;
+		c->started = 1;
+	}
+	if (c->rest) /* after "--": operands only */
+		v = optind < c->argc ? CLI_OPERAND : CLI_END;
+	else
+		v = getopt_long(c->argc, c->argv, "-:h", c->opts, NULL);
+	if (v == CLI_END && optind < c->argc) {
+		c->rest = 1;
+		v = CLI_OPERAND;
+	}
+	c->arg = v == CLI_OPERAND && c->rest ? c->argv[optind++] : optarg;
+	if (v == 'h')
+		return cli_exit(c, fputs(c->usage, stdout) < 0);
+	if (v == CLI_OPERAND && c->seen++ == c->operands) {
+		fprintf(stderr, "residctl %s: unexpected '%s'; see residctl %s "
+			"--help\n", c->cmd, c->arg, c->cmd);
+		return cli_exit(c, 2);
+	}
+	if (v != '?' && v != ':')
+		return v;
+	bad = c->argv[optind - 1];
+	if (v == ':')
+		fprintf(stderr, "residctl %s: %s needs a value; see residctl %s "
+			"--help\n", c->cmd, bad, c->cmd);
+	else if (optopt && strncmp(bad, "--", 2))
+		fprintf(stderr, "residctl %s: unknown option '-%c'; see "
+			"residctl %s --help\n", c->cmd, optopt, c->cmd);
+	else
+		bad_long(c, bad);
+	return cli_exit(c, 2);
 }

@@ -25,29 +25,23 @@ int cmd_belady(int argc, char **argv)
 	struct belady_result r;
 	struct trace t;
 	uint64_t cap;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("capacity", 'c'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "belady", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
 	char err[512];
-	int i;
+	int opt;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			return fputs(usage, stdout) < 0 || fflush(stdout) ? 1 : 0;
-		} else if (!strcmp(argv[i], "--capacity")) {
-			if (++i == argc) {
-				fprintf(stderr, "residctl belady: --capacity needs a value; e.g. --capacity 64M\n");
-				return 2;
-			}
-			capstr = argv[i];
-		} else if (!strncmp(argv[i], "--capacity=", 11)) {
-			capstr = argv[i] + 11;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "residctl belady: unknown option '%s'; see residctl belady --help\n", argv[i]);
-			return 2;
-		} else if (path) {
-			fprintf(stderr, "residctl belady: a second trace '%s'; give exactly one TRACE\n", argv[i]);
-			return 2;
-		} else {
-			path = argv[i];
-		}
+	while ((opt = cli_next(&c)) != CLI_END) {
+		if (opt == CLI_EXIT)
+			return c.status;
+		if (opt == 'c')
+			capstr = c.arg;
+		else
+			path = c.arg;
 	}
 	if (!path) {
 		fprintf(stderr, "residctl belady: no TRACE given; usage: residctl belady TRACE --capacity BYTES\n");

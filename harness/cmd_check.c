@@ -38,7 +38,9 @@ static const char usage[] =
 static void list(void)
 {
 	for (int i = 0; i < nscenarios; i++)
-		printf("%-4s %s\n", scenarios[i]->id, scenarios[i]->title);
+		if (scenarios[i]->run)
+			printf("%-4s %s\n", scenarios[i]->id,
+			       scenarios[i]->title);
 }
 
 static void run_one(const struct scenario *s, const struct run_opts *o,
@@ -67,6 +69,26 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
 }
 
+/* Adds the gate scenario named v; -1 after one line when there is none. */
+static int choose(const char *v, const struct scenario **chosen, int *n)
+{
+	const struct scenario *s = scenario_find(v);
+
+	if (!s) {
+		fprintf(stderr, "residctl check: unknown scenario '%s'; see "
+			"residctl check --list\n", v);
+		return -1;
+	}
+	if (!s->run) {
+		fprintf(stderr, "residctl check: %s runs only on the simulated "
+			"kernel; use residctl explore %s\n", s->id, s->id);
+		return -1;
+	}
+	if (*n < 64)
+		chosen[(*n)++] = s;
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
@@ -82,56 +104,70 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("sim", 'S'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("fault", 'f'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("profile", 'p'),
+		CLI_VALUE("json", 'j'),
+		CLI_VALUE("junit", 'J'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 64 };
+	const char *v;
+	int opt;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'l':
 			list();
 			return 0;
-		} else if (!strcmp(a, "--sim")) {
+		case 'S':
 			sim = 1;
-		} else if (!strncmp(a, "--schedules", 11)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'n':
 			if (cli_u64(v, &schedules) || !schedules) {
 				fprintf(stderr, "residctl check: bad schedule "
 					"count '%s'; give a number >= 1\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--bug", 5)) {
-			if (!(v = cli_value("check", argc, argv, &i)) ||
-			    bugs_option("check", v))
+			break;
+		case 'b':
+			if (bugs_option("check", v))
 				return 2;
-		} else if (!strncmp(a, "--chunk", 7)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'c':
 			if (cli_bytes(v, &o.storm_chunk) || !o.storm_chunk ||
-			    o.storm_chunk % 4096 || o.storm_chunk > (16ull << 20)) {
+			    o.storm_chunk % RESID_PAGE ||
+			    o.storm_chunk > (16ull << 20)) {
 				fprintf(stderr, "residctl check: bad chunk size "
 					"'%s'; give a multiple of 4K up to 16M\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--fault", 7)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'f':
 			if (fault_enable(v, err, sizeof(err)) < 0) {
 				fprintf(stderr, "residctl check: %s\n", err);
 				return 2;
 			}
-		} else if (!strncmp(a, "--seed", 6)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl check: bad seed '%s'; "
 					"give a decimal number\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--profile", 9)) {
-			if (!(v = cli_value("check", argc, argv, &i)))
-				return 2;
+			break;
+		case 'p':
 			if (!strcmp(v, "quick"))
 				o.profile = PROFILE_QUICK;
 			else if (!strcmp(v, "full"))
@@ -141,32 +177,23 @@ int cmd_check(int argc, char **argv)
 					"'%s'; use quick or full\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--json", 6)) {
-			if (!(json = cli_value("check", argc, argv, &i)))
+			break;
+		case 'j':
+			json = v;
+			break;
+		case 'J':
+			junit = v;
+			break;
+		case CLI_OPERAND:
+			if (choose(v, chosen, &n) < 0)
 				return 2;
-		} else if (!strncmp(a, "--junit", 7)) {
-			if (!(junit = cli_value("check", argc, argv, &i)))
-				return 2;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "residctl check: unknown option '%s'; "
-				"see residctl check --help\n", a);
-			return 2;
-		} else {
-			const struct scenario *s = scenario_find(a);
-
-			if (!s) {
-				fprintf(stderr, "residctl check: unknown "
-					"scenario '%s'; see residctl check "
-					"--list\n", a);
-				return 2;
-			}
-			if (n < 64)
-				chosen[n++] = s;
+			break;
 		}
 	}
 	if (n == 0)
-		for (; n < nscenarios; n++)
-			chosen[n] = scenarios[n];
+		for (int i = 0; i < nscenarios; i++)
+			if (scenarios[i]->run)
+				chosen[n++] = scenarios[i];
 
 	struct probe p;
 	char manifest[2048];

@@ -35,8 +35,10 @@ static const char replay_usage[] =
 
 static void list(void)
 {
-	for (int i = 0; i < nsimprogs; i++)
-		printf("%-14s %s\n", simprogs[i]->id, simprogs[i]->title);
+	for (int i = 0; i < nscenarios; i++)
+		if (scenarios[i]->sim)
+			printf("%-14s %s\n", scenarios[i]->id,
+			       scenarios[i]->title);
 }
 
 int cmd_explore(int argc, char **argv)
@@ -44,54 +46,67 @@ int cmd_explore(int argc, char **argv)
 	struct explore_opts o = { .strategy = SIM_PCT, .depth = 3,
 				  .schedules = 1000, .seed = 1, .shrink = 1 };
 	struct explore_result r;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("no-shrink", 'N'),
+		CLI_VALUE("strategy", 't'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("seed", 's'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "explore", .usage = explore_usage,
+			 .argc = argc, .argv = argv, .opts = opts,
+			 .operands = 1 };
 	const char *v;
+	int opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(explore_usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'l':
 			list();
 			return 0;
-		} else if (!strcmp(a, "--no-shrink")) {
+		case 'N':
 			o.shrink = 0;
-		} else if (a[0] != '-') {
-			if (o.p || !(o.p = simprog_find(a))) {
-				fprintf(stderr, "residctl explore: unknown "
+			break;
+		case CLI_OPERAND:
+			if (!(o.p = simprog_find(v))) {
+				fprintf(stderr, "residctl explore: no simulated "
 					"scenario '%s'; see residctl explore "
-					"--list\n", a);
+					"--list\n", v);
 				return 2;
 			}
-		} else if (!(v = cli_value("explore", argc, argv, &i))) {
-			return 2;
-		} else if (!strncmp(a, "--strategy", 10)) {
+			break;
+		case 't':
 			if (parse_strategy(v, &o.strategy, &o.depth)) {
 				fprintf(stderr, "residctl explore: unknown "
 					"strategy '%s'; use random, pct:D (D "
 					"1..9) or dfs:P (P 0..9)\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--schedules", 11)) {
+			break;
+		case 'n':
 			if (cli_u64(v, &o.schedules) || !o.schedules) {
 				fprintf(stderr, "residctl explore: bad schedule "
 					"count '%s'; give a number >= 1\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--bug", 5)) {
+			break;
+		case 'b':
 			if (bugs_option("explore", v))
 				return 2;
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
 					"'%s'; give a decimal number\n", v);
 				return 2;
 			}
-		} else {
-			fprintf(stderr, "residctl explore: unknown option "
-				"'%s'; see residctl explore --help\n", a);
-			return 2;
+			break;
 		}
 	}
 	if (!o.p) {
@@ -115,16 +130,26 @@ int cmd_replay(int argc, char **argv)
 	struct sim_outcome out;
 	char err[256];
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(replay_usage, stdout);
-		return 0;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		{ 0 },
+	};
+	struct cli c = { .cmd = "replay", .usage = replay_usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
+	const char *line = NULL;
+	int opt;
+
+	while ((opt = cli_next(&c)) != CLI_END) {
+		if (opt == CLI_EXIT)
+			return c.status;
+		line = c.arg;
 	}
-	if (argc != 2) {
+	if (!line) {
 		fprintf(stderr, "residctl replay: give exactly one LINE, in "
 			"quotes; see residctl replay --help\n");
 		return 2;
 	}
-	if (replay_decode(argv[1], &rp, err, sizeof(err)) < 0) {
+	if (replay_decode(line, &rp, err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl replay: %s\n", err);
 		return 2;
 	}

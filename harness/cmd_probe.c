@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "probe.h"
 #include "seam.h"
@@ -19,19 +20,23 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe p;
 	char line[512];
-	int json = 0;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_FLAG("json", 'j'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "probe", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
+	int json = 0, opt;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return 0;
+	while ((opt = cli_next(&c)) != CLI_END) {
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'j':
+			json = 1;
+			break;
 		}
-		if (strcmp(argv[i], "--json")) {
-			fprintf(stderr, "residctl probe: unknown option '%s'; "
-				"see residctl probe --help\n", argv[i]);
-			return 2;
-		}
-		json = 1;
 	}
 	probe_run(&p);
 	if (json) {

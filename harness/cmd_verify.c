@@ -5,14 +5,16 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget_share.h"
 #include "cli.h"
 #include "commands.h"
 #include "resid_harness.h"
+#include "read_check.h"
+#include "resid.h"
 
 static const char usage[] =
 	"usage: residctl verify (FILE | --synthetic BYTES) [--chunk BYTES]\n"
@@ -33,99 +35,79 @@ static int bad(const char *what, const char *v, const char *fix)
 	return 2;
 }
 
-/* Reads exactly len bytes at off: short reads go on, EINTR is retried. */
-static int oracle_read(int fd, uint8_t *buf, uint64_t len, uint64_t off)
-{
-	for (uint64_t got = 0; got < len;) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENODATA;
-		got += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* In 1 MiB pieces. */
-int verify_compare(int fd, const uint8_t *a, uint64_t off, uint64_t len,
-		   uint8_t *buf, uint64_t *bad)
-{
-	for (uint64_t done = 0; done < len;) {
-		uint64_t want = len - done < (1 << 20) ? len - done : (1 << 20);
-		int rc = oracle_read(fd, buf, want, off + done);
-
-		if (rc < 0)
-			return rc;
-		for (uint64_t i = 0; i < want; i++)
-			*bad += a[off + done + i] != buf[i];
-		done += want;
-	}
-	return 0;
-}
-
 int cmd_verify(int argc, char **argv)
 {
 	struct resid_config cfg;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("synthetic", 'S'),
+		CLI_VALUE("region", 'r'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("budget", 'b'),
+		CLI_VALUE("policy", 'p'),
+		CLI_VALUE("passes", 'P'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("workers", 'w'),
+		CLI_VALUE("seed", 's'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "verify", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
 	uint64_t passes = 2, v64, synthetic = 0, region = 0;
 	const char *path = NULL, *v;
 	char err[RESID_ERRLEN];
+	int opt;
 
 	resid_config_init(&cfg);
 	cfg.chunk_size = 2 << 20;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if (a[0] != '-') {
-			if (path)
-				return bad("second FILE", a, "give one file");
-			path = a;
-			continue;
-		}
-		if (!(v = cli_value("verify", argc, argv, &i)))
-			return 2;
-		if (!strncmp(a, "--synthetic", 11)) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case CLI_OPERAND:
+			path = v;
+			break;
+		case 'S':
 			if (cli_bytes(v, &synthetic) || !synthetic)
 				return bad("size", v, "give bytes, e.g. 64M");
-		} else if (!strncmp(a, "--region", 8)) {
+			break;
+		case 'r':
 			if (cli_bytes(v, &region) || !region)
 				return bad("region size", v, "give bytes, e.g. 64M");
-		} else if (!strncmp(a, "--chunk", 7)) {
+			break;
+		case 'c':
 			if (cli_bytes(v, &cfg.chunk_size))
 				return bad("chunk size", v, "give bytes, e.g. 2M");
-		} else if (!strncmp(a, "--budget", 8)) {
+			break;
+		case 'b':
 			if (cli_bytes(v, &cfg.budget_bytes))
 				return bad("budget", v, "give bytes, e.g. 8M");
 			if (!cfg.budget_bytes)
 				return bad("budget", v, "give at least one chunk");
-		} else if (!strncmp(a, "--policy", 8)) {
+			break;
+		case 'p':
 			if (resid_policy_parse(v, &cfg.policy))
 				return bad("policy", v, "use lru, learned or declared");
-		} else if (!strncmp(a, "--passes", 8)) {
+			break;
+		case 'P':
 			if (cli_u64(v, &passes) || !passes)
 				return bad("pass count", v, "give a number >= 1");
-		} else if (!strncmp(a, "--prefetch", 10)) {
+			break;
+		case 'f':
 			if (cli_u64(v, &v64) || v64 > 64)
 				return bad("prefetch depth", v, "give 0..64");
 			cfg.prefetch_depth = (uint32_t)v64;
-		} else if (!strncmp(a, "--workers", 9)) {
+			break;
+		case 'w':
 			if (cli_u64(v, &v64) || !v64 || v64 > 256)
 				return bad("worker count", v, "give 1..256");
 			cfg.fetch_workers = (uint32_t)v64;
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &cfg.seed))
 				return bad("seed", v, "give a decimal number");
-		} else {
-			fprintf(stderr, "residctl verify: unknown option '%s'; "
-				"see residctl verify --help\n", a);
-			return 2;
+			break;
 		}
 	}
 	if (!path == !synthetic) {
@@ -157,11 +139,9 @@ int cmd_verify(int argc, char **argv)
 		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = region ? region : synthetic;
 	}
-	if (!cfg.budget_bytes) {
-		cfg.budget_bytes = cfg.region_len / 4;
-		if (cfg.budget_bytes < cfg.chunk_size)
-			cfg.budget_bytes = cfg.chunk_size;
-	}
+	if (!cfg.budget_bytes)
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+						cfg.chunk_size);
 	struct resid_region *r = resid_open(&cfg, err);
 
 	if (!r) {
@@ -170,7 +150,7 @@ int cmd_verify(int argc, char **argv)
 			close(fd);
 		return 2;
 	}
-	uint8_t *buf = malloc(1 << 20);
+	const struct expected want = { .seed = cfg.seed, .fd = fd };
 	uint64_t checked = 0, mismatches = 0;
 	char manifest[2048];
 
@@ -179,7 +159,7 @@ int cmd_verify(int argc, char **argv)
 
 	int oracle = 0;
 
-	for (uint64_t p = 0; buf && !oracle && p < passes; p++) {
+	for (uint64_t p = 0; !oracle && p < passes; p++) {
 		for (uint32_t c = 0; !oracle && c < resid_nchunks(r); c++) {
 			uint64_t off, len;
 
@@ -188,22 +168,22 @@ int cmd_verify(int argc, char **argv)
 				break;
 			if (off + len > cfg.region_len)
 				len = cfg.region_len - off;
-			if (fd >= 0) {
-				oracle = verify_compare(fd, resid_base(r), off,
-							len, buf, &mismatches);
-				if (oracle < 0)
-					fprintf(stderr, "residctl verify: the "
-						"oracle's own read of %s in "
-						"[%" PRIu64 ", +%" PRIu64 ") "
-						"failed: %s; not a pager "
-						"mismatch: check the file and "
-						"its disk\n", path, off, len,
-						strerror(-oracle));
-			} else {
-				mismatches += resid_content_mismatches(
-					resid_base(r) + off, off, len, cfg.seed);
+			if (fd < 0) {
+				read_check(&want, resid_base(r) + off, off,
+					   len, &checked, &mismatches);
+				continue;
 			}
-			checked += len;
+			oracle = read_check_file(fd, resid_base(r) + off, off,
+						 len, &mismatches, NULL);
+			if (oracle < 0)
+				fprintf(stderr, "residctl verify: the oracle's "
+					"own read of %s in [%" PRIu64 ", +%"
+					PRIu64 ") failed: %s; not a pager "
+					"mismatch: check the file and its "
+					"disk\n", path, off, len,
+					strerror(-oracle));
+			else
+				checked += len;
 		}
 	}
 	struct resid_stats s;
@@ -214,10 +194,9 @@ int cmd_verify(int argc, char **argv)
 	       " of budget %" PRIu64 "\n", checked, mismatches, s.fetches,
 	       s.evictions, s.resident_max, s.budget);
 	resid_close(r);
-	free(buf);
 	if (fd >= 0)
 		close(fd);
 	if (oracle < 0)
 		return 2;
-	return buf && mismatches == 0 && checked ? 0 : 1;
+	return mismatches == 0 && checked ? 0 : 1;
 }

@@ -13,12 +13,4 @@ int cmd_repro(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-/* verify's oracle: compares [off, off + len) of the mapping a with the file
- * fd, adding the bytes that differ to *bad. 0, or -errno when the oracle's
- * own read failed (-ENODATA: the file ended early), which is not a
- * mismatch of the pager's. */
-#include <stdint.h>
-int verify_compare(int fd, const uint8_t *a, uint64_t off, uint64_t len,
-		   uint8_t *buf, uint64_t *bad);
-
 #endif

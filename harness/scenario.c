@@ -6,18 +6,19 @@
 
 #include "scenario.h"
 
-extern const struct scenario scenario_t1, scenario_t2, scenario_t3,
-	scenario_t4, scenario_t5, scenario_t6, scenario_t7;
+#define SCENARIO(x) extern const struct scenario scenario_##x;
+#include "scenarios.def"
+#undef SCENARIO
 
 const struct scenario *const scenarios[] = {
-	&scenario_t1, &scenario_t2, &scenario_t3, &scenario_t4, &scenario_t5,
-	&scenario_t6, &scenario_t7,
+#define SCENARIO(x) &scenario_##x,
+#include "scenarios.def"
+#undef SCENARIO
 };
 const int nscenarios = sizeof(scenarios) / sizeof(scenarios[0]);
 
 const struct scenario *scenario_find(const char *id)
 {
-	/* "T-1", "t1" and "1" all name T-1. */
 	const char *digits = id;
 
 	while (*digits && (*digits < '0' || *digits > '9'))

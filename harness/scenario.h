@@ -1,5 +1,6 @@
-/* A gate scenario (SPEC §5.3): runs with the options given, fills a result,
- * and passes only with mismatches == 0 and every criterion met. */
+/* A scenario (SPEC §5.3), the harness's unit: its real-kernel run, which
+ * fills a result and passes only with mismatches == 0 and every criterion
+ * met, and its sizing on the simulated kernel. */
 #ifndef HARNESS_SCENARIO_H
 #define HARNESS_SCENARIO_H
 
@@ -33,14 +34,45 @@ struct scen_result {
 	char message[512];       /* why it failed, or a short note */
 };
 
+/* How the application threads of a simulated run pick what to read
+ * (harness/sim/program.c); a new way of reading is a new case there. */
+enum sim_pattern {
+	READ_SCAN,         /* every chunk in order, `ops` passes */
+	READ_ALTERNATE,    /* chunk 0, chunk 1, `ops` times */
+	READ_RANDOM,       /* `ops` random pieces of random chunks */
+	READ_ACCOUNT,      /* a scan, then st_blocks against the pager, exact */
+	READ_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
+};
+
+/* A scenario sized down for the simulated kernel: the real pager on a few
+ * chunks of SIM_CHUNK bytes, one schedule a run. */
+#define SIM_CHUNK (16ull << 10)
+struct sim_sizing {
+	uint32_t threads;       /* application threads, at most 8 */
+	uint32_t chunks;
+	uint32_t budget_chunks;
+	uint32_t workers, prefetch;
+	uint32_t ops;           /* reads (passes for READ_SCAN) per thread */
+	enum sim_pattern pattern;
+	int short_reads;        /* backing reads may be short */
+	int read_errors;        /* half the backing reads fail */
+	uint64_t stat_lag;      /* memory.stat lags by this many bytes */
+	int needs_dedup;        /* the campaign must see both dedup counters */
+};
+
+/* The unit of the harness: one file defines one `const struct scenario
+ * scenario_NAME` and scenarios.def lists NAME. */
 struct scenario {
 	const char *id;
 	const char *title;
 	/* Whether it needs the real kernel's memory cgroup (runs in a child). */
 	int needs_cgroup;
-	/* Returns 0 when it ran (passed or not), -1 when it could not run;
+	/* The real-kernel run (NULL: simulated only, not in the gate).
+	 * Returns 0 when it ran (passed or not), -1 when it could not run;
 	 * either way res->message says why it did not pass. */
 	int (*run)(const struct run_opts *o, struct scen_result *res);
+	/* The simulated form (NULL: none; `check --sim` runs `run`). */
+	const struct sim_sizing *sim;
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);
@@ -49,7 +81,9 @@ void scen_count(struct scen_result *r, const char *name, uint64_t value);
 void scen_fail(struct scen_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* "T-1", "t1" and "1" all name T-1; NULL when none is. */
 const struct scenario *scenario_find(const char *id);
+/* Every scenario, in the order of scenarios.def. */
 extern const struct scenario *const scenarios[];
 extern const int nscenarios;
 

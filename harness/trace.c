@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resid.h"
 #include "trace.h"
 
 #define MAGIC "residctl-trace"
@@ -130,7 +131,7 @@ static int header(struct reader *r, struct trace *t)
 
 static int size_ok(struct reader *r, uint64_t bytes)
 {
-	if (bytes == 0 || bytes % 4096)
+	if (bytes == 0 || bytes % RESID_PAGE)
 		return bad(r, "chunk size %" PRIu64 "; sizes must be > 0 and a multiple of 4096", bytes);
 	return 0;
 }
@@ -261,7 +262,7 @@ int trace_write(const char *path, const struct trace *t, char *err,
 	if (t->nchunks == 0 || t->nchunks > TRACE_MAX_CHUNKS)
 		return wfail(err, errlen, "%s: %" PRIu32 " chunks; give 1..%u", path, t->nchunks, TRACE_MAX_CHUNKS);
 	for (c = 0; c < t->nchunks; c++) {
-		if (t->sizes[c] == 0 || t->sizes[c] % 4096)
+		if (t->sizes[c] == 0 || t->sizes[c] % RESID_PAGE)
 			return wfail(err, errlen, "%s: chunk %" PRIu32 " size %" PRIu64 "; sizes must be > 0 and a multiple of 4096",
 				     path, c, t->sizes[c]);
 		equal &= t->sizes[c] == t->sizes[0];

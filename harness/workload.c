@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "invariants.h"
+#include "read_check.h"
 #include "workload.h"
 
 static void on_violation(int id, const char *msg, void *arg)
@@ -32,7 +33,6 @@ struct resid_region *wl_open(struct resid_config *cfg, struct scen_result *res)
 	resid_harness_init(&h);
 	h.eager_reconcile = 1;
 	cfg->harness = &h;
-	inv_reset();
 	inv_set_handler(on_violation, res);
 	r = resid_open(cfg, err);
 	cfg->harness = NULL; /* h lives only here; resid_open copied it */
@@ -58,15 +58,13 @@ void wl_close(struct resid_region *r, struct scen_result *res,
 void wl_read(struct resid_region *r, uint64_t off, uint64_t len,
 	     uint64_t seed, struct scen_result *res)
 {
-	uint64_t bad = resid_content_mismatches(resid_base(r) + off, off, len,
-						seed);
+	const struct expected e = { .seed = seed, .fd = -1 };
+	uint64_t bad = read_check(&e, resid_base(r) + off, off, len,
+				  &res->checks, &res->mismatches);
 
-	__atomic_add_fetch(&res->checks, len, __ATOMIC_RELAXED);
-	if (bad) {
-		__atomic_add_fetch(&res->mismatches, bad, __ATOMIC_RELAXED);
+	if (bad)
 		scen_fail(res, "%" PRIu64 " bytes wrong in [%" PRIu64 ", +%"
 			  PRIu64 ")", bad, off, len);
-	}
 }
 
 void wl_read_chunk(struct resid_region *r, const struct resid_config *cfg,

@@ -23,7 +23,6 @@ static const char *const titles[INV_MAX + 1] = {
 	[14] = "counter conservation",
 };
 
-static uint64_t counts[INV_MAX + 1];
 static inv_handler handler;
 static void *handler_arg;
 
@@ -46,8 +45,6 @@ void inv_report(int id, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (id >= 1 && id <= INV_MAX)
-		__atomic_add_fetch(&counts[id], 1, __ATOMIC_RELAXED);
 	if (handler)
 		handler(id, msg, handler_arg);
 #ifdef RESID_HARNESS
@@ -56,27 +53,6 @@ void inv_report(int id, const char *fmt, ...)
 		fprintf(stderr, "invariant I-%d (%s) violated: %s\n", id,
 			inv_title(id), msg);
 #endif
-}
-
-uint64_t inv_count(int id)
-{
-	return id >= 1 && id <= INV_MAX ?
-		__atomic_load_n(&counts[id], __ATOMIC_RELAXED) : 0;
-}
-
-uint64_t inv_total(void)
-{
-	uint64_t t = 0;
-
-	for (int i = 1; i <= INV_MAX; i++)
-		t += inv_count(i);
-	return t;
-}
-
-void inv_reset(void)
-{
-	for (int i = 0; i <= INV_MAX; i++)
-		__atomic_store_n(&counts[i], 0, __ATOMIC_RELAXED);
 }
 
 int inv_not_in_a(const void *p, uint64_t len, const void *a, uint64_t alen)

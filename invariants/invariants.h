@@ -16,9 +16,6 @@ typedef void (*inv_handler)(int id, const char *msg, void *arg);
 void inv_set_handler(inv_handler h, void *arg);
 void inv_report(int id, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-uint64_t inv_count(int id);
-uint64_t inv_total(void);
-void inv_reset(void);
 const char *inv_title(int id);
 
 /* Each returns 1 when the invariant holds, else reports and returns 0. */

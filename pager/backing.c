@@ -73,7 +73,8 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 			resid_content_fill(dst, off, (uint64_t)n, r->cfg.seed);
 		return n;
 	}
-	int aligned = r->direct && !(off % 4096) && !(len % 4096);
+	int aligned = r->direct && !(off % RESID_PAGE) &&
+		!(len % RESID_PAGE);
 
 	n = K(r, backing_pread, aligned ? r->backing_fd : r->plain_fd, dst,
 	      len, off);

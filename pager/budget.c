@@ -10,9 +10,7 @@ static void set_resident(struct resid_region *r, uint64_t v)
 	r->resident = v;
 	if (v > r->st.resident_max)
 		r->st.resident_max = v;
-#ifdef RESID_HARNESS
-	inv_budget(v, r->budget);
-#endif
+	INV_ASSERT(inv_budget(v, r->budget));
 }
 
 /* Punches the victim. Returns 0, or -errno when the punch failed (the chunk
@@ -28,9 +26,8 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 		chunk_unlock(r, c);
 		return -EPIPE;
 	}
-#ifdef RESID_HARNESS
-	inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin, c->retained);
-#endif
+	INV_ASSERT(inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin,
+				c->retained));
 	uint64_t t0 = phase_clock(r);
 
 	rc = K(r, punch, r->memfd, c->off, c->len);
@@ -93,7 +90,6 @@ static int break_retention(struct resid_region *r)
 	return 1;
 }
 
-#ifdef RESID_HARNESS
 /* I-12 between quiescent points: a pin is a retention or the one an
  * in-flight job holds on its own chunk, and the calling job holds none yet.
  * Checked where a leaked pin shows: a demand that finds nothing to evict. */
@@ -115,7 +111,6 @@ static void check_pins_explained(struct resid_region *r)
 			   "flight: a pin was never released", held,
 			   inflight - 1);
 }
-#endif
 
 /* With the budget lock: evicts until `need` more bytes fit or nothing may
  * go. must_exceed is POLICY_NEVER for a demand fetch, which may also break a
@@ -156,10 +151,8 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 	K(r, lock, &r->budget_lock);
 	make_room_locked(r, self, need, must_exceed);
 	if (r->resident + r->reserved + need > r->budget) {
-#ifdef RESID_HARNESS
 		if (must_exceed == POLICY_NEVER)
-			check_pins_explained(r);
-#endif
+			INV_ASSERT(check_pins_explained(r));
 		K(r, unlock, &r->budget_lock);
 		return -EAGAIN;
 	}
@@ -201,9 +194,7 @@ void budget_unpin(struct resid_region *r, struct chunk *c)
 {
 	K(r, lock, &r->budget_lock);
 	c->pin--;
-#ifdef RESID_HARNESS
-	inv_pin((uint32_t)(c - r->chunks), c->pin, 0);
-#endif
+	INV_ASSERT(inv_pin((uint32_t)(c - r->chunks), c->pin, 0));
 	K(r, unlock, &r->budget_lock);
 }
 

@@ -177,7 +177,7 @@ int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
 	uint64_t swap_value;
 
 	if ((v != CG_V1 && v != CG_V2) || limit == 0 ||
-	    limit == CG_UNLIMITED || limit % CG_PAGE)
+	    limit == CG_UNLIMITED || limit % RESID_PAGE)
 		return -1;
 	/* v1 refuses limit > memsw: when raising past the current memsw,
 	 * memsw must move first; otherwise limit first. v2's two files are
@@ -678,7 +678,7 @@ uint64_t cg_flush_tolerance(const char *kernel_release, unsigned online_cpus)
 	    *end == '.' && !parse_digits(end + 1, &end, &minor) &&
 	    ((major == 5 && minor >= 15) || (major == 6 && minor == 0)))
 		threshold = 32;
-	return (64 + threshold) * CG_PAGE * (online_cpus ? online_cpus : 1);
+	return (64 + threshold) * RESID_PAGE * (online_cpus ? online_cpus : 1);
 }
 
 int cg_describe(const struct cg_memory *m, char *buf, size_t n)

@@ -9,9 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "resid.h"
+
 #define CG_PATH_MAX 4096
 #define CG_UNLIMITED UINT64_MAX
-#define CG_PAGE 4096ULL
 #define CG_STAT_FILE "memory.stat"
 
 /* Where the process's cgroup facts are read from. read_text has the seam's
@@ -79,7 +80,7 @@ struct cg_write {
  * swap before the limit can push pages out. Without a swap file only the
  * limit is written (I-3 then rests on SwapTotal 0). Returns the number of
  * writes, or -1 when the version is CG_NONE or limit is not a finite,
- * positive multiple of CG_PAGE. */
+ * positive multiple of RESID_PAGE. */
 int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
 		    struct cg_write out[CG_MAX_WRITES]);
 

@@ -7,11 +7,10 @@
 
 #include "internal.h"
 
-#define PAGE 4096ull
 
 static uint64_t page_up(uint64_t x)
 {
-	return (x + PAGE - 1) & ~(PAGE - 1);
+	return (x + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
 }
 
 static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
@@ -41,7 +40,7 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 			 "and table_len");
 		return -EINVAL;
 	}
-	if (cs % PAGE) {
+	if (cs % RESID_PAGE) {
 		snprintf(err, n, "chunk_size %" PRIu64 " is not a multiple of "
 			 "4096: round it, e.g. to %" PRIu64, cs, page_up(cs));
 		return -EINVAL;
@@ -89,9 +88,9 @@ static int table_entry_ok(const struct resid_region *r, uint32_t i,
 			"be contiguous";
 	else if (t->len == 0)
 		what = "is empty";
-	else if (t->off % PAGE)
+	else if (t->off % RESID_PAGE)
 		what = "does not start on a 4096-byte boundary";
-	else if (t->len % PAGE && i + 1 != r->cfg.table_len)
+	else if (t->len % RESID_PAGE && i + 1 != r->cfg.table_len)
 		what = "has a length that is not a multiple of 4096 (only the "
 			"last entry may end unaligned)";
 	if (!what)
@@ -196,9 +195,7 @@ void chunk_unlock(struct resid_region *r, struct chunk *c)
  * scheduler interleaves here (a no-op on the kernel). */
 void chunk_set_state(struct resid_region *r, struct chunk *c, int state)
 {
-#ifdef RESID_HARNESS
-	inv_locked((uint32_t)(c - r->chunks), c->locked);
-#endif
+	INV_ASSERT(inv_locked((uint32_t)(c - r->chunks), c->locked));
 	K(r, yield, "chunk-state");
 	__atomic_store_n(&c->state, state, __ATOMIC_RELEASE);
 }

@@ -34,7 +34,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		break;
 	case CH_RESIDENT:
 		/* The fault raced with a fetch that has completed. */
-		wake_range(r, addr & ~4095ull, 4096);
+		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
 		STAT_INC(r, dedup_resident);
 		break;
 	case CH_FETCHING:

@@ -9,7 +9,6 @@
 
 #include "internal.h"
 
-#define PAGE 4096ull
 #define POISON_RETRIES 8
 
 void failure_record(struct resid_region *r, uint32_t chunk, int err)
@@ -67,17 +66,17 @@ void failure_fail_chunk(struct resid_region *r, struct chunk *c, int err)
 void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
 		   uint32_t tid)
 {
-	uint64_t page = addr & ~(PAGE - 1);
+	uint64_t page = addr & ~(RESID_PAGE - 1);
 
 	(void)c;
 	STAT_INC(r, failed_faults);
 	if (r->poison) {
-		int rc = poison(r, page, PAGE);
+		int rc = poison(r, page, RESID_PAGE);
 
 		if (rc == 0)
 			return;
 		if (rc == -EEXIST) { /* poisoned: the retry raises SIGBUS */
-			wake_range(r, page, PAGE);
+			wake_range(r, page, RESID_PAGE);
 			return;
 		}
 	}

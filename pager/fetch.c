@@ -127,9 +127,7 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 	uint64_t got = 0;
 	int errors = 0;
 
-#ifdef RESID_HARNESS
-	inv_not_in_a(dst, c->len, r->a, r->len);
-#endif
+	INV_ASSERT(inv_not_in_a(dst, c->len, r->a, r->len));
 	while (got < c->data_len) {
 		long n = backing_read(r, dst + got, c->data_len - got,
 				      c->off + got);
@@ -255,9 +253,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 		return;
 	}
 	c->fetch_failures = 0;
-#ifdef RESID_HARNESS
-	inv_continue_ok(id, c->len, c->len, (uint64_t)mapped);
-#endif
+	INV_ASSERT(inv_continue_ok(id, c->len, c->len, (uint64_t)mapped));
 	STAT_INC(r, continues_ok);
 	c->fetched++;
 #ifdef RESID_HARNESS

@@ -12,7 +12,6 @@
 
 #include "internal.h"
 
-#define PAGE 4096ull
 /* The region's fixed structures, the uffd, eventfd and memfd, the policy. */
 #define BASE_BYTES (256ull << 10)
 /* A thread: its kernel stack (16 KiB, charged), task, touched user stack. */
@@ -25,11 +24,11 @@
 #define PAGE_BYTES 25ull
 /* The kernel charges a memory cgroup in batches of 64 pages per CPU
  * (MEMCG_CHARGE_BATCH): usage runs up to that far ahead of the pages. */
-#define CPU_STOCK_BYTES (64 * PAGE)
+#define CPU_STOCK_BYTES (64 * RESID_PAGE)
 
 static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 {
-	uint64_t pages = (cfg->region_len + PAGE - 1) / PAGE;
+	uint64_t pages = (cfg->region_len + RESID_PAGE - 1) / RESID_PAGE;
 	uint64_t nchunks = cfg->table_len;
 
 	if (!nchunks && cfg->chunk_size)

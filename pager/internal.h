@@ -108,6 +108,15 @@ struct resid_region {
 	char shmem_thp[64];
 };
 
+/* A debug assertion of an invariant (invariants/): checked in harness
+ * builds; in production it compiles to nothing and its arguments are not
+ * evaluated (only their types are checked). */
+#ifdef RESID_HARNESS
+#define INV_ASSERT(check) ((void)(check))
+#else
+#define INV_ASSERT(check) ((void)sizeof((check), 0))
+#endif
+
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 

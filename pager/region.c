@@ -73,9 +73,7 @@ static int open_uffd(struct resid_region *r, char *err, size_t n)
 	};
 	int rc;
 
-#ifdef RESID_HARNESS
-	inv_uffd_nonblock(flags);
-#endif
+	INV_ASSERT(inv_uffd_nonblock(flags));
 	r->uffd = K(r, uffd_open, flags);
 	if (r->uffd < 0) {
 		snprintf(err, n, "userfaultfd: %s", strerror(-r->uffd));

@@ -103,6 +103,9 @@ enum resid_backing {
 	RESID_BACKING_SYNTHETIC, /* generated test content; `path` must be NULL */
 };
 
+/* The page: chunk sizes and table offsets are multiples of it. */
+#define RESID_PAGE 4096ull
+
 /* One chunk of an explicit table: page-aligned offset; a length that is a
  * page multiple except for the last chunk. Entries are sorted, contiguous
  * from 0 and cover region_len exactly. */

@@ -196,50 +196,60 @@ static struct run run; /* large: the seeds of every round */
 int cmd_storm(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("duration", 'd'),
+		CLI_VALUE("round", 'r'),
+		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("fault", 'f'),
+		CLI_VALUE("only", 'o'),
+		CLI_VALUE("json", 'j'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *json = NULL, *v;
 	char err[1024], faults[1024] = "";
 	size_t flen = 0;
 	struct probe p;
+	int opt;
 
 	if (fault_enable_env(err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl storm: RESIDCTL_FAULTS: %s\n", err);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if (a[0] != '-' || !(v = cli_value("storm", argc, argv, &i))) {
-			if (a[0] != '-')
-				fprintf(stderr, "residctl storm: unexpected '%s'; "
-					"see residctl storm --help\n", a);
-			return 2;
-		}
-		if (!strncmp(a, "--duration", 10)) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'd':
 			if (cli_u64(v, &duration) || !duration) {
 				fprintf(stderr, "residctl storm: bad duration "
 					"'%s'; give seconds >= 1\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--round", 7)) {
+			break;
+		case 'r':
 			if (cli_u64(v, &round) || !round || round > 3600) {
 				fprintf(stderr, "residctl storm: bad round length "
 					"'%s'; give 1..3600 seconds\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--bug", 5)) {
+			break;
+		case 'b':
 			if (bugs_option("storm", v))
 				return 2;
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &seed)) {
 				fprintf(stderr, "residctl storm: bad seed '%s'; "
 					"give a decimal number\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--fault", 7)) {
+			break;
+		case 'f':
 			if (fault_enable(v, err, sizeof(err)) < 0) {
 				fprintf(stderr, "residctl storm: %s\n", err);
 				return 2;
@@ -248,19 +258,18 @@ int cmd_storm(int argc, char **argv)
 				flen += (size_t)snprintf(faults + flen,
 						 sizeof(faults) - flen,
 						 " --fault %s", v);
-		} else if (!strncmp(a, "--only", 6)) {
+			break;
+		case 'o':
 			if (cli_u64(v, &only) || !only) {
 				fprintf(stderr, "residctl storm: bad round seed "
 					"'%s'; give the seed a failed round "
 					"printed\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--json", 6)) {
+			break;
+		case 'j':
 			json = v;
-		} else {
-			fprintf(stderr, "residctl storm: unknown option '%s'; "
-				"see residctl storm --help\n", a);
-			return 2;
+			break;
 		}
 	}
 	probe_run(&p);

@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget_share.h"
 #include "cgroup_scope.h"
 #include "invariants.h"
+#include "read_check.h"
 #include "rng.h"
 #include "storm.h"
 
@@ -75,7 +77,8 @@ static void *reader_main(void *arg)
 	struct reader *rd = arg;
 	struct storm *s = rd->s;
 	uint64_t rng = s->c->seed * 1000003u + rd->id;
-	uint64_t touches = 0, bytes = 0, worst = 0;
+	const struct expected e = { .seed = s->cfg.seed, .fd = -1 };
+	uint64_t touches = 0, worst = 0;
 	uint32_t n = resid_nchunks(s->r);
 
 	while (now_ns() < s->deadline_ns) {
@@ -96,24 +99,21 @@ static void *reader_main(void *arg)
 		}
 		resid_notify_access(s->r, c);
 		uint64_t t0 = now_ns();
-		uint64_t bad = resid_content_mismatches(resid_base(s->r) + off,
-							off, take, s->cfg.seed);
+		uint64_t bad = read_check(&e, resid_base(s->r) + off, off, take,
+					  &s->out->bytes_checked,
+					  &s->out->mismatches);
 		uint64_t dt = now_ns() - t0;
 
 		if (dt > worst)
 			worst = dt;
 		touches++;
-		bytes += take;
 		if (bad) {
-			__atomic_add_fetch(&s->out->mismatches, bad,
-					   __ATOMIC_RELAXED);
 			note(s, "reader %u: %" PRIu64 " bytes wrong in [%" PRIu64
 			     ", +%" PRIu64 ") of chunk %u", rd->id, bad, off,
 			     take, c);
 		}
 	}
 	__atomic_add_fetch(&s->out->touches, touches, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->out->bytes_checked, bytes, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&s->msg_lock);
 	if (worst > s->out->worst_touch_ns)
 		s->out->worst_touch_ns = worst;
@@ -179,7 +179,7 @@ static void make_table(struct storm *s, struct resid_chunk_spec *t,
 	uint32_t n = 0;
 
 	while (off < s->cfg.region_len && n < MAX_TABLE) {
-		uint64_t len = (16 + rng_below(rng, 1009)) * 4096;
+		uint64_t len = (16 + rng_below(rng, 1009)) * RESID_PAGE;
 
 		if (len > s->cfg.region_len - off || n + 1 == MAX_TABLE)
 			len = s->cfg.region_len - off;
@@ -224,10 +224,8 @@ static void child(const struct storm_config *c, int fd)
 			if (table[i].len > max_chunk)
 				max_chunk = table[i].len;
 	}
-	s.cfg.budget_bytes = (uint64_t)((double)c->region_len * c->budget_ratio);
-	s.cfg.budget_bytes &= ~4095ull;
-	if (s.cfg.budget_bytes < max_chunk)
-		s.cfg.budget_bytes = max_chunk;
+	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
+					  max_chunk);
 	fault_reset(c->seed);
 	if (fault_any_enabled())
 		s.h.seam = fault_seam(&resid_seam_linux);

@@ -79,14 +79,14 @@ static int open_pager(const struct arm_job *j, struct scan *s, char *err,
 /* Bytes of the file still cached at the end: what A read and kept. */
 static uint64_t cached_bytes(const uint8_t *m, uint64_t len)
 {
-	uint64_t pages = len / 4096, in = 0;
+	uint64_t pages = len / RESID_PAGE, in = 0;
 	unsigned char *vec = malloc(pages);
 
 	if (vec && mincore((void *)m, len, vec) == 0)
 		for (uint64_t i = 0; i < pages; i++)
 			in += vec[i] & 1;
 	free(vec);
-	return in * 4096;
+	return in * RESID_PAGE;
 }
 
 static uint64_t faults_of(const struct rusage *u)

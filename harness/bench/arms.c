@@ -88,70 +88,89 @@ static int parse_arms(const char *v, struct arms_opts *o)
 
 static int parse(int argc, char **argv, struct arms_opts *o)
 {
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("chunks", 'n'),
+		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("passes", 'p'),
+		CLI_VALUE("threads", 't'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("margin", 'm'),
+		CLI_VALUE("ratios", 'r'),
+		CLI_VALUE("arms", 'a'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("dir", 'd'),
+		CLI_VALUE("csv", 'o'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "bench arms", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *v;
+	int opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if (a[0] != '-')
-			return bench_bad("arms", "argument", a,
-					 "see residctl bench arms --help");
-		if (!(v = cli_value("bench arms", argc, argv, &i)))
-			return 2;
-		if (!strncmp(a, "--chunks", 8)) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'n':
 			if (cli_u64(v, &o->nchunks) || o->nchunks < 2 ||
 			    o->nchunks > 1u << 20)
 				return bench_bad("arms", "chunk count", v,
 						 "give 2..1048576");
-		} else if (!strncmp(a, "--chunk", 7)) {
+			break;
+		case 'c':
 			if (cli_bytes(v, &o->chunk) || !o->chunk ||
-			    o->chunk % 4096)
+			    o->chunk % RESID_PAGE)
 				return bench_bad("arms", "chunk size", v,
 						 "give a multiple of 4K, e.g. 8M");
-		} else if (!strncmp(a, "--passes", 8)) {
+			break;
+		case 'p':
 			if (cli_u64(v, &o->passes) || !o->passes ||
 			    o->passes > 10000)
 				return bench_bad("arms", "pass count", v,
 						 "give 1..10000");
-		} else if (!strncmp(a, "--threads", 9)) {
+			break;
+		case 't':
 			if (cli_u64(v, &o->threads) || !o->threads ||
 			    o->threads > 64)
 				return bench_bad("arms", "thread count", v,
 						 "give 1..64");
-		} else if (!strncmp(a, "--prefetch", 10)) {
+			break;
+		case 'f':
 			if (cli_u64(v, &o->prefetch) || !o->prefetch ||
 			    o->prefetch > 64)
 				return bench_bad("arms", "prefetch depth", v,
 						 "give 1..64");
-		} else if (!strncmp(a, "--margin", 8)) {
-			if (cli_bytes(v, &o->margin) || o->margin % 4096)
+			break;
+		case 'm':
+			if (cli_bytes(v, &o->margin) || o->margin % RESID_PAGE)
 				return bench_bad("arms", "margin", v,
 						 "give a multiple of 4K, e.g. 4M");
-		} else if (!strncmp(a, "--ratios", 8)) {
+			break;
+		case 'r':
 			if (parse_ratios(v, o))
 				return bench_bad("arms", "ratios", v,
 						 "give up to 16 numbers in (0, 1], "
 						 "e.g. 0.25,0.5");
-		} else if (!strncmp(a, "--arms", 6)) {
+			break;
+		case 'a':
 			if (parse_arms(v, o))
 				return bench_bad("arms", "arm list", v,
 						 "use A, A-seq, A-random, A-normal, "
 						 "C, D, E, D-ahead, comma-separated");
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &o->seed))
 				return bench_bad("arms", "seed", v,
 						 "give a decimal number");
-		} else if (!strncmp(a, "--dir", 5)) {
+			break;
+		case 'd':
 			o->dir = v;
-		} else if (!strncmp(a, "--csv", 5)) {
+			break;
+		case 'o':
 			o->csv = v;
-		} else {
-			return bench_bad("arms", "option", a,
-					 "see residctl bench arms --help");
+			break;
 		}
 	}
 	return -1;

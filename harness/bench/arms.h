@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "budget_share.h"
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
@@ -49,7 +50,7 @@ struct arm_result {
 
 static inline uint64_t arms_budget(const struct arms_opts *o, double ratio)
 {
-	return (uint64_t)(ratio * (double)(o->chunk * o->nchunks)) & ~4095ull;
+	return budget_share(o->chunk * o->nchunks, ratio, 0);
 }
 
 static inline double mib(uint64_t b)

@@ -44,59 +44,72 @@ const char *const mode_name[NMODES] = {
 
 static int parse(int argc, char **argv, struct fetch_opts *o)
 {
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("sizes", 'z'),
+		CLI_VALUE("total", 'T'),
+		CLI_VALUE("reps", 'r'),
+		CLI_VALUE("workers", 'w'),
+		CLI_VALUE("prefetch", 'f'),
+		CLI_VALUE("pin", 'P'),
+		CLI_VALUE("dir", 'd'),
+		CLI_VALUE("csv", 'o'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "bench fetch", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	const char *v;
+	int opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if (a[0] != '-')
-			return bench_bad("fetch", "argument", a,
-					 "see residctl bench fetch --help");
-		if (!(v = cli_value("bench fetch", argc, argv, &i)))
-			return 2;
-		if (!strncmp(a, "--sizes", 7)) {
+	while ((opt = cli_next(&c)) != CLI_END) {
+		v = c.arg;
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'z':
 			o->nsizes = bench_sizes(v, o->size, MAX_SIZES);
 			for (int k = 0; k < o->nsizes; k++)
-				if (!o->size[k] || o->size[k] % 4096)
+				if (!o->size[k] || o->size[k] % RESID_PAGE)
 					o->nsizes = -1;
 			if (o->nsizes < 0)
 				return bench_bad("fetch", "sizes", v,
 						 "give up to 16 multiples of 4K, "
 						 "e.g. 2M,8M");
-		} else if (!strncmp(a, "--total", 7)) {
-			if (cli_bytes(v, &o->total) || o->total % 4096)
+			break;
+		case 'T':
+			if (cli_bytes(v, &o->total) || o->total % RESID_PAGE)
 				return bench_bad("fetch", "file size", v,
 						 "give a multiple of 4K, e.g. 1G");
-		} else if (!strncmp(a, "--reps", 6)) {
+			break;
+		case 'r':
 			if (cli_u64(v, &o->reps) || !o->reps || o->reps > 100)
 				return bench_bad("fetch", "rep count", v,
 						 "give 1..100");
-		} else if (!strncmp(a, "--workers", 9)) {
+			break;
+		case 'w':
 			if (cli_u64(v, &o->workers) || !o->workers ||
 			    o->workers > 256)
 				return bench_bad("fetch", "worker count", v,
 						 "give 1..256");
-		} else if (!strncmp(a, "--prefetch", 10)) {
+			break;
+		case 'f':
 			if (cli_u64(v, &o->prefetch) || !o->prefetch ||
 			    o->prefetch > 64)
 				return bench_bad("fetch", "prefetch depth", v,
 						 "give 1..64");
-		} else if (!strncmp(a, "--pin", 5)) {
+			break;
+		case 'P':
 			if (strcmp(v, "yes") && strcmp(v, "no"))
 				return bench_bad("fetch", "pin", v,
 						 "give yes or no");
 			o->pin = !strcmp(v, "yes");
-		} else if (!strncmp(a, "--dir", 5)) {
+			break;
+		case 'd':
 			o->dir = v;
-		} else if (!strncmp(a, "--csv", 5)) {
+			break;
+		case 'o':
 			o->csv = v;
-		} else {
-			return bench_bad("fetch", "option", a,
-					 "see residctl bench fetch --help");
+			break;
 		}
 	}
 	return -1;

@@ -109,7 +109,7 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 	       "rest of fault path | after CONTINUE | CONTINUE ns/page | "
 	       "punch us/page |\n|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nsizes; i++) {
-		uint64_t s = o->size[i], pages = s / 4096;
+		uint64_t s = o->size[i], pages = s / RESID_PAGE;
 		const struct fres *p = &t[i][M_PLAIN];
 
 		printf("| %" PRIu64 " | plain | %.2f | - | %.2f | - | - | - | - "
@@ -121,7 +121,7 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 			double res_ = per_fetch(r, r->d.reserve_ns);
 			double rd = per_fetch(r, r->d.read_ns);
 			double co = per_fetch(r, r->d.continue_ns);
-			uint64_t evp = r->d.evicted_bytes / 4096;
+			uint64_t evp = r->d.evicted_bytes / RESID_PAGE;
 			char wait[16] = "-", rest[16] = "-";
 
 			/* A prefetch mostly has no faulter waiting for it. */

@@ -125,7 +125,7 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 			}
 			t1 = now_ns();
 			res->punch_ns += t1 - t0;
-			res->punched += s / 4096;
+			res->punched += s / RESID_PAGE;
 		}
 		t0 = now_ns();
 		if (read_full(fd, m, s, i * s)) {

@@ -124,7 +124,7 @@ void bench_file_remove(struct bench_file *f)
 /* Pages of the file in the page cache, or -1. */
 static int64_t cached_pages(const struct bench_file *f)
 {
-	uint64_t pages = (f->size + 4095) / 4096;
+	uint64_t pages = (f->size + RESID_PAGE - 1) / RESID_PAGE;
 	unsigned char *vec = malloc(pages);
 	void *m = mmap(NULL, f->size, PROT_READ, MAP_SHARED, f->fd, 0);
 	int64_t in = -1;

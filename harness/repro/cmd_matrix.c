@@ -212,41 +212,50 @@ int cmd_matrix(int argc, char **argv)
 				.replays = 10 };
 	const char *md = NULL, *json = NULL;
 	uint64_t seeds = 20, runs = 3;
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_FLAG("no-real", 'R'),
+		CLI_VALUE("seeds", 'S'),
+		CLI_VALUE("runs", 'r'),
+		CLI_VALUE("schedules", 'n'),
+		CLI_VALUE("md", 'm'),
+		CLI_VALUE("json", 'j'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "matrix", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 0 };
 	char self[4096];
-	int real = 1, bad = 0;
+	int real = 1, bad = 0, opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	while ((opt = cli_next(&c)) != CLI_END) {
+		uint64_t *count = opt == 'S' ? &seeds : opt == 'r' ? &runs :
+			&o.max_schedules;
+		const char *name = opt == 'S' ? "--seeds" : opt == 'r' ?
+			"--runs" : "--schedules";
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--no-real")) {
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'R':
 			real = 0;
-			continue;
-		} else if (!(v = cli_value("matrix", argc, argv, &i))) {
-			return 2;
-		} else if (!strncmp(a, "--seeds", 7) || !strncmp(a, "--runs", 6) ||
-			   !strncmp(a, "--schedules", 11)) {
-			uint64_t *dst = !strncmp(a, "--seeds", 7) ? &seeds :
-				!strncmp(a, "--runs", 6) ? &runs :
-				&o.max_schedules;
-
-			if (cli_u64(v, dst) || !*dst ||
-			    (dst != &o.max_schedules && *dst > MAX_SEEDS)) {
+			break;
+		case 'S':
+		case 'r':
+		case 'n':
+			if (cli_u64(c.arg, count) || !*count ||
+			    (count != &o.max_schedules && *count > MAX_SEEDS)) {
 				fprintf(stderr, "residctl matrix: bad count "
-					"'%s' for %s; give 1..%d\n", v, a,
-					MAX_SEEDS);
+					"'%s' for %s; give 1..%d\n", c.arg,
+					name, MAX_SEEDS);
 				return 2;
 			}
-		} else if (!strncmp(a, "--md", 4)) {
-			md = v;
-		} else if (!strncmp(a, "--json", 6)) {
-			json = v;
-		} else {
-			fprintf(stderr, "residctl matrix: unknown option '%s'; "
-				"see residctl matrix --help\n", a);
-			return 2;
+			break;
+		case 'm':
+			md = c.arg;
+			break;
+		case 'j':
+			json = c.arg;
+			break;
 		}
 	}
 	if (repro_self_path(self, sizeof(self)) < 0) {

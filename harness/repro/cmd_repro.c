@@ -91,50 +91,57 @@ int cmd_repro(int argc, char **argv)
 {
 	struct repro_opts o = { .seed = 1, .max_schedules = 20000, .shrink = 1,
 				.replays = 10, .attempts = 8 };
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_FLAG("list", 'l'),
+		CLI_FLAG("no-real", 'R'),
+		CLI_VALUE("seed", 's'),
+		CLI_VALUE("schedules", 'n'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "repro", .usage = repro_usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 16 };
 	char self[4096];
 	unsigned mask = 0;
-	int real = 1, caught = 0, n = 0;
+	int real = 1, caught = 0, n = 0, opt;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	while ((opt = cli_next(&c)) != CLI_END) {
+		const char *v = c.arg;
 		char err[160];
+		unsigned m;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(repro_usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case 'l':
 			list();
 			return 0;
-		} else if (!strcmp(a, "--no-real")) {
+		case 'R':
 			real = 0;
-		} else if (a[0] != '-') {
-			unsigned m;
-
-			if (bugs_parse(a, &m, err, sizeof(err)) < 0 || !m) {
+			break;
+		case CLI_OPERAND:
+			if (bugs_parse(v, &m, err, sizeof(err)) < 0 || !m) {
 				fprintf(stderr, "residctl repro: bad bug '%s': "
 					"give 1..%d or all; see residctl repro "
-					"--list\n", a, NBUGS);
+					"--list\n", v, NBUGS);
 				return 2;
 			}
 			mask |= m;
-		} else if (!(v = cli_value("repro", argc, argv, &i))) {
-			return 2;
-		} else if (!strncmp(a, "--seed", 6)) {
+			break;
+		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl repro: bad seed '%s'; "
 					"give a decimal number\n", v);
 				return 2;
 			}
-		} else if (!strncmp(a, "--schedules", 11)) {
+			break;
+		case 'n':
 			if (cli_u64(v, &o.max_schedules) || !o.max_schedules) {
 				fprintf(stderr, "residctl repro: bad schedule "
 					"count '%s'; give a number >= 1\n", v);
 				return 2;
 			}
-		} else {
-			fprintf(stderr, "residctl repro: unknown option '%s'; "
-				"see residctl repro --help\n", a);
-			return 2;
+			break;
 		}
 	}
 	if (!mask) {

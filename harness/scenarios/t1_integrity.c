@@ -3,6 +3,7 @@
  * pager at every change of `resident`. */
 #include <inttypes.h>
 
+#include "budget_share.h"
 #include "workload.h"
 
 #define MiB (1024ull * 1024)
@@ -25,7 +26,8 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = 16 * MiB;
 		cfg.chunk_size = 2 * MiB;
-		cfg.budget_bytes = 4 * MiB;
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+						cfg.chunk_size);
 		cfg.seed = o->seed + p;
 		cfg.policy = policies[p];
 		r = wl_open(&cfg, res);
@@ -52,6 +54,15 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
+/* Simulated: one thread scans 4 chunks twice under a one-chunk budget; the
+ * policy is chosen by the seed. */
 const struct scenario scenario_t1 = {
-	"T-1", "data integrity, every policy, every byte", 1, t1_run,
+	.id = "T-1",
+	.title = "data integrity, every policy, every byte",
+	.needs_cgroup = 1,
+	.run = t1_run,
+	.sim = &(const struct sim_sizing){
+		.threads = 1, .chunks = 4, .budget_chunks = 1, .workers = 2,
+		.ops = 2, .pattern = READ_SCAN,
+	},
 };

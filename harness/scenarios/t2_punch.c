@@ -17,7 +17,7 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	cfg.backing = RESID_BACKING_SYNTHETIC;
 	cfg.region_len = 2 * CHUNK;
 	cfg.chunk_size = CHUNK;
-	cfg.budget_bytes = CHUNK;
+	cfg.budget_bytes = cfg.chunk_size; /* one chunk */
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
 	r = wl_open(&cfg, res);
@@ -39,5 +39,12 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 }
 
 const struct scenario scenario_t2 = {
-	"T-2", "punch and refetch", 1, t2_run,
+	.id = "T-2",
+	.title = "punch and refetch",
+	.needs_cgroup = 1,
+	.run = t2_run,
+	.sim = &(const struct sim_sizing){
+		.threads = 1, .chunks = 2, .budget_chunks = 1, .workers = 1,
+		.ops = 10, .pattern = READ_ALTERNATE,
+	},
 };

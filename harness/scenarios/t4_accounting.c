@@ -24,7 +24,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	cfg.backing = RESID_BACKING_SYNTHETIC;
 	cfg.region_len = 64 * 64 * KiB;
 	cfg.chunk_size = 64 * KiB;
-	cfg.budget_bytes = 16 * 64 * KiB;
+	cfg.budget_bytes = 16 * cfg.chunk_size;
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
 	r = wl_open(&cfg, res);
@@ -57,6 +57,15 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
+/* Simulated: a scan of 6 chunks under a two-chunk budget, memory.stat
+ * lagging by 4 pages, then st_blocks against the pager exactly. */
 const struct scenario scenario_t4 = {
-	"T-4", "accounting against the kernel", 1, t4_run,
+	.id = "T-4",
+	.title = "accounting against the kernel",
+	.needs_cgroup = 1,
+	.run = t4_run,
+	.sim = &(const struct sim_sizing){
+		.threads = 1, .chunks = 6, .budget_chunks = 2, .workers = 2,
+		.ops = 1, .pattern = READ_ACCOUNT, .stat_lag = 16384,
+	},
 };

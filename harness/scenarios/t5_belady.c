@@ -10,11 +10,10 @@
 
 #include "belady.h"
 #include "belady_naive.h"
+#include "resid.h"
 #include "rng.h"
 #include "scenario.h"
 #include "trace.h"
-
-#define PAGE 4096
 
 /* Counts a mismatch; the first one is the failure reason. */
 __attribute__((format(printf, 3, 4)))
@@ -105,14 +104,15 @@ static int cyclic_scans(const struct run_opts *o, struct scen_result *res)
 		for (pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
 			p = ps[pi];
 			memset(&t, 0, sizeof(t));
-			if (belady_cyclic_trace(w, p, PAGE, &t)) {
+			if (belady_cyclic_trace(w, p, RESID_PAGE, &t)) {
 				trace_free(&t);
 				scen_fail(res, "out of memory for a cyclic scan of %" PRIu32, w);
 				return -1;
 			}
 			for (ki = 0; ki < 5; ki++) {
 				snprintf(what, sizeof(what), "cyclic W=%" PRIu32 " P=%" PRIu32 " K=%" PRIu32, w, p, ks[ki]);
-				if (agree(o, res, what, &t, (uint64_t)ks[ki] * PAGE, &r))
+				if (agree(o, res, what, &t,
+					  (uint64_t)ks[ki] * RESID_PAGE, &r))
 					continue;
 				floor = w + (uint64_t)(p - 1) * (ks[ki] < w ? w - ks[ki] : 0);
 				res->checks++;
@@ -148,7 +148,7 @@ static int fault_refused(const struct run_opts *o, struct scen_result *res)
 		scen_fail(res, "cannot create a temp file in %s; set TMPDIR to a writable directory", dir && *dir ? dir : "/tmp");
 		return -1;
 	}
-	if (close(fd) || belady_cyclic_trace(4, 3, PAGE, &t)) {
+	if (close(fd) || belady_cyclic_trace(4, 3, RESID_PAGE, &t)) {
 		scen_fail(res, "temp file %s or memory: cannot set up the fault trace", path);
 		goto out;
 	}
@@ -159,10 +159,11 @@ static int fault_refused(const struct run_opts *o, struct scen_result *res)
 		goto out;
 	}
 	res->checks += 2;
-	if (back.kind != TRACE_FAULT || belady(&back, 2 * PAGE, &r, err, sizeof(err)) == 0)
+	if (back.kind != TRACE_FAULT ||
+	    belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)) == 0)
 		mismatch(o, res, "a fault trace written and read back was accepted");
 	back.kind = TRACE_REFERENCE;
-	if (belady(&back, 2 * PAGE, &r, err, sizeof(err)))
+	if (belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)))
 		mismatch(o, res, "the same accesses as a reference trace were refused: %s", err);
 	scen_count(res, "refusals", 1);
 	rc = 0;
@@ -183,4 +184,9 @@ static int t5_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
-const struct scenario scenario_t5 = { "T-5", "Belady sanity", 0, t5_run };
+/* No kernel in it: `check --sim` runs it as it is. */
+const struct scenario scenario_t5 = {
+	.id = "T-5",
+	.title = "Belady sanity",
+	.run = t5_run,
+};

@@ -322,7 +322,7 @@ static void explore_dfs(const struct explore_opts *o, struct explore_result *r,
 		struct prefix pf = st[--n];
 		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
 				     .depth = o->depth, .seed = o->seed,
-				     .bugs = o->bugs, .ops = o->p->ops, .schedule = pf.ids,
+				     .bugs = o->bugs, .ops = o->p->sim->ops, .schedule = pf.ids,
 				     .nschedule = pf.n };
 		struct sim_outcome out;
 		unsigned pre = 0;
@@ -366,7 +366,7 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 	if (o->strategy == SIM_PCT) {
 		struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
 				      .seed = o->seed, .bugs = o->bugs,
-				      .ops = o->p->ops };
+				      .ops = o->p->sim->ops };
 		struct sim_outcome out;
 
 		replay_run(&cal, &out);
@@ -378,7 +378,7 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
-				     .bugs = o->bugs, .ops = o->p->ops };
+				     .bugs = o->bugs, .ops = o->p->sim->ops };
 		struct sim_outcome out;
 
 		replay_run(&rp, &out);

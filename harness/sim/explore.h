@@ -10,7 +10,7 @@
 
 /* One reproducible run: everything a replay line carries. */
 struct replay {
-	const struct simprog *p;
+	const struct scenario *p;
 	enum sim_strategy strategy;
 	unsigned depth;          /* PCT depth */
 	uint64_t steps;          /* PCT: k, the length the change points span */
@@ -22,7 +22,7 @@ struct replay {
 };
 
 struct explore_opts {
-	const struct simprog *p;
+	const struct scenario *p;
 	enum sim_strategy strategy;
 	unsigned depth;
 	uint64_t seed;

@@ -9,7 +9,7 @@
 #include "explore.h"
 #include "sim_gate.h"
 
-static void campaign(const struct simprog *p, enum sim_strategy st,
+static void campaign(const struct scenario *p, enum sim_strategy st,
 		     unsigned depth, uint64_t seed, uint64_t n,
 		     struct scen_result *res, uint64_t *dedup_f,
 		     uint64_t *dedup_r, uint64_t *distinct)
@@ -40,20 +40,19 @@ static void campaign(const struct simprog *p, enum sim_strategy st,
 int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		 uint64_t schedules, struct scen_result *res)
 {
-	const struct simprog *p = simprog_find(s->id);
 	uint64_t df = 0, dr = 0, distinct = 0;
 
-	if (!p)
+	if (!s->sim)
 		return s->run(o, res);
-	campaign(p, SIM_RANDOM, 0, o->seed, schedules / 2, res, &df, &dr,
+	campaign(s, SIM_RANDOM, 0, o->seed, schedules / 2, res, &df, &dr,
 		 &distinct);
-	campaign(p, SIM_PCT, 3, o->seed + 1, schedules - schedules / 2, res,
+	campaign(s, SIM_PCT, 3, o->seed + 1, schedules - schedules / 2, res,
 		 &df, &dr, &distinct);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", distinct);
 	scen_count(res, "dedup_fetching", df);
 	scen_count(res, "dedup_resident", dr);
-	if (p->needs_dedup && (!df || !dr))
+	if (s->sim->needs_dedup && (!df || !dr))
 		scen_fail(res, "dedup did not fire in %" PRIu64 " schedules: "
 			  "dedup_fetching %" PRIu64 ", dedup_resident %" PRIu64,
 			  res->checks, df, dr);

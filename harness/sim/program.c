@@ -5,54 +5,19 @@
 
 #include "invariants.h"
 #include "program.h"
+#include "read_check.h"
 #include "rng.h"
 
-#define CHUNK (16u << 10)
-
-enum pattern {
-	PAT_SCAN,      /* each thread reads every chunk in order, ops passes */
-	PAT_ALTERNATE, /* chunk 0, chunk 1, ... ops times */
-	PAT_RANDOM,    /* ops random pieces of random chunks */
-	PAT_ACCOUNT,   /* a scan, then the exact accounting check */
-	PAT_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
-};
-
-static const struct simprog progs[] = {
-	{ "T-1", "integrity, every byte, policy by seed", 1, 4, 1, 2, 0, 2,
-	  PAT_SCAN, 0, 0, 0, 0 },
-	{ "T-2", "punch and refetch", 1, 2, 1, 1, 0, 10, PAT_ALTERNATE, 0, 0,
-	  0, 0 },
-	{ "T-3", "storm: random pieces, prefetch", 3, 4, 1, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 0, 0 },
-	{ "T-4", "accounting against the simulated kernel", 1, 6, 2, 2, 0, 1,
-	  PAT_ACCOUNT, 0, 0, 16384, 0 },
-	{ "T-6", "storm: dedup fires (campaign)", 3, 4, 2, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 0, 1 },
-	/* Half the backing reads fail: some fetches exhaust their retries and
-	 * are dropped, and their faulters must be woken. */
-	{ "T-7", "storm with short and failing reads: no lost fault", 3, 4, 1,
-	  2, 1, 4, PAT_RANDOM, 1, 1, 0, 0 },
-	{ "self-deadlock", "harness self-test: a lock-order inversion that "
-	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0, 0 },
-};
-
-const struct simprog *const simprogs[] = {
-	&progs[0], &progs[1], &progs[2], &progs[3], &progs[4], &progs[5],
-	&progs[6],
-};
-const int nsimprogs = sizeof(simprogs) / sizeof(simprogs[0]);
-
-const struct simprog *simprog_find(const char *id)
+const struct scenario *simprog_find(const char *id)
 {
-	for (int i = 0; i < nsimprogs; i++)
-		if (!strcasecmp(simprogs[i]->id, id))
-			return simprogs[i];
-	return NULL;
+	const struct scenario *s = scenario_find(id);
+
+	return s && s->sim ? s : NULL;
 }
 
 struct run {
 	struct sim *s;
-	const struct simprog *p;
+	const struct scenario *p;
 	uint32_t ops;
 	uint64_t seed;
 	struct resid_config cfg;
@@ -76,10 +41,10 @@ static void on_violation(int id, const char *msg, void *arg)
 	sim_fail(current, "I-%d (%s): %s", id, inv_title(id), msg);
 }
 
-static void read_check(struct run *run, uint32_t c, uint64_t skip,
+static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		       uint64_t len)
 {
-	uint8_t buf[CHUNK];
+	uint8_t buf[SIM_CHUNK];
 	uint64_t off, clen;
 
 	if (resid_chunk_range(run->r, c, &off, &clen) < 0 ||
@@ -95,10 +60,10 @@ static void read_check(struct run *run, uint32_t c, uint64_t skip,
 			 "errno %d at chunk %u", c, e, at);
 		return;
 	}
-	uint64_t bad = resid_content_mismatches(buf, off + skip, len,
-						run->cfg.seed);
+	const struct expected e = { .seed = run->cfg.seed, .fd = -1 };
+	uint64_t bad = read_check(&e, buf, off + skip, len,
+				  &run->out->checked, NULL);
 
-	run->out->checked += len;
 	if (bad)
 		sim_fail(run->s, "%" PRIu64 " bytes wrong in chunk %u [+%" PRIu64
 			 ", +%" PRIu64 ")", bad, c, skip, len);
@@ -108,25 +73,27 @@ static void app_main(void *arg)
 {
 	struct app *a = arg;
 	struct run *run = a->run;
-	uint32_t n = run->p->chunks;
+	uint32_t n = run->p->sim->chunks;
 	uint64_t rng = run->seed * 31 + a->id;
 
 	for (uint32_t i = 0; i < run->ops; i++) {
-		switch (run->p->pattern) {
-		case PAT_SCAN:
-		case PAT_ACCOUNT:
+		switch (run->p->sim->pattern) {
+		case READ_SCAN:
+		case READ_ACCOUNT:
 			for (uint32_t c = 0; c < n; c++)
-				read_check(run, c, 0, CHUNK);
+				app_read(run, c, 0, SIM_CHUNK);
 			break;
-		case PAT_ALTERNATE:
-			read_check(run, 0, 0, CHUNK);
-			read_check(run, 1, 0, CHUNK);
+		case READ_ALTERNATE:
+			app_read(run, 0, 0, SIM_CHUNK);
+			app_read(run, 1, 0, SIM_CHUNK);
 			break;
 		default: {
 			uint32_t c = (uint32_t)rng_below(&rng, n);
-			uint64_t skip = rng_below(&rng, CHUNK / 4096) * 4096;
+			uint64_t skip = rng_below(&rng, SIM_CHUNK / RESID_PAGE) *
+				RESID_PAGE;
 
-			read_check(run, c, skip, 1 + rng_below(&rng, CHUNK - skip));
+			app_read(run, c, skip,
+				 1 + rng_below(&rng, SIM_CHUNK - skip));
 		}
 		}
 	}
@@ -161,11 +128,11 @@ static void check_accounting(struct run *run)
 static void main_thread(void *arg)
 {
 	struct run *run = arg;
-	const struct simprog *p = run->p;
+	const struct sim_sizing *p = run->p->sim;
 	struct app apps[8];
 	char err[RESID_ERRLEN];
 
-	if (p->pattern == PAT_SELF_DEADLOCK) {
+	if (p->pattern == READ_SELF_DEADLOCK) {
 		const struct resid_seam *k = sim_seam(run->s);
 
 		k->mutex_init(k->ctx, &run->m[0]);
@@ -187,7 +154,7 @@ static void main_thread(void *arg)
 		sim_spawn(run->s, app_main, &apps[t], "app");
 	}
 	sim_join_apps(run->s);
-	if (p->pattern == PAT_ACCOUNT)
+	if (p->pattern == READ_ACCOUNT)
 		check_accounting(run);
 	resid_check_quiescent(run->r);
 	resid_get_stats(run->r, &run->out->stats);
@@ -202,13 +169,13 @@ static void main_thread(void *arg)
 
 static void configure(struct run *run, const struct sim_config *sc)
 {
-	const struct simprog *p = run->p;
+	const struct sim_sizing *p = run->p->sim;
 	struct resid_config *c = &run->cfg;
 
 	resid_config_init(c);
-	c->region_len = (uint64_t)p->chunks * CHUNK;
-	c->chunk_size = CHUNK;
-	c->budget_bytes = (uint64_t)p->budget_chunks * CHUNK;
+	c->region_len = (uint64_t)p->chunks * SIM_CHUNK;
+	c->chunk_size = SIM_CHUNK;
+	c->budget_bytes = (uint64_t)p->budget_chunks * SIM_CHUNK;
 	c->seed = sc->seed;
 	c->policy = (enum resid_policy)(sc->seed % 3);
 	c->fetch_workers = p->workers;
@@ -222,18 +189,18 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->harness = &run->h;
 }
 
-void simprog_run(const struct simprog *p, const struct sim_config *sc,
+void simprog_run(const struct scenario *p, const struct sim_config *sc,
 		 uint32_t ops, struct sim_outcome *out)
 {
 	struct sim_config c = *sc;
-	struct run run = { .p = p, .ops = ops ? ops : p->ops, .seed = sc->seed,
-			   .out = out };
+	struct run run = { .p = p, .ops = ops ? ops : p->sim->ops,
+			   .seed = sc->seed, .out = out };
 	const uint16_t *sched;
 
 	memset(out, 0, sizeof(*out));
-	c.short_reads = p->short_reads;
-	c.read_errors = p->read_errors;
-	c.stat_lag_bytes = p->stat_lag;
+	c.short_reads = p->sim->short_reads;
+	c.read_errors = p->sim->read_errors;
+	c.stat_lag_bytes = p->sim->stat_lag;
 	run.s = sim_create(&c);
 	if (!run.s) {
 		out->verdict = SIM_FAILED;
@@ -243,7 +210,6 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 	}
 	configure(&run, &c);
 	current = run.s;
-	inv_reset();
 	inv_set_handler(on_violation, NULL);
 	out->verdict = sim_run(run.s, main_thread, &run);
 	inv_set_handler(NULL, NULL);

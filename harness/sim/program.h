@@ -1,4 +1,4 @@
-/* The gate's scenarios sized for the simulated kernel: the real pager runs
+/* A scenario's simulated form (its struct sim_sizing): the real pager runs
  * on sim_seam() with a few chunks and threads, and one schedule is one run.
  * explore.c runs campaigns of schedules, shrinks failures and replays. */
 #ifndef HARNESS_SIM_PROGRAM_H
@@ -7,23 +7,9 @@
 #include <stdint.h>
 
 #include "resid_harness.h"
+#include "resid.h"
+#include "scenario.h"
 #include "sim.h"
-
-struct simprog {
-	const char *id;      /* "T-1" .. "T-7", or a self-test */
-	const char *title;
-	uint32_t threads;    /* application threads */
-	uint32_t chunks;     /* of 16 KiB */
-	uint32_t budget_chunks;
-	uint32_t workers, prefetch;
-	uint32_t ops;        /* reads per thread (a pass over the chunks for T-1) */
-	int pattern;         /* enum in program.c: how threads pick what to read */
-	int short_reads;     /* backing reads may be short */
-	int read_errors;     /* backing reads fail half the time */
-	uint64_t stat_lag;   /* memory.stat lag in bytes */
-	/* The whole-campaign criterion T-6 adds: both dedup counters seen. */
-	int needs_dedup;
-};
 
 struct sim_outcome {
 	enum sim_verdict verdict;
@@ -36,12 +22,12 @@ struct sim_outcome {
 	size_t nschedule;
 };
 
-extern const struct simprog *const simprogs[];
-extern const int nsimprogs;
-const struct simprog *simprog_find(const char *id);
+/* The scenario named id when it has a simulated form, else NULL. */
+const struct scenario *simprog_find(const char *id);
 
-/* One schedule of p. ops overrides p->ops when non-zero (shrinking). */
-void simprog_run(const struct simprog *p, const struct sim_config *sc,
+/* One schedule of p's simulated form. ops overrides p->sim->ops when
+ * non-zero (shrinking). */
+void simprog_run(const struct scenario *p, const struct sim_config *sc,
 		 uint32_t ops, struct sim_outcome *out);
 void sim_outcome_free(struct sim_outcome *o);
 

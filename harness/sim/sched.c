@@ -938,11 +938,6 @@ void sim_join_apps(struct sim *s)
 		sched_block(s, W_APPS, 0, 0, 0);
 }
 
-void sim_point(struct sim *s, const char *what)
-{
-	sched_point(s, OP_POINT, sim_str_hash(what));
-}
-
 void sim_fail(struct sim *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -1011,9 +1006,4 @@ const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n)
 uint64_t sim_continues_ok(const struct sim *s)
 {
 	return s->continues_ok;
-}
-
-uint64_t sim_virtual_ns(const struct sim *s)
-{
-	return s->now - CLOCK_START_NS;
 }

@@ -88,8 +88,6 @@ void sim_join_apps(struct sim *s);
  * or -1 for a simulated SIGBUS: a poisoned page, or a SIGBUS sent to the
  * thread while it slept in a fault (dst then holds only what came before). */
 int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
-/* A scheduling point for an annotated shared access outside the seam. */
-void sim_point(struct sim *s, const char *what);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -112,7 +110,5 @@ const uint16_t *sim_schedule(const struct sim *s, size_t *n);
 const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n);
 /* The kernel's own tallies, for I-14 against the pager's counters. */
 uint64_t sim_continues_ok(const struct sim *s);
-/* Virtual time that passed since sim_create (the clock starts at 1 s). */
-uint64_t sim_virtual_ns(const struct sim *s);
 
 #endif

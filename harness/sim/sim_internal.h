@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <ucontext.h>
 
+#include "resid.h"
 #include "sim.h"
 
-#define SIM_PAGE 4096ull
+/* The simulated kernel pages as the pager does. */
+#define SIM_PAGE RESID_PAGE
 #define SIM_FD_BASE 3 /* fds are small numbers, as the kernel's are */
 
 /* What a blocked thread waits for; W_RUN is runnable. */

@@ -15,5 +15,7 @@ void suite_fault(void);    /* test_fault.c */
 void suite_sim(void);      /* test_sim.c */
 void suite_bugs(void);     /* test_bugs.c */
 void suite_misuse(void);   /* test_misuse.c */
+void suite_cli(void);      /* test_cli.c */
+void suite_scenarios(void); /* test_scenarios.c */
 
 #endif

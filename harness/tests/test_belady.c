@@ -9,10 +9,11 @@
 
 #include "belady.h"
 #include "belady_naive.h"
+#include "resid.h"
 #include "suites.h"
 #include "trace.h"
 
-#define PAGE 4096
+#define PAGE RESID_PAGE
 
 static struct trace mk(enum trace_kind kind, uint32_t nchunks,
 		       const uint64_t *sizes, const uint32_t *seq, uint64_t n)

@@ -3,7 +3,9 @@
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "read_check.h"
 #include "resid_harness.h"
 #include "suites.h"
 
@@ -55,6 +57,32 @@ static void every_corruption_is_counted(void)
 	free(buf);
 }
 
+/* read_check against the content and against a file 100 bytes short of the
+ * region, across its 64 KiB pieces; the totals add up. */
+static void read_check_counts_every_wrong_byte(void)
+{
+	enum { LEN = 50 * 4096 };
+	char path[] = "/tmp/residctl-read-check-XXXXXX";
+	uint8_t *buf = malloc(LEN);
+	int fd = mkstemp(path);
+	const struct expected syn = { .seed = 5, .fd = -1 }, file = { .fd = fd };
+	uint64_t checked = 0, wrong = 0;
+
+	CU_ASSERT_FATAL(buf != NULL && fd >= 0);
+	resid_content_fill(buf, 0, LEN, 5);
+	CU_ASSERT_FATAL(write(fd, buf, LEN - 100) == LEN - 100);
+	CU_ASSERT(read_check(&syn, buf, 0, LEN, &checked, &wrong) == 0);
+	buf[70000] ^= 0xff;
+	CU_ASSERT(read_check(&syn, buf, 0, LEN, &checked, &wrong) == 1);
+	CU_ASSERT(read_check(&file, buf, 0, LEN, &checked, &wrong) == 101);
+	CU_ASSERT(read_check(&file, buf + 4096, 4096, 4096, &checked, NULL) ==
+		  0);
+	CU_ASSERT_EQUAL(checked, 3 * (uint64_t)LEN + 4096);
+	CU_ASSERT_EQUAL(wrong, 102);
+	CU_ASSERT(unlink(path) == 0 && close(fd) == 0);
+	free(buf);
+}
+
 void suite_content(void)
 {
 	CU_pSuite s = CU_add_suite("content", NULL, NULL);
@@ -65,4 +93,6 @@ void suite_content(void)
 		    fill_matches_words_at_any_alignment);
 	CU_add_test(s, "every corruption is counted",
 		    every_corruption_is_counted);
+	CU_add_test(s, "read_check counts every wrong byte",
+		    read_check_counts_every_wrong_byte);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "read_check.h"
 #include "resid_harness.h"
 #include "seam.h"
 #include "sim.h"
@@ -739,21 +740,21 @@ static void calls_out_of_range(void)
  * never counted as the pager's mismatches. */
 static void verify_oracle_errors(void)
 {
-	static uint8_t a[3 * 4096], buf[1 << 20];
+	static uint8_t a[3 * 4096];
 	char path[] = "/tmp/resid-oracle-XXXXXX";
 	uint64_t bad = 0;
 	int dir = open("/tmp", O_RDONLY | O_DIRECTORY), fd = mkstemp(path);
 
 	CU_ASSERT_FATAL(dir >= 0 && fd >= 0);
-	CU_ASSERT_EQUAL(verify_compare(dir, a, 0, sizeof(a), buf, &bad),
+	CU_ASSERT_EQUAL(read_check_file(dir, a, 0, sizeof(a), &bad, NULL),
 			-EISDIR);
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_FATAL(write(fd, a, 4096) == 4096);
-	CU_ASSERT_EQUAL(verify_compare(fd, a, 0, sizeof(a), buf, &bad),
+	CU_ASSERT_EQUAL(read_check_file(fd, a, 0, sizeof(a), &bad, NULL),
 			-ENODATA); /* the file shrank */
 	CU_ASSERT_EQUAL(bad, 0);
 	a[100] = 1;
-	CU_ASSERT_EQUAL(verify_compare(fd, a, 0, 4096, buf, &bad), 0);
+	CU_ASSERT_EQUAL(read_check_file(fd, a, 0, 4096, &bad, NULL), 0);
 	CU_ASSERT_EQUAL(bad, 1);
 	close(dir);
 	close(fd);

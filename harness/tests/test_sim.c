@@ -17,7 +17,7 @@
 #include "sim.h"
 #include "suites.h"
 
-#define PAGE 4096u
+#define PAGE RESID_PAGE
 #define CHUNK (16u << 10)
 #define NCHUNKS 4
 #define SEED 7

@@ -1,0 +1,50 @@
+/* The scenario registry: every scenario found by its id, each with a
+ * real-kernel run or a simulated sizing the simulation can run. */
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "suites.h"
+
+static void every_scenario_is_found_and_well_formed(void)
+{
+	int gate = 0;
+
+	CU_ASSERT_FATAL(nscenarios > 0);
+	for (int i = 0; i < nscenarios; i++) {
+		const struct scenario *s = scenarios[i];
+		const struct sim_sizing *z = s->sim;
+
+		CU_ASSERT_FATAL(s->id && s->id[0] && s->title && s->title[0]);
+		CU_ASSERT(scenario_find(s->id) == s);
+		CU_ASSERT(s->run || z);
+		gate += s->run != NULL;
+		if (!z)
+			continue;
+		CU_ASSERT(z->threads >= 1 && z->threads <= 8);
+		CU_ASSERT(z->ops >= 1);
+		if (z->pattern != READ_SELF_DEADLOCK)
+			CU_ASSERT(z->budget_chunks >= 1 && z->workers >= 1 &&
+				  z->chunks >= z->budget_chunks &&
+				  (z->pattern != READ_ALTERNATE ||
+				   z->chunks >= 2));
+	}
+	CU_ASSERT(gate >= 7);
+}
+
+static void gate_ids_have_short_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(scenario_find("t1")->id, "T-1");
+	CU_ASSERT_STRING_EQUAL(scenario_find("7")->id, "T-7");
+	CU_ASSERT_PTR_NULL(scenario_find("T-9"));
+	CU_ASSERT_PTR_NULL(scenario_find("self"));
+}
+
+void suite_scenarios(void)
+{
+	CU_pSuite s = CU_add_suite("scenarios", NULL, NULL);
+
+	CU_add_test(s, "every scenario found, well formed",
+		    every_scenario_is_found_and_well_formed);
+	CU_add_test(s, "T-1 is also t1 and 1", gate_ids_have_short_names);
+}
