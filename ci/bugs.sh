@@ -16,5 +16,14 @@ if ! grep -q ' B resid_bugs$' <<<"$harness"; then
 	echo "bugs: the harness library has no bug switches to test" >&2
 	exit 1
 fi
-echo "bugs: build/libresid.a has no bug switches; the harness build has them"
+# Code probes (pager/code_probe.h) are compiled out the same way.
+if grep -q ' resid_code_probes$' <<<"$prod"; then
+	echo "bugs: the production library build/libresid.a has code probes" >&2
+	exit 1
+fi
+if ! grep -q ' B resid_code_probes$' <<<"$harness"; then
+	echo "bugs: the harness library has no code probes" >&2
+	exit 1
+fi
+echo "bugs: build/libresid.a has no bug switches and no code probes; the harness build has both"
 build/residctl repro all

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "coverage.h"
+
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 
 struct run_opts {
@@ -31,6 +33,7 @@ struct scen_result {
 	struct counter counters[SCEN_MAX_COUNTERS];
 	int ncounters;
 	char message[512];       /* why it failed, or a short note */
+	struct coverage cov;     /* code probes: one run, or a sim campaign */
 };
 
 struct scenario {

@@ -74,6 +74,7 @@ static int drain(struct resid_region *r)
 			break;
 		if (n == -EINTR) {
 			STAT_INC(r, uffd_eintr);
+			CODE_PROBE(1, uffd_read_eintr);
 			continue;
 		}
 		if (n < 0) {
@@ -105,6 +106,7 @@ static void watchdog(struct resid_region *r)
 		if (chunk_state(c) == CH_FETCHING &&
 		    now - c->fetching_since > limit) {
 			STAT_INC(r, watchdog_resets);
+			CODE_PROBE(1, watchdog_reset);
 			fetch_abandon(r, c, 0, 0);
 		}
 		chunk_unlock(r, c);

@@ -44,6 +44,7 @@ void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
 		if (K(r, uffd_wake, r->uffd, addr, len) == 0)
 			return;
 		STAT_INC(r, wake_errors);
+		CODE_PROBE(1, wake_retried);
 	}
 }
 
@@ -53,6 +54,7 @@ static void punch_chunk(struct resid_region *r, struct chunk *c)
 		if (K(r, punch, r->memfd, c->off, c->len) == 0)
 			return;
 		STAT_INC(r, punch_errors);
+		CODE_PROBE(1, punch_retried);
 	}
 }
 
@@ -97,16 +99,20 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
+			CODE_PROBE(1, read_eintr);
 			continue;
 		}
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
 			if (++errors > IO_RETRIES)
 				return n < 0 ? (int)n : -EIO;
+			CODE_PROBE(1, read_retried);
 			continue;
 		}
-		if ((uint64_t)n < c->data_len - got)
+		if ((uint64_t)n < c->data_len - got) {
 			STAT_INC(r, io_short);
+			CODE_PROBE(1, read_short);
+		}
 		got += (uint64_t)n;
 	}
 	if (c->data_len < c->len)
@@ -132,6 +138,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c)
 		}
 		if (rc == -EAGAIN) {
 			STAT_INC(r, continue_eagain);
+			CODE_PROBE(mapped > 0, continue_partial);
+			CODE_PROBE(mapped <= 0, continue_eagain_none);
 			if (mapped > 0)
 				done += (uint64_t)mapped;
 			else if (++errors > IO_RETRIES)
@@ -139,6 +147,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c)
 			continue;
 		}
 		STAT_INC(r, continue_errors);
+		CODE_PROBE(rc == -EEXIST, continue_eexist);
+		CODE_PROBE(rc != -EEXIST, continue_error);
 		return rc;
 	}
 	return (int64_t)done;
@@ -188,18 +198,22 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 					 r->cfg.prefetch_backoff_ms * 1000000ull,
 					 __ATOMIC_RELAXED);
 			STAT_INC(r, prefetch_declined);
+			CODE_PROBE(1, prefetch_declined);
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
 		if (++attempt > r->cfg.demand_retries) {
+			CODE_PROBE(1, demand_gave_up);
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
 		STAT_INC(r, retries);
+		CODE_PROBE(1, demand_infeasible);
 		K(r, sleep_ns, 1000000);
 	}
 	t[1] = phase_clock(r);
 	if (fill_b(r, c) < 0) {
+		CODE_PROBE(1, abandon_read_error);
 		fetch_abandon(r, c, 1, 1);
 		return;
 	}
@@ -248,6 +262,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 		    K(r, clock_ns) < __atomic_load_n(&c->declined_until,
 						     __ATOMIC_RELAXED)) {
 			STAT_INC(r, prefetch_stale);
+			CODE_PROBE(1, prefetch_stale);
 			chunk_unlock(r, c);
 			return;
 		}
@@ -257,6 +272,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 	} else {
 		/* The watchdog may have reset it, or another job landed it. */
 		if (chunk_state(c) != CH_FETCHING) {
+			CODE_PROBE(1, demand_job_stale);
 			chunk_unlock(r, c);
 			return;
 		}

@@ -97,6 +97,7 @@ static int measure(struct resid_region *r, struct resid_accounting *acc)
 	if (r->have_cgroup) {
 		rc = cg_read_shmem(&r->cg_env, &r->cg, &acc->shmem);
 		acc->have_cgroup = rc == 0;
+		CODE_PROBE(rc < 0, cgroup_read_failed);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "code_probe.h"
 #include "resid.h"
 #include "sim.h"
 
@@ -34,6 +35,7 @@ struct sim_outcome {
 	uint16_t *schedule;          /* malloc'd; the run's choices */
 	uint64_t *masks;             /* malloc'd; runnable threads per step */
 	size_t nschedule;
+	uint64_t probes[CP_COUNT];   /* code probes hit in the run */
 };
 
 extern const struct simprog *const simprogs[];

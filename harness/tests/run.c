@@ -23,6 +23,7 @@ int main(void)
 	suite_fault();
 	suite_sim();
 	suite_bugs();
+	suite_coverage();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

@@ -14,5 +14,6 @@ void suite_pager(void);    /* test_pager.c */
 void suite_fault(void);    /* test_fault.c */
 void suite_sim(void);      /* test_sim.c */
 void suite_bugs(void);     /* test_bugs.c */
+void suite_coverage(void); /* test_coverage.c */
 
 #endif
