@@ -77,6 +77,8 @@ expect2 "bench unknown arm" $R bench arms --arms B
 expect2 "bench file in memory" $R bench arms --dir /dev/shm
 expect2 "bench fetch size not 4K" $R bench fetch --sizes 3000
 expect2 "coverage of a missing file" $R coverage "$tmp/none.txt"
+expect2 "conformance of an unknown case" $R conformance no-such-case
+expect2 "conformance, unknown option" $R conformance --fast
 expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \

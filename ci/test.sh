@@ -16,6 +16,8 @@ stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
+# The simulated kernel against this one, call by call (SPEC §4).
+stage "conformance"; build/residctl conformance --json build/conformance.json || fail "conformance"
 # Every fault point, wakes failing more often: the pager's error paths on the
 # real kernel (partial and failed CONTINUE, punch and wake retries).
 stage "storm with faults"; build/residctl storm --duration 10 --round 2 --seed 1 \

@@ -13,5 +13,6 @@ int cmd_repro(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
+int cmd_conformance(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct {
 	{ "belady", cmd_belady, "offline optimum over a reference trace" },
 	{ "bench", cmd_bench, "benchmarks: the arms against OPT, the fetch path" },
 	{ "coverage", cmd_coverage, "code probes a campaign reached and missed" },
+	{ "conformance", cmd_conformance, "the simulated kernel against this kernel" },
 };
 
 static void usage(FILE *f)

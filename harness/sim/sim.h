@@ -86,6 +86,10 @@ void sim_join_apps(struct sim *s);
  * the page cache) or a MINOR fault (in it), queues the uffd message, sleeps
  * until a CONTINUE or WAKE covers the address, and tries again. */
 void sim_read(struct sim *s, const void *addr, void *dst, size_t len);
+/* The state of the page of mapping A at addr: in the memfd's page cache,
+ * and mapped in A. -1 when addr is not in a mapping A. */
+int sim_page_state(struct sim *s, const void *addr, int *in_cache,
+		   int *mapped);
 /* A scheduling point for an annotated shared access outside the seam. */
 void sim_point(struct sim *s, const char *what);
 /* In a controlled thread: an oracle failed; the run ends at the next

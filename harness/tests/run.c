@@ -24,6 +24,7 @@ int main(void)
 	suite_sim();
 	suite_bugs();
 	suite_coverage();
+	suite_conformance();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

@@ -15,5 +15,6 @@ void suite_fault(void);    /* test_fault.c */
 void suite_sim(void);      /* test_sim.c */
 void suite_bugs(void);     /* test_bugs.c */
 void suite_coverage(void); /* test_coverage.c */
+void suite_conformance(void); /* test_conformance.c */
 
 #endif
