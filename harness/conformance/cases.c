@@ -44,6 +44,9 @@ const struct conf_case conf_cases[] = {
 	{ "wake-covers-mapped-only", "a partial CONTINUE wakes only what it "
 	  "mapped", 4,
 	  { TOUCH(1), FILL(0, 1), CONT(0, 2), READQ, FILL(1, 1), CONT(1, 1) } },
+	{ "close-releases-minor", "closing the uffd lets a MINOR faulter map "
+	  "the page cache's page", 4,
+	  { FILL(2, 1), TOUCH(2), CLOSE } },
 	{ "wake-refaults", "WAKE of a faulter whose page is still absent: it "
 	  "faults again; closing the uffd lets it read zeros", 4,
 	  { TOUCH(3), WAKE(3, 1), READQ, READQ, CLOSE } },
