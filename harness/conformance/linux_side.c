@@ -28,30 +28,33 @@ static void lx_read_a(struct conf_side *side, const uint8_t *addr,
 	memcpy(dst, addr, len);
 }
 
+/* The first bytes of /proc/self/task/TID/NAME, "" when unreadable. */
+static void task_file(int tid, const char *name, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t got = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		got = read(fd, buf, n - 1);
+		close(fd);
+	}
+	buf[got > 0 ? got : 0] = '\0';
+}
+
 /* Asleep on its fault: state S, and the wait channel (when the kernel
  * names it) is the userfault's. */
 static int asleep_on_fault(int tid)
 {
-	char path[64], buf[512], *st;
-	int fd;
-	ssize_t n;
+	char buf[512], *st;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
+	task_file(tid, "stat", buf, sizeof(buf));
 	st = strrchr(buf, ')');
 	if (!st || st[1] != ' ' || st[2] != 'S')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	/* "0" or an address: no symbol to check. */
+	task_file(tid, "wchan", buf, sizeof(buf));
+	/* "", "0" or an address: no symbol to check. */
 	return !(buf[0] >= 'a' && buf[0] <= 'z') || strstr(buf, "userfault");
 }
 
