@@ -51,8 +51,10 @@
 	X(demand_job_stale, 1, "a demand job found its chunk no longer "       \
 	  "FETCHING (the watchdog had reset it)")                              \
 	X(uffd_read_eintr, 0, "read(uffd) was interrupted (EINTR)")           \
-	X(cgroup_read_failed, 0, "a reconcile could not read memory.stat and " \
-	  "checked st_blocks only")
+	X(cgroup_read_retried, 1, "a cgroup file read failed (EIO, EINTR) and " \
+	  "was read again")                                                    \
+	X(cgroup_read_failed, 0, "a reconcile could not read memory.stat in "  \
+	  "8 tries and checked st_blocks only")
 
 enum code_probe {
 #define CP_ENUM(name, required, what) CP_##name,

@@ -42,8 +42,10 @@ static long read_retry(void *ctx, const char *path, char *buf, size_t cap)
 
 	for (int i = 0; i < 8 && (n == -EIO || n == -EINTR); i++) {
 		n = K(r, read_text, path, buf, cap);
-		if (n == -EIO || n == -EINTR)
+		if (n == -EIO || n == -EINTR) {
 			STAT_INC(r, cgroup_read_errors);
+			CODE_PROBE(1, cgroup_read_retried);
+		}
 	}
 	return n;
 }

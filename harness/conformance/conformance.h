@@ -92,7 +92,9 @@ struct conf_reader {
 	uint64_t off, len;
 	resid_thread th;
 	int fd;               /* signalled when the read is done */
-	int tid;              /* Linux: the thread, to see where it sleeps */
+	int tid;              /* atomic; Linux: the thread, to see where it
+			       * sleeps (known to the caller through the
+			       * kernel, which TSan does not see) */
 	int done;             /* atomic */
 	uint64_t wrong, zeros;
 };

@@ -95,7 +95,7 @@ static void *reader_main(void *arg)
 	const struct resid_seam *k = r->side->k;
 	uint8_t buf[CONF_PAGE];
 
-	r->tid = gettid();
+	__atomic_store_n(&r->tid, gettid(), __ATOMIC_RELEASE);
 	r->side->read_a(r->side, r->addr, buf, r->len);
 	r->wrong = resid_content_mismatches(buf, r->off, r->len, CONF_SEED);
 	for (uint64_t i = 0; i < r->len; i++)

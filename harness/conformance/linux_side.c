@@ -61,14 +61,14 @@ static int asleep_on_fault(int tid)
 static int lx_settle(struct conf_side *side, struct conf_reader *r, int n)
 {
 	for (int i = 0; i < n; i++) {
-		int polls = 0;
+		int polls = 0, tid = __atomic_load_n(&r[i].tid, __ATOMIC_ACQUIRE);
 
 		while (!__atomic_load_n(&r[i].done, __ATOMIC_ACQUIRE) &&
-		       !asleep_on_fault(r[i].tid)) {
+		       !asleep_on_fault(tid)) {
 			if (++polls > SETTLE_POLLS) {
 				snprintf(side->why, sizeof(side->why), "reader "
 					 "%d (tid %d) neither finished nor slept "
-					 "on its fault in %d s", i, r[i].tid,
+					 "on its fault in %d s", i, tid,
 					 SETTLE_POLLS / 1000);
 				return -1;
 			}
