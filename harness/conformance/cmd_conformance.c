@@ -17,7 +17,8 @@ static const char usage[] =
 	"  simulated kernel; after each step it compares the return value and\n"
 	"  errno, CONTINUE's mapped, the uffd messages, each page's state (hole,\n"
 	"  page cache, mapped in A), st_blocks, memory.stat shmem (within the\n"
-	"  kernel's flush lag) and what each reader read. Prints one row per\n"
+	"  kernel's flush lag) and what each reader read; at the end of a case,\n"
+	"  with the uffd closed, every page read through A. Prints one row per\n"
 	"  case and, where the sides differ, both values of each step that\n"
 	"  differs (--verbose: of every step). Needs root and userfaultfd.\n"
 	"  Exit 0 when every case agrees, 1 when one differs or could not run,\n"
@@ -40,9 +41,9 @@ static void obs_line(FILE *f, const char *side, const struct conf_obs *o)
 	errname(o->rc, rc, sizeof(rc));
 	errname(o->mapped, mapped, sizeof(mapped));
 	fprintf(f, "          %-5s rc %s, mapped %s, messages [%s], pages %s, "
-		"st_blocks %" PRIu64 ", shmem %+" PRId64 ", readers [%s]\n",
+		"st_blocks %" PRIu64 ", shmem %+" PRId64 ", readers [%s]%s%s\n",
 		side, rc, mapped, o->msgs, o->pages, o->st_blocks, o->shmem,
-		o->readers);
+		o->readers, o->sweep[0] ? ", reads through A " : "", o->sweep);
 }
 
 static void obs_json(FILE *f, const struct conf_obs *o)
@@ -55,6 +56,8 @@ static void obs_json(FILE *f, const struct conf_obs *o)
 	fprintf(f, ", \"st_blocks\": %" PRIu64 ", \"shmem\": %" PRId64
 		", \"readers\": ", o->st_blocks, o->shmem);
 	json_str(f, o->readers);
+	fputs(", \"reads_through_a\": ", f);
+	json_str(f, o->sweep);
 	fputc('}', f);
 }
 

@@ -43,6 +43,7 @@ int conf_diff(const struct conf_obs *a, const struct conf_obs *b,
 	FIELD(a->st_blocks != b->st_blocks, "st_blocks");
 	FIELD((uint64_t)(d < 0 ? -d : d) > tolerance, "memory.stat");
 	FIELD(strcmp(a->readers, b->readers), "readers");
+	FIELD(strcmp(a->sweep, b->sweep), "reads through A");
 #undef FIELD
 	return k;
 }

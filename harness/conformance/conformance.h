@@ -58,6 +58,9 @@ struct conf_obs {
 			       * compared within the sides' lag tolerance */
 	char readers[96];     /* each reader: blocked, content, zeros, or
 			       * mixed:N (N bytes not the content) */
+	char sweep[40];       /* the last entry only: every page read through
+			       * A once the uffd is closed, C content, 0
+			       * zeros, x mixed; or counts past 32 pages */
 };
 
 struct conf_run {

@@ -251,9 +251,37 @@ static int step(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 	return observe(x, o);
 }
 
+/* Every page read through A by the case's thread: with the uffd closed no
+ * read blocks (a hole reads as a new page of zeros). */
+static void sweep(struct ctx *x, char *buf, size_t n)
+{
+	uint32_t k[3] = { 0, 0, 0 };
+	uint8_t page[CONF_PAGE];
+
+	for (uint32_t p = 0; p < x->c->pages; p++) {
+		uint64_t off = (uint64_t)p * CONF_PAGE, zeros = 0;
+		int kind;
+
+		x->side->read_a(x->side, x->a + off, page, CONF_PAGE);
+		for (uint32_t i = 0; i < CONF_PAGE; i++)
+			zeros += !page[i];
+		kind = !resid_content_mismatches(page, off, CONF_PAGE,
+						 CONF_SEED) ? 0 :
+			zeros == CONF_PAGE ? 1 : 2;
+		k[kind]++;
+		if (x->c->pages <= 32 && p + 1 < n)
+			buf[p] = "C0x"[kind];
+	}
+	if (x->c->pages <= 32)
+		buf[x->c->pages < n ? x->c->pages : n - 1] = '\0';
+	else
+		snprintf(buf, n, "content %u zeros %u mixed %u", k[0], k[1],
+			 k[2]);
+}
+
 /* Lets every reader go (closing the uffd releases its faulters), joins
  * them, and frees the case's objects. The last observation is taken
- * before the memfd goes. */
+ * before the memfd goes, then every page is read through A. */
 static void finish(struct ctx *x, struct conf_obs *o)
 {
 	int ok = 1;
@@ -265,8 +293,10 @@ static void finish(struct ctx *x, struct conf_obs *o)
 	for (int i = 0; i < x->nreaders; i++)
 		if (K(x, thread_join, x->readers[i].th) < 0)
 			ok = 0;
-	if (x->memfd >= 0 && o && ok && observe(x, o) == 0)
+	if (x->memfd >= 0 && o && ok && observe(x, o) == 0) {
+		sweep(x, o->sweep, sizeof(o->sweep));
 		x->out->nobs++;
+	}
 	for (int i = 0; i < x->nreaders; i++)
 		K(x, close, x->readers[i].fd);
 	if (x->a)

@@ -56,6 +56,11 @@ static void sim_has_the_kernel_facts(void)
 	o = sim_step("punch-partial-page", 3);
 	/* 200 bytes zeroed: some of them, not all, differ from the content. */
 	CU_ASSERT_EQUAL(strncmp(o->readers, "r0:mixed:", 9), 0);
+	/* The end: the uffd closed, every page read through A. */
+	o = sim_step("continue-filled", 4);
+	CU_ASSERT_EQUAL(sim[0].nobs, 5);
+	CU_ASSERT_STRING_EQUAL(o->readers, "r0:content r1:content");
+	CU_ASSERT_STRING_EQUAL(o->sweep, "CC00");
 }
 
 static void diff_notices_every_field(void)
