@@ -33,7 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: residctl COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].what);
 	fprintf(f, "\n'residctl COMMAND --help' describes a command.\n");
 }
 
