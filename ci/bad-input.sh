@@ -92,6 +92,10 @@ expect2 "bench arms --chun is ambiguous" $R bench arms --chun 1M
 expect2 "bench fetch --sizesx is not --sizes" $R bench fetch --sizesx 2M
 expect2 "probe --json takes no value" $R probe --json=1
 expect2 "check --json needs a value" $R check --json
+expect2 "coverage of a missing file" $R coverage "$tmp/none.txt"
+expect2 "conformance of an unknown case" $R conformance no-such-case
+expect2 "conformance, unknown option" $R conformance --fast
+expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

@@ -8,13 +8,18 @@ cd "$(dirname "$0")/.."
 
 # nm's whole output first: grep -q would end the pipe early (pipefail).
 prod=$(nm build/libresid.a) && harness=$(nm build/libresid-harness.a) || exit 1
-if grep -q ' resid_bugs$' <<<"$prod"; then
-	echo "bugs: the production library build/libresid.a has bug switches" >&2
-	exit 1
-fi
-if ! grep -q ' B resid_bugs$' <<<"$harness"; then
-	echo "bugs: the harness library has no bug switches to test" >&2
-	exit 1
-fi
-echo "bugs: build/libresid.a has no bug switches; the harness build has them"
+# Harness-only symbols (bug switches, code probes): none in production.
+only_in_harness() { # symbol, what it is
+	if grep -q " $1\$" <<<"$prod"; then
+		echo "bugs: the production library build/libresid.a has $2" >&2
+		exit 1
+	fi
+	if ! grep -q " B $1\$" <<<"$harness"; then
+		echo "bugs: the harness library has no $2 to test" >&2
+		exit 1
+	fi
+}
+only_in_harness resid_bugs "bug switches"
+only_in_harness resid_code_probes "code probes"
+echo "bugs: build/libresid.a has no bug switches and no code probes; the harness build has both"
 build/residctl repro all

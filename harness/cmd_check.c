@@ -60,7 +60,12 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
+		uint64_t mark[CP_COUNT], hits[CP_COUNT];
+
+		coverage_mark(mark);
 		rc = s->run(o, res);
+		coverage_since(mark, hits);
+		coverage_add_run(&res->cov, hits);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
 			scen_fail(res, "could not remove its cgroup %s",
 				  scope.mem.dir);
@@ -221,6 +226,11 @@ int cmd_check(int argc, char **argv)
 		passed += res[i].passed;
 	}
 	report_table(stdout, res, n);
+	struct coverage cov = { 0 };
+
+	for (int i = 0; i < n; i++)
+		coverage_merge(&cov, &res[i].cov);
+	coverage_line(stdout, "", &cov);
 	if (json && report_json(json, res, n, manifest, o.seed) < 0)
 		return 2;
 	if (junit && report_junit(junit, res, n) < 0)

@@ -10,10 +10,11 @@
 #include "cli.h"
 #include "commands.h"
 #include "explore.h"
+#include "report.h"
 
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
-	"                        [--schedules N]\n"
+	"                        [--schedules N] [--json FILE]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -23,7 +24,8 @@ static const char explore_usage[] =
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list).\n"
+	"  too; see residctl repro --list). --json writes the summary and the\n"
+	"  code probes the campaign hit and missed.\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
@@ -32,6 +34,25 @@ static const char replay_usage[] =
 	"  BUGS/OPS/SCHEDULE), with the bug switches it names, and prints its\n"
 	"  verdict and event-log hash. Exit 0 when\n"
 	"  it passes, 1 when it fails (reproduced), 2 on a bad line.\n";
+
+static int write_json(const char *path, const struct explore_opts *o,
+		      const struct explore_result *r)
+{
+	char tmp[4200];
+	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"scenario\": ");
+	json_str(f, o->p->id);
+	fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"schedules\": %" PRIu64
+		",\n  \"distinct\": %" PRIu64 ",\n  \"failures\": %" PRIu64
+		",\n  \"code_probes\": ", o->seed, r->schedules, r->distinct,
+		r->failures);
+	coverage_json(f, &r->cov);
+	fputs("\n}\n", f);
+	return close_tmp(f, tmp, path);
+}
 
 static void list(void)
 {
@@ -54,12 +75,13 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("schedules", 'n'),
 		CLI_VALUE("bug", 'b'),
 		CLI_VALUE("seed", 's'),
+		CLI_VALUE("json", 'j'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
 			 .argc = argc, .argv = argv, .opts = opts,
 			 .operands = 1 };
-	const char *v;
+	const char *v, *json = NULL;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
@@ -100,6 +122,9 @@ int cmd_explore(int argc, char **argv)
 			if (bugs_option("explore", v))
 				return 2;
 			break;
+		case 'j':
+			json = v;
+			break;
 		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
@@ -119,6 +144,9 @@ int cmd_explore(int argc, char **argv)
 	explore(&o, &r);
 	explore_print(stdout, &o, &r);
 	int failed = r.failures != 0;
+
+	if (json && write_json(json, &o, &r) < 0)
+		failed = 2;
 
 	explore_result_free(&r);
 	return failed;

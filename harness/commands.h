@@ -12,5 +12,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_coverage(int argc, char **argv);
+int cmd_conformance(int argc, char **argv);
 
 #endif

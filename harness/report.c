@@ -63,9 +63,7 @@ static void xml_str(FILE *f, const char *s)
 	}
 }
 
-/* Writes to path.tmp and renames, so a failed write leaves nothing half
- * written. */
-static FILE *open_tmp(const char *path, char *tmp, size_t n)
+FILE *open_tmp(const char *path, char *tmp, size_t n)
 {
 	snprintf(tmp, n, "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
@@ -76,7 +74,7 @@ static FILE *open_tmp(const char *path, char *tmp, size_t n)
 	return f;
 }
 
-static int close_tmp(FILE *f, const char *tmp, const char *path)
+int close_tmp(FILE *f, const char *tmp, const char *path)
 {
 	int bad = ferror(f);
 
@@ -94,6 +92,7 @@ int report_json(const char *path, const struct scen_result *res, int n,
 {
 	char tmp[4200];
 	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+	struct coverage cov = { 0 };
 	int passed = 0;
 
 	if (!f)
@@ -115,9 +114,14 @@ int report_json(const char *path, const struct scen_result *res, int n,
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, "%s\"%s\": %" PRIu64, j ? ", " : "",
 				r->counters[j].name, r->counters[j].value);
-		fprintf(f, "}}%s\n", i + 1 < n ? "," : "");
+		fputs("}, \"code_probes\": ", f);
+		coverage_json(f, &r->cov);
+		fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+		coverage_merge(&cov, &r->cov);
 	}
-	fprintf(f, "  ],\n  \"passed\": %d,\n  \"failed\": %d\n}\n", passed,
+	fputs("  ],\n  \"code_probes\": ", f);
+	coverage_json(f, &cov);
+	fprintf(f, ",\n  \"passed\": %d,\n  \"failed\": %d\n}\n", passed,
 		n - passed);
 	return close_tmp(f, tmp, path);
 }

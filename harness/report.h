@@ -11,6 +11,10 @@ void report_table(FILE *f, const struct scen_result *res, int n);
 int report_json(const char *path, const struct scen_result *res, int n,
 		const char *manifest_json, uint64_t seed);
 int report_junit(const char *path, const struct scen_result *res, int n);
+/* Writes go to path.tmp (named in tmp), renamed to path by close_tmp, so a
+ * failed write leaves nothing half written; both say on stderr what failed. */
+FILE *open_tmp(const char *path, char *tmp, size_t n);
+int close_tmp(FILE *f, const char *tmp, const char *path);
 /* s as a JSON string, quoted and escaped; NULL as "". */
 void json_str(FILE *f, const char *s);
 

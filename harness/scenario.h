@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "coverage.h"
+
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 
 struct run_opts {
@@ -32,6 +34,7 @@ struct scen_result {
 	struct counter counters[SCEN_MAX_COUNTERS];
 	int ncounters;
 	char message[512];       /* why it failed, or a short note */
+	struct coverage cov;     /* code probes: one run, or a sim campaign */
 };
 
 /* How the application threads of a simulated run pick what to read

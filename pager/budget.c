@@ -35,6 +35,7 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
 	if (rc < 0) {
 		STAT_INC(r, punch_errors);
+		CODE_PROBE(1, evict_punch_failed);
 		chunk_unlock(r, c);
 		return rc;
 	}
@@ -69,8 +70,10 @@ static uint32_t collect_candidates(struct resid_region *r,
 		if (c == self || c->pin || chunk_state(c) != CH_RESIDENT)
 			continue;
 		if (prefetch && __atomic_load_n(&c->demand_seq,
-						__ATOMIC_RELAXED) == seq)
+						__ATOMIC_RELAXED) == seq) {
+			CODE_PROBE(1, prefetch_spares_demand);
 			continue;
+		}
 		r->cand[n++] = i;
 	}
 	return n;
@@ -87,6 +90,7 @@ static int break_retention(struct resid_region *r)
 	c->retained = 0;
 	c->pin--;
 	STAT_INC(r, retention_breaks);
+	CODE_PROBE(1, retention_broken);
 	return 1;
 }
 
@@ -209,6 +213,7 @@ void budget_retain(struct resid_region *r, struct chunk *c)
 
 			old->retained = 0;
 			old->pin--;
+			CODE_PROBE(1, retention_rotated);
 		}
 		ring_push(&r->retain, (uint32_t)(c - r->chunks));
 		c->retained = 1;
@@ -260,8 +265,10 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 	if (must == POLICY_NEVER || chunk_state(&r->chunks[next]) != CH_ABSENT)
 		return;
 	K(r, lock, &r->budget_lock);
-	STAT_ADD(r, evict_ahead,
-		 make_room_locked(r, &r->chunks[next], r->chunks[next].len,
-				  must));
+	uint32_t evicted = make_room_locked(r, &r->chunks[next],
+					    r->chunks[next].len, must);
+
+	STAT_ADD(r, evict_ahead, evicted);
+	CODE_PROBE(evicted > 0, evict_ahead);
 	K(r, unlock, &r->budget_lock);
 }

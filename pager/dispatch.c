@@ -78,6 +78,7 @@ static int drain(struct resid_region *r)
 			break;
 		if (n == -EINTR) {
 			STAT_INC(r, uffd_eintr);
+			CODE_PROBE(1, uffd_read_eintr);
 			continue;
 		}
 		if (n < 0) {
@@ -126,6 +127,7 @@ static void watchdog(struct resid_region *r)
 		if (chunk_state(c) == CH_FETCHING &&
 		    now - c->fetching_since > limit) {
 			STAT_INC(r, watchdog_resets);
+			CODE_PROBE(1, watchdog_reset);
 			fetch_abandon(r, c, 0, 0);
 		}
 		chunk_unlock(r, c);

@@ -52,6 +52,7 @@ void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
 		if (rc == 0)
 			return;
 		STAT_INC(r, wake_errors);
+		CODE_PROBE(1, wake_retried);
 	}
 	uint32_t id = chunks_find(r, addr - (uint64_t)(uintptr_t)r->a);
 
@@ -65,6 +66,7 @@ static void punch_chunk(struct resid_region *r, struct chunk *c)
 		if (K(r, punch, r->memfd, c->off, c->len) == 0)
 			return;
 		STAT_INC(r, punch_errors);
+		CODE_PROBE(1, punch_retried);
 	}
 }
 
@@ -134,6 +136,7 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
+			CODE_PROBE(1, read_eintr);
 			continue;
 		}
 		if (n <= 0) {
@@ -141,10 +144,13 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 			/* 0: the file ended early, truncated under us. */
 			if (++errors > IO_RETRIES)
 				return n < 0 ? (int)n : -ENODATA;
+			CODE_PROBE(1, read_retried);
 			continue;
 		}
-		if ((uint64_t)n < c->data_len - got)
+		if ((uint64_t)n < c->data_len - got) {
 			STAT_INC(r, io_short);
+			CODE_PROBE(1, read_short);
+		}
 		got += (uint64_t)n;
 	}
 	if (c->data_len < c->len)
@@ -170,6 +176,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c)
 		}
 		if (rc == -EAGAIN) {
 			STAT_INC(r, continue_eagain);
+			CODE_PROBE(mapped > 0, continue_partial);
+			CODE_PROBE(mapped <= 0, continue_eagain_none);
 			if (mapped > 0)
 				done += (uint64_t)mapped;
 			else if (++errors > IO_RETRIES)
@@ -177,6 +185,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c)
 			continue;
 		}
 		STAT_INC(r, continue_errors);
+		CODE_PROBE(rc == -EEXIST, continue_eexist);
+		CODE_PROBE(rc != -EEXIST, continue_error);
 		return rc;
 	}
 	return (int64_t)done;
@@ -226,14 +236,17 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 					 r->cfg.prefetch_backoff_ms * 1000000ull,
 					 __ATOMIC_RELAXED);
 			STAT_INC(r, prefetch_declined);
+			CODE_PROBE(1, prefetch_declined);
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
 		if (++attempt > r->h.demand_retries) {
+			CODE_PROBE(1, demand_gave_up);
 			fetch_abandon(r, c, 0, 0);
 			return;
 		}
 		STAT_INC(r, retries);
+		CODE_PROBE(1, demand_infeasible);
 		K(r, sleep_ns, 1000000);
 	}
 	t[1] = phase_clock(r);
@@ -241,6 +254,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	int rc = fill_b(r, c);
 
 	if (rc < 0) {
+		CODE_PROBE(1, abandon_read_error);
 		fetch_failed(r, c, -rc);
 		return;
 	}
@@ -288,6 +302,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 		    K(r, clock_ns) < __atomic_load_n(&c->declined_until,
 						     __ATOMIC_RELAXED)) {
 			STAT_INC(r, prefetch_stale);
+			CODE_PROBE(1, prefetch_stale);
 			chunk_unlock(r, c);
 			return;
 		}
@@ -297,6 +312,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 	} else {
 		/* The watchdog may have reset it, or another job landed it. */
 		if (chunk_state(c) != CH_FETCHING) {
+			CODE_PROBE(1, demand_job_stale);
 			chunk_unlock(r, c);
 			return;
 		}

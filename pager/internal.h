@@ -8,6 +8,7 @@
 
 #include "bug_switch.h"
 #include "cgroupfs.h"
+#include "code_probe.h"
 #include "invariants.h"
 #include "policy.h"
 #include "resid.h"

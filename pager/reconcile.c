@@ -42,8 +42,10 @@ static long read_retry(void *ctx, const char *path, char *buf, size_t cap)
 
 	for (int i = 0; i < 8 && (n == -EIO || n == -EINTR); i++) {
 		n = K(r, read_text, path, buf, cap);
-		if (n == -EIO || n == -EINTR)
+		if (n == -EIO || n == -EINTR) {
 			STAT_INC(r, cgroup_read_errors);
+			CODE_PROBE(1, cgroup_read_retried);
+		}
 	}
 	return n;
 }
@@ -98,6 +100,7 @@ static int measure(struct resid_region *r, struct resid_accounting *acc)
 	if (r->have_cgroup) {
 		rc = cg_read_shmem(&r->cg_env, &r->cg, &acc->shmem);
 		acc->have_cgroup = rc == 0;
+		CODE_PROBE(rc < 0, cgroup_read_failed);
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* residctl storm: randomized rounds of storms on the real kernel for a given
  * duration, for a kernel or platform engineer trying a new kernel (SPEC §7).
  * The kernel probe first; each round draws chunk size, budget, threads,
- * workers, prefetch depth and policy from its seed; injected faults come from
+ * workers, prefetch depth, policy, evict-ahead and the FETCHING time-out
+ * from its seed; injected faults come from
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "coverage.h"
 #include "bugs.h"
 #include "fault.h"
 #include "probe.h"
@@ -26,7 +28,8 @@ static const char usage[] =
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
 	"                      [--only ROUND_SEED] [--bug N[,N..]]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
-	"  ratio, threads, workers, prefetch depth, policy drawn per round) until\n"
+	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
+	"  1 ms FETCHING time-out drawn per round) until\n"
 	"  --duration (default 60) has passed; each round (default 5 s) runs in\n"
 	"  its own process and memory cgroup with a watchdog. --fault enables a\n"
 	"  fault point with a probability or on the Nth call (all=P for every\n"
@@ -35,13 +38,15 @@ static const char usage[] =
 	"  writes it. Exit 0 when every round passed, 1 when one failed, 2 on\n"
 	"  bad input. Ctrl-C ends with the summary so far. A failed round prints\n"
 	"  the line that reruns it alone (--only ROUND_SEED). --bug switches a\n"
-	"  historical bug back on (1..7, all; RESIDCTL_BUGS too).\n";
+	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). The summary and\n"
+	"  the JSON name the code probes (rare paths) the rounds hit and missed.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs;
 	uint64_t fired[FP_COUNT];
+	struct coverage cov;
 };
 
 struct run {
@@ -85,6 +90,11 @@ static void draw(uint64_t seed, double seconds, struct storm_config *c)
 		.watchdog_seconds = 60,
 		.limit_bytes = 1ull << 30,
 	};
+	/* Drawn after the others, so that earlier seeds keep their sizes:
+	 * evict-ahead in half the rounds, and in a quarter a 1 ms FETCHING
+	 * time-out, so the watchdog resets fetches still queued. */
+	c->evict_ahead = (int)rng_below(&rng, 2);
+	c->fetching_timeout_ms = rng_below(&rng, 4) ? 0 : 1;
 }
 
 static void progress(void *arg, double elapsed)
@@ -140,6 +150,7 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
+	coverage_line(f, "  ", &t->cov);
 	for (int i = 0; i < FP_COUNT; i++)
 		if (fault_calls(i) || t->fired[i])
 			fprintf(f, "  fault %-28s fired %" PRIu64 "\n",
@@ -177,7 +188,9 @@ static int write_json(const char *path, const struct run *run,
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
-	fputs("},\n  \"round_seeds\": [", f);
+	fputs("},\n  \"code_probes\": ", f);
+	coverage_json(f, &t->cov);
+	fputs(",\n  \"round_seeds\": [", f);
 	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++)
 		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s}",
 			i ? ", " : "", run->seeds[i],
@@ -311,6 +324,7 @@ int cmd_storm(int argc, char **argv)
 		if (r.interrupted)
 			break;
 		add(&run.t, &r);
+		coverage_add_run(&run.t.cov, r.probes);
 		run.seeds[run.t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
 			char line[256], bugs[24];

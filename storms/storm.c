@@ -14,6 +14,7 @@
 
 #include "budget_share.h"
 #include "cgroup_scope.h"
+#include "coverage.h"
 #include "invariants.h"
 #include "read_check.h"
 #include "rng.h"
@@ -203,7 +204,9 @@ static void child(const struct storm_config *c, int fd)
 	uint64_t rng = c->seed, max_chunk = c->chunk_size;
 	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
 	uint32_t started = 0;
+	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
 
+	coverage_mark(mark);
 	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
 	memset(&out, 0, sizeof(out));
 	pthread_mutex_init(&s.msg_lock, NULL);
@@ -218,6 +221,9 @@ static void child(const struct storm_config *c, int fd)
 	resid_harness_init(&s.h);
 	s.h.eager_reconcile = 1;
 	s.cfg.harness = &s.h;
+	s.cfg.evict_ahead = c->evict_ahead;
+	if (c->fetching_timeout_ms)
+		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;
 	if (!c->chunk_size) {
 		make_table(&s, table, &rng);
 		for (uint32_t i = 0; i < s.cfg.table_len; i++)
@@ -273,6 +279,7 @@ static void child(const struct storm_config *c, int fd)
 report:
 	for (int p = 0; p < FP_COUNT; p++)
 		out.fired[p] = fault_fired(p);
+	coverage_since(mark, out.probes);
 	out.ran = 1;
 	if (write(fd, &out, sizeof(out)) != (ssize_t)sizeof(out))
 		_exit(3);
@@ -370,6 +377,9 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 		out->hung = 1;
 		dump_threads(pid, out->message, sizeof(out->message));
 		kill(pid, SIGKILL);
+	} else {
+		/* So that the caller's marks see the child's probes. */
+		coverage_absorb(out->probes);
 	}
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -393,8 +403,9 @@ void storm_describe(const struct storm_config *c, char *buf, size_t n)
 {
 	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
 		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
-		 "--prefetch %u --policy %s --seconds %.1f", c->seed,
-		 c->region_len, c->chunk_size, c->budget_ratio, c->threads,
-		 c->workers, c->prefetch_depth, resid_policy_name(c->policy),
-		 c->seconds);
+		 "--prefetch %u --policy %s --seconds %.1f%s --fetching-timeout "
+		 "%u", c->seed, c->region_len, c->chunk_size, c->budget_ratio,
+		 c->threads, c->workers, c->prefetch_depth,
+		 resid_policy_name(c->policy), c->seconds,
+		 c->evict_ahead ? " --evict-ahead" : "", c->fetching_timeout_ms);
 }

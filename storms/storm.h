@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "code_probe.h"
 #include "fault.h"
 #include "resid_harness.h"
 
@@ -23,6 +24,10 @@ struct storm_config {
 	double seconds;          /* how long the threads read */
 	double watchdog_seconds; /* then how long they may take to finish */
 	uint64_t limit_bytes;    /* the child cgroup's memory limit */
+	int evict_ahead;         /* resid_config.evict_ahead */
+	/* The FETCHING watchdog's time-out; 0: the pager's default. A short
+	 * one makes the watchdog reset queued fetches (a rare path). */
+	uint32_t fetching_timeout_ms;
 	/* Called about once a second while the storm runs (may be NULL). */
 	void (*progress)(void *arg, double elapsed);
 	void *progress_arg;
@@ -38,6 +43,7 @@ struct storm_result {
 	uint64_t worst_touch_ns; /* the slowest read seen by a thread */
 	struct resid_stats stats;
 	uint64_t fired[FP_COUNT];
+	uint64_t probes[CP_COUNT]; /* code probes the child hit */
 	int ran;                 /* the child reported back */
 	int hung;                /* the watchdog fired */
 	int interrupted;         /* storm_stop ended it */

@@ -51,9 +51,12 @@ void replay_run(const struct replay *rp, struct sim_outcome *out)
 		.nreplay = rp->nschedule,
 	};
 	unsigned saved = bugs_enabled();
+	uint64_t mark[CP_COUNT];
 
 	bugs_enable(rp->bugs);
+	coverage_mark(mark);
 	simprog_run(rp->p, &c, rp->ops, out);
+	coverage_since(mark, out->probes);
 	bugs_enable(saved);
 }
 
@@ -256,6 +259,7 @@ static void tally(struct explore_result *r, struct hashset *seen, uint64_t i,
 	r->by_verdict[out->verdict]++;
 	r->dedup_fetching += out->stats.dedup_fetching;
 	r->dedup_resident += out->stats.dedup_resident;
+	coverage_add_run(&r->cov, out->probes);
 	set_add(seen, out->lock_hash);
 	if (out->verdict != SIM_PASS) {
 		r->failures++;
@@ -433,6 +437,7 @@ void explore_print(FILE *f, const struct explore_opts *o,
 			fprintf(f, "  %-12s %" PRIu64 "\n",
 				sim_verdict_name((enum sim_verdict)v),
 				r->by_verdict[v]);
+	coverage_line(f, "  ", &r->cov);
 	if (!r->fail.p)
 		return;
 	char *line = replay_encode(&r->fail);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "coverage.h"
 #include "program.h"
 
 /* One reproducible run: everything a replay line carries. */
@@ -37,6 +38,7 @@ struct explore_result {
 	uint64_t schedules, failures, distinct, steps;
 	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
 	uint64_t dedup_fetching, dedup_resident;
+	struct coverage cov;     /* code probes, per schedule */
 	double seconds;
 	/* The first failure, shrunk when asked. */
 	struct replay fail;

@@ -25,6 +25,7 @@ static void campaign(const struct scenario *p, enum sim_strategy st,
 	*dedup_f += r.dedup_fetching;
 	*dedup_r += r.dedup_resident;
 	*distinct += r.distinct;
+	coverage_merge(&res->cov, &r.cov);
 	if (r.fail.p) {
 		char *line = replay_encode(&r.fail);
 

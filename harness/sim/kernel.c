@@ -224,6 +224,19 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 	return 0;
 }
 
+int sim_page_state(struct sim *s, const void *addr, int *in_cache,
+		   int *mapped)
+{
+	uint64_t off;
+	struct sim_memfd *mf = memfd_of_a(s, (uintptr_t)addr, &off);
+
+	if (!mf || off >= mf->npages * SIM_PAGE)
+		return -1;
+	*in_cache = mf->present[off / SIM_PAGE];
+	*mapped = mf->mapped[off / SIM_PAGE];
+	return 0;
+}
+
 static void poll_block(struct sim *s, int fd_a, int fd_b, int timed,
 		       uint64_t deadline)
 {
@@ -364,7 +377,10 @@ static struct sim_memfd *registered(struct sim *s, int uffd, uint64_t addr,
 
 /* Page by page: a hole stops it with EFAULT, a mapped page with EEXIST.
  * Partial progress is EAGAIN with mapped = bytes done, else mapped holds
- * the error; only what was mapped is woken (SPEC §2.7). */
+ * the error; only what was mapped is woken (SPEC §2.7). A range the kernel
+ * refuses before it looks at the mapping (unaligned, empty: EINVAL) leaves
+ * mapped unwritten, which the Linux seam reports as 0 (`residctl
+ * conformance`, continue-bad-range). */
 static int k_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			   int64_t *mapped)
 {
@@ -376,6 +392,10 @@ static int k_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 	sched_point(s, OP_CONTINUE, kernel_a_obj(s, addr));
 	if (!file_of(s, fd, FK_UFFD))
 		return -EBADF;
+	if ((addr | len) % SIM_PAGE || !len || addr + len < addr) {
+		*mapped = 0;
+		return -EINVAL;
+	}
 	mf = registered(s, fd, addr, len, &off, &err);
 	if (!mf) {
 		*mapped = err;

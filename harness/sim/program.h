@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "resid_harness.h"
+#include "code_probe.h"
 #include "resid.h"
 #include "scenario.h"
 #include "sim.h"
@@ -20,6 +21,7 @@ struct sim_outcome {
 	uint16_t *schedule;          /* malloc'd; the run's choices */
 	uint64_t *masks;             /* malloc'd; runnable threads per step */
 	size_t nschedule;
+	uint64_t probes[CP_COUNT];   /* code probes hit in the run */
 };
 
 /* The scenario named id when it has a simulated form, else NULL. */

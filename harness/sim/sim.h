@@ -88,6 +88,10 @@ void sim_join_apps(struct sim *s);
  * or -1 for a simulated SIGBUS: a poisoned page, or a SIGBUS sent to the
  * thread while it slept in a fault (dst then holds only what came before). */
 int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
+/* The state of the page of mapping A at addr: in the memfd's page cache,
+ * and mapped in A. -1 when addr is not in a mapping A. */
+int sim_page_state(struct sim *s, const void *addr, int *in_cache,
+		   int *mapped);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)

@@ -26,6 +26,8 @@ int main(void)
 	suite_misuse();
 	suite_cli();
 	suite_scenarios();
+	suite_coverage();
+	suite_conformance();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();

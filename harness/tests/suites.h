@@ -17,5 +17,7 @@ void suite_bugs(void);     /* test_bugs.c */
 void suite_misuse(void);   /* test_misuse.c */
 void suite_cli(void);      /* test_cli.c */
 void suite_scenarios(void); /* test_scenarios.c */
+void suite_coverage(void); /* test_coverage.c */
+void suite_conformance(void); /* test_conformance.c */
 
 #endif

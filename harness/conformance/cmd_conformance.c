@@ -1,0 +1,200 @@
+/* residctl conformance: the conformance table on this kernel and on the
+ * simulated one, compared field by field. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "conformance.h"
+#include "report.h"
+
+static const char usage[] =
+	"usage: residctl conformance [CASE...] [--json FILE] [--verbose] | --list\n"
+	"  Runs each case of the conformance table (all when none is named): a\n"
+	"  sequence of seam calls (fill, UFFDIO_CONTINUE, UFFDIO_WAKE, punch,\n"
+	"  read(uffd), reads through mapping A, closing the uffd) on this kernel,\n"
+	"  in a memory cgroup of its own that is removed afterwards, and on the\n"
+	"  simulated kernel; after each step it compares the return value and\n"
+	"  errno, CONTINUE's mapped, the uffd messages, each page's state (hole,\n"
+	"  page cache, mapped in A), st_blocks, memory.stat shmem (within the\n"
+	"  kernel's flush lag) and what each reader read; at the end of a case,\n"
+	"  with the uffd closed, every page read through A. Prints one row per\n"
+	"  case and, where the sides differ, both values of each step that\n"
+	"  differs (--verbose: of every step). Needs root and userfaultfd.\n"
+	"  Exit 0 when every case agrees, 1 when one differs or could not run,\n"
+	"  2 on bad input or when the pager cannot run here.\n";
+
+static void errname(int64_t v, char *buf, size_t n)
+{
+	const char *e = v < 0 ? strerrorname_np((int)-v) : NULL;
+
+	if (e)
+		snprintf(buf, n, "-%s", e);
+	else
+		snprintf(buf, n, "%" PRId64, v);
+}
+
+static void obs_line(FILE *f, const char *side, const struct conf_obs *o)
+{
+	char rc[32], mapped[32];
+
+	errname(o->rc, rc, sizeof(rc));
+	errname(o->mapped, mapped, sizeof(mapped));
+	fprintf(f, "          %-5s rc %s, mapped %s, messages [%s], pages %s, "
+		"st_blocks %" PRIu64 ", shmem %+" PRId64 ", readers [%s]%s%s\n",
+		side, rc, mapped, o->msgs, o->pages, o->st_blocks, o->shmem,
+		o->readers, o->sweep[0] ? ", reads through A " : "", o->sweep);
+}
+
+static void obs_json(FILE *f, const struct conf_obs *o)
+{
+	fprintf(f, "{\"rc\": %" PRId64 ", \"mapped\": %" PRId64
+		", \"messages\": ", o->rc, o->mapped);
+	json_str(f, o->msgs);
+	fputs(", \"pages\": ", f);
+	json_str(f, o->pages);
+	fprintf(f, ", \"st_blocks\": %" PRIu64 ", \"shmem\": %" PRId64
+		", \"readers\": ", o->st_blocks, o->shmem);
+	json_str(f, o->readers);
+	fputs(", \"reads_through_a\": ", f);
+	json_str(f, o->sweep);
+	fputc('}', f);
+}
+
+/* The step an observation follows; past the table's steps, the end. */
+static const struct conf_step *step_of(const struct conf_case *c, int i)
+{
+	static const struct conf_step end = { C_END, 0, 0 };
+
+	return i < CONF_MAX_STEPS && c->steps[i].op != C_END ? &c->steps[i] :
+		&end;
+}
+
+/* Prints the case's row (and steps); returns 1 when the sides agree. */
+static int judge(const struct conf_case *c, const struct conf_run *lx,
+		 const struct conf_run *sim, uint64_t tol, int verbose)
+{
+	char diff[128], name[64];
+	int agree = !lx->error[0] && !sim->error[0] && lx->nobs == sim->nobs;
+
+	for (int i = 0; agree && i < lx->nobs; i++)
+		agree = !conf_diff(&lx->obs[i], &sim->obs[i], tol, diff,
+				   sizeof(diff));
+	printf("  %-5s %-24s %s\n", agree ? "agree" : "DIFF", c->name, c->what);
+	if (lx->error[0])
+		printf("        linux could not run it: %s\n", lx->error);
+	if (sim->error[0])
+		printf("        sim could not run it: %s\n", sim->error);
+	for (int i = 0; i < lx->nobs && i < sim->nobs; i++) {
+		if (!conf_diff(&lx->obs[i], &sim->obs[i], tol, diff,
+			       sizeof(diff)) && !verbose)
+			continue;
+		conf_step_name(step_of(c, i), name, sizeof(name));
+		printf("        step %d %s%s%s\n", i + 1, name,
+		       diff[0] ? ": differs in " : "", diff);
+		obs_line(stdout, "linux", &lx->obs[i]);
+		obs_line(stdout, "sim", &sim->obs[i]);
+	}
+	return agree;
+}
+
+static int write_json(const char *path, const struct conf_case *const *cs,
+		      int n, const struct conf_run *lx,
+		      const struct conf_run *sim, uint64_t tol)
+{
+	char tmp[4200], diff[128], name[64];
+	FILE *f = open_tmp(path, tmp, sizeof(tmp));
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"shmem_tolerance\": %" PRIu64 ",\n  \"cases\": [\n",
+		tol);
+	for (int i = 0; i < n; i++) {
+		fputs("    {\"name\": ", f);
+		json_str(f, cs[i]->name);
+		fputs(", \"linux_error\": ", f);
+		json_str(f, lx[i].error);
+		fputs(", \"sim_error\": ", f);
+		json_str(f, sim[i].error);
+		fputs(", \"steps\": [", f);
+		for (int s = 0; s < lx[i].nobs && s < sim[i].nobs; s++) {
+			conf_diff(&lx[i].obs[s], &sim[i].obs[s], tol, diff,
+				  sizeof(diff));
+			conf_step_name(step_of(cs[i], s), name, sizeof(name));
+			fprintf(f, "%s\n      {\"step\": ", s ? "," : "");
+			json_str(f, name);
+			fputs(", \"differs\": ", f);
+			json_str(f, diff);
+			fputs(", \"linux\": ", f);
+			obs_json(f, &lx[i].obs[s]);
+			fputs(", \"sim\": ", f);
+			obs_json(f, &sim[i].obs[s]);
+			fputc('}', f);
+		}
+		fprintf(f, "]}%s\n", i + 1 < n ? "," : "");
+	}
+	fputs("  ]\n}\n", f);
+	return close_tmp(f, tmp, path);
+}
+
+int cmd_conformance(int argc, char **argv)
+{
+	static struct conf_run lx[64], sim[64];
+	const struct conf_case *chosen[64];
+	const char *json = NULL;
+	int n = 0, verbose = 0, agree = 0;
+	uint64_t tol = 0;
+	char err[512];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--list")) {
+			for (int c = 0; c < conf_ncases; c++)
+				printf("%-24s %s\n", conf_cases[c].name,
+				       conf_cases[c].what);
+			return 0;
+		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+			verbose = 1;
+		} else if (!strcmp(a, "--json")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "residctl conformance: --json "
+					"needs a FILE\n");
+				return 2;
+			}
+			json = argv[++i];
+		} else if (a[0] == '-') {
+			fprintf(stderr, "residctl conformance: unknown option "
+				"'%s'; see residctl conformance --help\n", a);
+			return 2;
+		} else if (!(chosen[n] = conf_case_find(a)) || n == 63) {
+			fprintf(stderr, "residctl conformance: unknown case "
+				"'%s'; see residctl conformance --list\n", a);
+			return 2;
+		} else {
+			n++;
+		}
+	}
+	if (!n)
+		for (; n < conf_ncases; n++)
+			chosen[n] = &conf_cases[n];
+	if (conf_run_linux(chosen, n, lx, &tol, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl conformance: %s\n", err);
+		return 2;
+	}
+	if (conf_run_sim(chosen, n, sim, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl conformance: %s\n", err);
+		return 2;
+	}
+	printf("residctl conformance: this kernel against the simulated one, "
+	       "%d cases (memory.stat tolerance %" PRIu64 " bytes)\n", n, tol);
+	for (int i = 0; i < n; i++)
+		agree += judge(chosen[i], &lx[i], &sim[i], tol, verbose);
+	printf("total: %d agree, %d differ\n", agree, n - agree);
+	if (json && write_json(json, chosen, n, lx, sim, tol) < 0)
+		return 2;
+	return agree == n ? 0 : 1;
+}

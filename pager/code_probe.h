@@ -1,0 +1,81 @@
+/* Code probes (FoundationDB's CODE_PROBE): a named counter at a rare path of
+ * the pager, so that a campaign can show the path ran, not only that nothing
+ * failed. This list is the one place probes are named; `required` ones must
+ * be hit by the suite's campaigns (`make test`, residctl coverage). In the
+ * production library CODE_PROBE is nothing and no probe is compiled, as
+ * with the bug switches (bug_switch.h). */
+#ifndef RESID_CODE_PROBE_H
+#define RESID_CODE_PROBE_H
+
+#include <stdint.h>
+
+/* X(name, required, what happened) */
+#define RESID_CODE_PROBES(X)                                                  \
+	X(continue_partial, 1, "CONTINUE mapped part of the range (EAGAIN, "   \
+	  "mapped > 0); the fetch went on from where it stopped")              \
+	X(continue_eagain_none, 0, "CONTINUE returned EAGAIN with nothing "    \
+	  "mapped; tried again")                                               \
+	X(continue_eexist, 1, "CONTINUE found a page already mapped (EEXIST); " \
+	  "the fetch was abandoned with a wake")                               \
+	X(continue_error, 0, "CONTINUE failed otherwise (EFAULT, ...); the "   \
+	  "fetch was abandoned with a wake")                                   \
+	X(read_short, 1, "a backing read delivered fewer bytes than asked; "   \
+	  "the fill went on")                                                  \
+	X(read_retried, 1, "a backing read failed or returned nothing and was " \
+	  "tried again")                                                       \
+	X(read_eintr, 0, "a backing read was interrupted (EINTR)")            \
+	X(abandon_read_error, 1, "a fill exhausted its read retries; the "     \
+	  "fetch was abandoned with a punch, a release and a wake")            \
+	X(demand_infeasible, 1, "a demand fetch found no room in the budget "  \
+	  "and retried after a pause")                                         \
+	X(demand_gave_up, 0, "a demand fetch stayed infeasible past "          \
+	  "demand_retries and was abandoned with a wake")                      \
+	X(prefetch_declined, 1, "a prefetch found nothing it may evict; it "   \
+	  "backs off")                                                         \
+	X(prefetch_stale, 0, "a prefetch job found its target faulted, "       \
+	  "landed or backing off")                                             \
+	X(prefetch_spares_demand, 0, "a prefetch's eviction passed over a "    \
+	  "chunk demand-fetched since the last fault (livelock guard)")        \
+	X(retention_broken, 1, "a demand fetch broke the oldest retention pin " \
+	  "to make room")                                                      \
+	X(retention_rotated, 0, "a new prefetch target pushed the oldest "     \
+	  "retention pin out of the FIFO")                                     \
+	X(evict_ahead, 1, "evict-ahead made room for the predicted next chunk") \
+	X(evict_punch_failed, 0, "an eviction's punch failed; the chunk stayed " \
+	  "RESIDENT and the round gave up")                                    \
+	X(punch_retried, 1, "an abandoned fetch's punch failed and was tried " \
+	  "again")                                                             \
+	X(wake_retried, 1, "a UFFDIO_WAKE failed and was tried again")        \
+	X(watchdog_reset, 1, "the FETCHING watchdog reset an orphaned chunk "  \
+	  "and woke its waiters")                                              \
+	X(demand_job_stale, 1, "a demand job found its chunk no longer "       \
+	  "FETCHING (the watchdog had reset it)")                              \
+	X(uffd_read_eintr, 0, "read(uffd) was interrupted (EINTR)")           \
+	X(cgroup_read_retried, 1, "a cgroup file read failed (EIO, EINTR) and " \
+	  "was read again")                                                    \
+	X(cgroup_read_failed, 0, "a reconcile could not read memory.stat in "  \
+	  "8 tries and checked st_blocks only")
+
+enum code_probe {
+#define CP_ENUM(name, required, what) CP_##name,
+	RESID_CODE_PROBES(CP_ENUM)
+#undef CP_ENUM
+	CP_COUNT
+};
+
+#ifdef RESID_HARNESS
+/* Hits per probe since the process started; atomics, never a scheduling
+ * point, so a probe does not change a simulated schedule. */
+extern uint64_t resid_code_probes[CP_COUNT];
+#define CODE_PROBE(cond, name)                                             \
+	do {                                                               \
+		if (cond)                                                  \
+			__atomic_add_fetch(&resid_code_probes[CP_##name], 1, \
+					   __ATOMIC_RELAXED);              \
+	} while (0)
+#else
+/* sizeof: the condition is type-checked, never evaluated. */
+#define CODE_PROBE(cond, name) ((void)sizeof((cond) ? CP_##name : 0))
+#endif
+
+#endif
