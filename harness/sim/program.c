@@ -6,6 +6,7 @@
 #include "invariants.h"
 #include "program.h"
 #include "rng.h"
+#include "selfrace.h"
 
 #define CHUNK (16u << 10)
 
@@ -15,6 +16,7 @@ enum pattern {
 	PAT_RANDOM,    /* ops random pieces of random chunks */
 	PAT_ACCOUNT,   /* a scan, then the exact accounting check */
 	PAT_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
+	PAT_SELF_RACE, /* no pager: a counter bumped with no lock */
 };
 
 static const struct simprog progs[] = {
@@ -34,11 +36,14 @@ static const struct simprog progs[] = {
 	  2, 1, 4, PAT_RANDOM, 1, 1, 0, 0 },
 	{ "self-deadlock", "harness self-test: a lock-order inversion that "
 	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0, 0 },
+	{ "self-race", "harness self-test: an unannotated lost update that "
+	  "only the simulation build (make simx) can find", 2, 0, 0, 0, 0, 2,
+	  PAT_SELF_RACE, 0, 0, 0, 0 },
 };
 
 const struct simprog *const simprogs[] = {
 	&progs[0], &progs[1], &progs[2], &progs[3], &progs[4], &progs[5],
-	&progs[6],
+	&progs[6], &progs[7],
 };
 const int nsimprogs = sizeof(simprogs) / sizeof(simprogs[0]);
 
@@ -59,6 +64,7 @@ struct run {
 	struct resid_region *r;
 	struct sim_outcome *out;
 	resid_mutex m[2];
+	uint64_t counter;
 };
 
 struct app {
@@ -134,6 +140,40 @@ static void selftest_main(void *arg)
 	k->unlock(k->ctx, first);
 }
 
+/* Two threads bump one counter, no lock, no annotation: a lost update
+ * only a scheduling point between a bump's read and its write can make.
+ * Between bumps each does other work under a lock of its own, a
+ * scheduling point that protects nothing shared. */
+static void selfrace_main(void *arg)
+{
+	struct app *a = arg;
+	const struct resid_seam *k = sim_seam(a->run->s);
+
+	for (uint32_t i = 0; i < a->run->ops; i++) {
+		k->lock(k->ctx, &a->run->m[a->id]);
+		k->unlock(k->ctx, &a->run->m[a->id]);
+		selfrace_bump(&a->run->counter);
+	}
+}
+
+static void selfrace_run(struct run *run, struct app *apps)
+{
+	const struct resid_seam *k = sim_seam(run->s);
+	uint64_t want = (uint64_t)run->p->threads * run->ops;
+
+	k->mutex_init(k->ctx, &run->m[0]);
+	k->mutex_init(k->ctx, &run->m[1]);
+	for (uint32_t t = 0; t < run->p->threads; t++) {
+		apps[t] = (struct app){ run, t };
+		sim_spawn(run->s, selfrace_main, &apps[t], "self");
+	}
+	sim_join_apps(run->s);
+	if (run->counter != want)
+		sim_fail(run->s, "lost update: the counter holds %" PRIu64
+			 " after %" PRIu64 " unlocked bumps", run->counter,
+			 want);
+}
+
 static void check_accounting(struct run *run)
 {
 	struct resid_accounting acc;
@@ -164,6 +204,10 @@ static void main_thread(void *arg)
 			sim_spawn(run->s, selftest_main, &apps[t], "self");
 		}
 		sim_join_apps(run->s);
+		return;
+	}
+	if (p->pattern == PAT_SELF_RACE) {
+		selfrace_run(run, apps);
 		return;
 	}
 	run->r = resid_open(&run->cfg, err);

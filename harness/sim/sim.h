@@ -88,6 +88,10 @@ void sim_join_apps(struct sim *s);
 void sim_read(struct sim *s, const void *addr, void *dst, size_t len);
 /* A scheduling point for an annotated shared access outside the seam. */
 void sim_point(struct sim *s, const char *what);
+/* The build, for replay lines: "+simx" when plain memory accesses are
+ * scheduling points (make simx, harness/sim/access.c), else "". A line
+ * replays only in the build that printed it. */
+const char *sim_build(void);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)
