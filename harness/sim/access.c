@@ -1,9 +1,10 @@
 /* The scheduler's eyes on plain memory (SPEC §4). The simulation build
  * (`make simx`) compiles the pager's files with clang's -fsanitize=thread,
  * which puts a call before every load and store, and links this file
- * instead of ThreadSanitizer's runtime. Each call is one question: is this access to
- * shared memory that no common lock protects? Then it is a scheduling
- * point, as if annotated by hand, and the strategy may switch there.
+ * instead of ThreadSanitizer's runtime. Each call is one question: is this
+ * access to shared memory that no common lock protects? Then it is a
+ * scheduling point, as if annotated by hand, and the strategy may switch
+ * there.
  *
  * "Unprotected" is Eraser's lockset rule (Savage et al., SOSP 1997), per
  * 8-byte granule: memory one thread alone has touched is its own (so what
@@ -181,43 +182,37 @@ void __tsan_func_exit(void) {}
 /* Atomics, as the instrumentation rewrites them: done for real (the same
  * binary runs the pager on real threads too), always sequentially
  * consistent, which is at least as strong as any order asked for. */
-#define ATOMICS(n, T)                                                      \
-	T __tsan_atomic##n##_load(const volatile T *a, __tsan_memory_order mo) \
-	{                                                                  \
-		(void)mo;                                                  \
-		return __atomic_load_n(a, __ATOMIC_SEQ_CST);               \
-	}                                                                  \
-	void __tsan_atomic##n##_store(volatile T *a, T v,                  \
-				      __tsan_memory_order mo)              \
-	{                                                                  \
-		(void)mo;                                                  \
-		__atomic_store_n(a, v, __ATOMIC_SEQ_CST);                  \
-	}                                                                  \
-	T __tsan_atomic##n##_exchange(volatile T *a, T v,                  \
-				      __tsan_memory_order mo)              \
-	{                                                                  \
-		(void)mo;                                                  \
-		return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);        \
-	}                                                                  \
-	T __tsan_atomic##n##_fetch_add(volatile T *a, T v,                 \
-				       __tsan_memory_order mo)             \
-	{                                                                  \
-		(void)mo;                                                  \
-		return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);         \
-	}                                                                  \
-	T __tsan_atomic##n##_fetch_sub(volatile T *a, T v,                 \
-				       __tsan_memory_order mo)             \
-	{                                                                  \
-		(void)mo;                                                  \
-		return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);         \
-	}                                                                  \
-	int __tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, \
-			T v, __tsan_memory_order mo, __tsan_memory_order f) \
-	{                                                                  \
-		(void)mo;                                                  \
-		(void)f;                                                   \
-		return __atomic_compare_exchange_n(a, c, v, 0,             \
-			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);               \
+#define SC __ATOMIC_SEQ_CST
+#define RMW(n, T, op, builtin)                                          \
+	T __tsan_atomic##n##_##op(volatile T *a, T v,                   \
+				  __tsan_memory_order mo)               \
+	{                                                               \
+		(void)mo;                                               \
+		return builtin(a, v, SC);                               \
+	}
+#define ATOMICS(n, T)                                                   \
+	T __tsan_atomic##n##_load(const volatile T *a,                  \
+				  __tsan_memory_order mo)               \
+	{                                                               \
+		(void)mo;                                               \
+		return __atomic_load_n(a, SC);                          \
+	}                                                               \
+	void __tsan_atomic##n##_store(volatile T *a, T v,               \
+				      __tsan_memory_order mo)           \
+	{                                                               \
+		(void)mo;                                               \
+		__atomic_store_n(a, v, SC);                             \
+	}                                                               \
+	RMW(n, T, exchange, __atomic_exchange_n)                        \
+	RMW(n, T, fetch_add, __atomic_fetch_add)                        \
+	RMW(n, T, fetch_sub, __atomic_fetch_sub)                        \
+	int __tsan_atomic##n##_compare_exchange_strong(volatile T *a,   \
+			T *c, T v, __tsan_memory_order mo,              \
+			__tsan_memory_order fail)                       \
+	{                                                               \
+		(void)mo;                                               \
+		(void)fail;                                             \
+		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC); \
 	}
 ATOMICS(8, __tsan_atomic8)
 ATOMICS(16, __tsan_atomic16)
