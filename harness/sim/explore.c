@@ -523,8 +523,9 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 	snprintf(here, sizeof(here), "%s%s", RESID_REV, sim_build());
 	if (strcmp(rev, here)) {
 		snprintf(err, n, "replay line is from build %s, this is %s: "
-			 "check out %s and rebuild (a +simx line replays in "
-			 "build/simx/residctl)", rev, here, rev);
+			 "replay it in the build that printed it (check out "
+			 "its revision and rebuild; a +simx line needs make "
+			 "simx and build/simx/residctl)", rev, here);
 		return -1;
 	}
 	rp->p = simprog_find(id);
