@@ -134,7 +134,7 @@ static int unprotected(struct sim *s, uint16_t me, uintptr_t addr, int write)
 
 	if (g->state == G_OWN) {
 		g->nlocks = nheld;
-		memcpy(g->locks, held, sizeof(held));
+		memcpy(g->locks, held, nheld * sizeof(*held));
 		g->state = write ? G_SHARED_MOD : G_SHARED;
 	} else {
 		intersect(g, held, nheld);
