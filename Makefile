@@ -2,6 +2,7 @@
 #   make gate    the T-1..T-7 gate (README's first command)
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
+#   make simx    the tool whose simulation preempts at unlocked accesses
 #   make deps    installs missing Debian packages
 #   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
@@ -16,8 +17,10 @@ HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
 
 B := build
 
+# The simulation build's runtime for the instrumentation (make simx only).
+ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
-TOOL_SRC := $(filter-out harness/tests/%,$(wildcard harness/*.c harness/*/*.c storms/*.c))
+TOOL_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c storms/*.c))
 TEST_SRC := $(wildcard harness/tests/*.c)
 
 PROD_OBJ := $(CORE_SRC:%.c=$(B)/prod/%.o)
@@ -63,6 +66,53 @@ $(B)/tsan/unit-tests: $(TSAN_TEST_OBJ) $(filter-out $(B)/tsan/harness/main.o,$(T
 	clang -fsanitize=thread -o $@ $^ -lcunit $(HLIBS)
 
 tsan: $(B)/tsan/residctl $(B)/tsan/unit-tests
+
+# The simulation build (docs/simulation.md): the pager and the self-test's
+# counter compiled by clang with -fsanitize=thread's instrumentation of
+# every load and store, linked not with ThreadSanitizer but with
+# harness/sim/access.c, which makes each unprotected shared access a
+# scheduling point. The rest is the harness build's objects.
+SIMX_SRC := $(wildcard pager/*.c) harness/sim/selfrace.c
+SIMX_OBJ := $(SIMX_SRC:%.c=$(B)/simx/%.o) $(B)/simx/access.o \
+	$(filter-out $(SIMX_SRC:%.c=$(B)/h/%.o),$(TOOL_OBJ) $(HCORE_OBJ))
+
+$(B)/simx/%.o: %.c | $(B)/rev.h
+	@mkdir -p $(dir $@)
+	@echo "  CC [x] $<"
+	@clang $(WARN) $(CFLAGS) -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+$(B)/simx/access.o: $(ACCESS_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  CC [x] $<"
+	@clang $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+$(B)/simx/residctl: $(SIMX_OBJ)
+	clang $(CFLAGS) -o $@ $^ $(HLIBS)
+
+# The pager mutant of the simulation build's test (ci/sim.sh), linked into
+# both builds: the plain simulation passes it, the simulation build may not.
+MUT := $(B)/mutant
+MUT_PATCH := ci/mutants/unlocked-reserve.patch
+
+$(MUT)/pager/budget.c: pager/budget.c $(MUT_PATCH)
+	@mkdir -p $(dir $@)
+	@patch -s -o $@ pager/budget.c $(MUT_PATCH)
+
+$(MUT)/h/budget.o: $(MUT)/pager/budget.c | $(B)/rev.h
+	@mkdir -p $(dir $@)
+	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+$(MUT)/simx/budget.o: $(MUT)/pager/budget.c | $(B)/rev.h
+	@mkdir -p $(dir $@)
+	@clang $(WARN) $(CFLAGS) -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+
+$(MUT)/plain-residctl: $(MUT)/h/budget.o $(filter-out $(B)/h/pager/budget.o,$(TOOL_OBJ) $(HCORE_OBJ))
+	$(CC) $(CFLAGS) -o $@ $^ $(HLIBS)
+
+$(MUT)/simx-residctl: $(MUT)/simx/budget.o $(filter-out $(B)/simx/pager/budget.o,$(SIMX_OBJ))
+	clang $(CFLAGS) -o $@ $^ $(HLIBS)
+
+simx: $(B)/simx/residctl $(MUT)/plain-residctl $(MUT)/simx-residctl
 
 # One relocatable object whose only global symbols are resid_*: the pager's
 # internal names (ring_push, wake_range, ...) cannot collide with a user's.
@@ -114,5 +164,5 @@ test:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan clean install FORCE
+.PHONY: all deps gate test tsan simx clean install FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The simulated kernel under the deterministic scheduler: the gate's
 # scenarios for a fixed budget of schedules (no failure allowed), and the
-# harness's self-test: a planted lock-order inversion must be found, shrunk,
-# and its replay line must reproduce it 10 times out of 10 with the same
-# event log.
+# harness's self-tests: a planted lock-order inversion, and in the
+# simulation build (make simx) an unannotated lost update and a pager
+# mutant, must be found, shrunk, and their replay lines must reproduce them
+# 10 times out of 10 with the same event log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=build/residctl
@@ -23,27 +24,74 @@ if $R explore self-deadlock --strategy dfs:1 >/dev/null; then
 	exit 1
 fi
 
-out=$($R explore self-deadlock --strategy pct:3 --schedules 200 --seed 1)
-rc=$?
-echo "$out"
-if [ "$rc" -ne 1 ] || ! grep -q "deadlock" <<<"$out"; then
-	echo "sim self-test: the planted deadlock was not found (exit $rc)" >&2
-	exit 1
-fi
-line=$(sed -n "s/^  replay: residctl replay '\(.*\)'$/\1/p" <<<"$out")
-first=""
-for i in $(seq 10); do
-	r=$($R replay "$line")
+# A failure's replay line, run 10 times: the same failure, one event log.
+# $1: the tool, $2: the line, $3: what the failure says.
+replays_ten() {
+	local first="" i r rc hash
+	for i in $(seq 10); do
+		r=$($1 replay "$2")
+		rc=$?
+		hash=$(sed -n 's/.*event log \([0-9a-f]*\).*/\1/p' <<<"$r")
+		if [ "$rc" -ne 1 ] || ! grep -q "$3" <<<"$r"; then
+			echo "sim self-test: replay $i did not reproduce the $3" >&2
+			return 1
+		fi
+		[ -z "$first" ] && first=$hash
+		if [ "$hash" != "$first" ]; then
+			echo "sim self-test: replay $i gave event log $hash, not $first" >&2
+			return 1
+		fi
+	done
+	echo "sim self-test: $3 replayed 10/10 with event log $first"
+}
+
+# A campaign that must fail with $3: prints it, then replays its line.
+# $1: the tool, $2: the explore arguments.
+must_find() {
+	local out rc line
+	out=$($1 explore $2)
 	rc=$?
-	hash=$(sed -n 's/.*event log \([0-9a-f]*\).*/\1/p' <<<"$r")
-	if [ "$rc" -ne 1 ] || ! grep -q "deadlock" <<<"$r"; then
-		echo "sim self-test: replay $i did not reproduce the deadlock" >&2
-		exit 1
+	echo "$out"
+	if [ "$rc" -ne 1 ] || ! grep -q "$3" <<<"$out"; then
+		echo "sim self-test: $1 explore $2 did not find the $3 (exit $rc)" >&2
+		return 1
 	fi
-	[ -z "$first" ] && first=$hash
-	if [ "$hash" != "$first" ]; then
-		echo "sim self-test: replay $i gave event log $hash, not $first" >&2
+	line=$(sed -n "s/^  replay: residctl replay '\(.*\)'$/\1/p" <<<"$out")
+	replays_ten "$1" "$line" "$3"
+}
+
+must_find $R "self-deadlock --strategy pct:3 --schedules 200 --seed 1" \
+	deadlock || exit 1
+
+# The simulation build (make simx): the pager's plain loads and stores,
+# instrumented by the compiler, are scheduling points where no common lock
+# protects them. The gate's scenarios still pass there.
+X=build/simx/residctl
+make -s simx || exit 1
+$X check --sim --schedules $((schedules / 2)) || exit 1
+# An unannotated lost update: no schedule of the plain build can split the
+# read from the write (the search at 3 preemptions is exhaustive); the
+# simulation build needs two preemptions (start the second thread first,
+# switch back between its read and write).
+for b in "$R dfs:3" "$X dfs:1"; do
+	if ! ${b% *} explore self-race --strategy ${b#* } >/dev/null; then
+		echo "sim self-test: ${b% *} explore self-race --strategy ${b#* } found a lost update it cannot reach" >&2
 		exit 1
 	fi
 done
-echo "sim self-test: deadlock found, replayed 10/10 with event log $first"
+if $X explore self-race --strategy dfs:2 >/dev/null; then
+	echo "sim self-test: $X missed the lost update at dfs:2" >&2
+	exit 1
+fi
+must_find $X "self-race --strategy pct:3 --schedules 2000 --seed 1" \
+	"lost update" || exit 1
+# A pager mutant (ci/mutants/unlocked-reserve.patch): the reservation
+# taken after the budget lock is dropped. The plain simulation passes it;
+# the simulation build finds the budget overrun.
+M=build/mutant
+$M/plain-residctl check --sim T-3 T-6 --schedules "$schedules" >/dev/null || {
+	echo "sim self-test: the plain simulation now catches the unlocked reservation; pick a mutant it misses" >&2
+	exit 1
+}
+must_find $M/simx-residctl "T-6 --strategy pct:3 --schedules 300 --seed 1" \
+	"I-11" || exit 1

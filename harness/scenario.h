@@ -45,6 +45,7 @@ enum sim_pattern {
 	READ_RANDOM,       /* `ops` random pieces of random chunks */
 	READ_ACCOUNT,      /* a scan, then st_blocks against the pager, exact */
 	READ_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
+	READ_SELF_RACE,     /* no pager: a counter bumped with no lock */
 };
 
 /* A scenario sized down for the simulated kernel: the real pager on a few

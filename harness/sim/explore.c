@@ -484,9 +484,9 @@ char *replay_encode(const struct replay *rp)
 	else
 		snprintf(strat, sizeof(strat), "random");
 	bugs_format(rp->bugs, bugs, sizeof(bugs));
-	len = (size_t)snprintf(s, cap, "rc2/%s/%s/%s/%" PRIu64 "/%s/%u/",
-			       RESID_REV, rp->p->id, strat, rp->seed, bugs,
-			       rp->ops);
+	len = (size_t)snprintf(s, cap, "rc2/%s%s/%s/%s/%" PRIu64 "/%s/%u/",
+			       RESID_REV, sim_build(), rp->p->id, strat,
+			       rp->seed, bugs, rp->ops);
 	/* Run-length: "thread*count" or "thread", dot-separated. */
 	for (size_t i = 0; i < rp->nschedule;) {
 		size_t j = i;
@@ -523,9 +523,14 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 			   "BUGS/OPS/SCHEDULE");
 	if (bugs_parse(bugs, &rp->bugs, why, sizeof(why)) < 0)
 		return bad(err, n, why);
-	if (strcmp(rev, RESID_REV)) {
+	char here[80];
+
+	snprintf(here, sizeof(here), "%s%s", RESID_REV, sim_build());
+	if (strcmp(rev, here)) {
 		snprintf(err, n, "replay line is from build %s, this is %s: "
-			 "check out %s and rebuild", rev, RESID_REV, rev);
+			 "replay it in the build that printed it (check out "
+			 "its revision and rebuild; a +simx line needs make "
+			 "simx and build/simx/residctl)", rev, here);
 		return -1;
 	}
 	rp->p = simprog_find(id);

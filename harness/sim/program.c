@@ -7,6 +7,7 @@
 #include "program.h"
 #include "read_check.h"
 #include "rng.h"
+#include "selfrace.h"
 
 const struct scenario *simprog_find(const char *id)
 {
@@ -25,6 +26,7 @@ struct run {
 	struct resid_region *r;
 	struct sim_outcome *out;
 	resid_mutex m[2];
+	uint64_t counter;
 };
 
 struct app {
@@ -112,6 +114,40 @@ static void selftest_main(void *arg)
 	k->unlock(k->ctx, first);
 }
 
+/* Two threads bump one counter, no lock, no annotation: a lost update
+ * only a scheduling point between a bump's read and its write can make.
+ * Between bumps each does other work under a lock of its own, a
+ * scheduling point that protects nothing shared. */
+static void selfrace_main(void *arg)
+{
+	struct app *a = arg;
+	const struct resid_seam *k = sim_seam(a->run->s);
+
+	for (uint32_t i = 0; i < a->run->ops; i++) {
+		k->lock(k->ctx, &a->run->m[a->id]);
+		k->unlock(k->ctx, &a->run->m[a->id]);
+		selfrace_bump(&a->run->counter);
+	}
+}
+
+static void selfrace_run(struct run *run, struct app *apps)
+{
+	const struct resid_seam *k = sim_seam(run->s);
+	uint64_t want = (uint64_t)run->p->sim->threads * run->ops;
+
+	k->mutex_init(k->ctx, &run->m[0]);
+	k->mutex_init(k->ctx, &run->m[1]);
+	for (uint32_t t = 0; t < run->p->sim->threads; t++) {
+		apps[t] = (struct app){ run, t };
+		sim_spawn(run->s, selfrace_main, &apps[t], "self");
+	}
+	sim_join_apps(run->s);
+	if (run->counter != want)
+		sim_fail(run->s, "lost update: the counter holds %" PRIu64
+			 " after %" PRIu64 " unlocked bumps", run->counter,
+			 want);
+}
+
 static void check_accounting(struct run *run)
 {
 	struct resid_accounting acc;
@@ -142,6 +178,10 @@ static void main_thread(void *arg)
 			sim_spawn(run->s, selftest_main, &apps[t], "self");
 		}
 		sim_join_apps(run->s);
+		return;
+	}
+	if (p->pattern == READ_SELF_RACE) {
+		selfrace_run(run, apps);
 		return;
 	}
 	run->r = resid_open(&run->cfg, err);

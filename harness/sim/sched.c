@@ -908,12 +908,16 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	t->arg = arg;
 	s->main_fiber = fiber_current();
 	s->cur = t;
+	if (sim_access_attach)
+		sim_access_attach(s);
 	fiber_switch(t->fiber);
 	if (swapcontext(&s->main_uc, &t->uc) < 0) {
 		perror("sim: swapcontext");
 		abort();
 	}
 	s->cur = NULL;
+	if (sim_access_attach)
+		sim_access_attach(NULL);
 	return s->verdict;
 }
 
@@ -936,6 +940,11 @@ void sim_join_apps(struct sim *s)
 	sched_point(s, OP_JOIN_APPS, 0);
 	while (s->apps_alive)
 		sched_block(s, W_APPS, 0, 0, 0);
+}
+
+const char *sim_build(void)
+{
+	return sim_access_attach ? "+simx" : "";
 }
 
 void sim_fail(struct sim *s, const char *fmt, ...)

@@ -92,6 +92,10 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
  * and mapped in A. -1 when addr is not in a mapping A. */
 int sim_page_state(struct sim *s, const void *addr, int *in_cache,
 		   int *mapped);
+/* The build, for replay lines: "+simx" when plain memory accesses are
+ * scheduling points (make simx, harness/sim/access.c), else "". A line
+ * replays only in the build that printed it. */
+const char *sim_build(void);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)

@@ -183,6 +183,11 @@ void sched_cond_signal(void *ctx, resid_cond *c);
 void sched_cond_broadcast(void *ctx, resid_cond *c);
 void sched_yield_op(void *ctx, const char *what);
 
+/* access.c, linked in the simulation build only (`make simx`; weak, so
+ * NULL elsewhere): sim_run names the run whose plain memory accesses become
+ * scheduling points, and NULL when it ends. */
+void sim_access_attach(struct sim *s) __attribute__((weak));
+
 /* kernel.c, for sched.c */
 void kernel_destroy(struct sim *s);
 /* An address as an object of the log: memfd fd and offset in mapping A. */
