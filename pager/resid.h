@@ -86,6 +86,7 @@ struct resid_stats {
 	uint64_t io_errors, io_short, io_eintr, continue_eagain, continue_errors;
 	uint64_t wake_errors, punch_errors, uffd_eintr, cgroup_read_errors;
 	uint64_t watchdog_resets, reconciles, reconcile_failures;
+	uint64_t st_blocks_lag; /* st_blocks excesses a page count did not confirm */
 	uint64_t resident, reserved, budget;
 	uint64_t resident_max; /* highest `resident` ever seen (I-11) */
 	uint64_t latency_count, latency_sum_ns, latency_min_ns, latency_max_ns;
@@ -123,7 +124,9 @@ void resid_get_stats(struct resid_region *r, struct resid_stats *out);
  * in why. */
 struct resid_accounting {
 	uint64_t resident, reserved;
-	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512 */
+	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512, or the page
+				   * count where that disproved an excess */
+	uint64_t st_lag;          /* st_blocks*512 minus the page count then */
 	int have_cgroup;
 	uint64_t shmem;           /* memory.stat shmem of the region's cgroup */
 	uint64_t shmem_baseline;  /* shmem at region start (known overhead) */
