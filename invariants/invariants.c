@@ -141,6 +141,17 @@ int inv_accounting(const struct resid_accounting *a, char *why, size_t n)
 	return 0;
 }
 
+int inv_accounting_quiescent(uint64_t st_bytes, uint64_t resident,
+			     uint64_t reserved)
+{
+	if (st_bytes == resident && reserved == 0)
+		return 1;
+	inv_report(7, "at quiescence st_blocks*512 = %" PRIu64 ", resident %"
+		   PRIu64 ", reserved %" PRIu64 ": must be equal, nothing "
+		   "reserved", st_bytes, resident, reserved);
+	return 0;
+}
+
 int inv_no_thp(const char *smaps, const void *start)
 {
 	static const char *const keys[] = {

@@ -39,6 +39,9 @@ int inv_accounting(const struct resid_accounting *acc, char *why, size_t n);
 /* The same check without the report: a verdict for the caller to judge. */
 int inv_accounting_holds(const struct resid_accounting *acc, char *why,
 			 size_t n);
+/* I-7 at quiescence: no lag left, st_blocks equals resident exactly. */
+int inv_accounting_quiescent(uint64_t st_bytes, uint64_t resident,
+			     uint64_t reserved);
 /* I-9: in /proc/self/smaps text, the mapping that starts at `start` has no
  * huge pages (AnonHugePages, ShmemPmdMapped, FilePmdMapped all 0 kB).
  * Returns -1 when the mapping is not in the text. */

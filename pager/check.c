@@ -1,5 +1,5 @@
-/* End-of-run checks at quiescence: no huge pages (I-9), pins balance
- * (I-12), counters are conserved (I-14). Violations go to inv_report(). */
+/* End-of-run checks at quiescence: no huge pages (I-9), st_blocks exact
+ * (I-7), pins balance (I-12), counters are conserved (I-14). Violations go to inv_report(). */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -24,7 +24,7 @@ static int check_thp(struct resid_region *r)
 int resid_check_quiescent(struct resid_region *r)
 {
 	struct resid_stats s;
-	uint64_t fetched = 0;
+	uint64_t fetched = 0, blocks = 0;
 	int bad = 0;
 
 	resid_quiesce(r);
@@ -37,6 +37,9 @@ int resid_check_quiescent(struct resid_region *r)
 		bad += !inv_pin(i, c->pin - (c->retained ? 1 : 0), 1);
 		fetched += c->fetched * c->len;
 	}
+	if (K(r, fstat_blocks, r->memfd, &blocks) == 0)
+		bad += !inv_accounting_quiescent(blocks * 512, r->resident,
+						 r->reserved);
 	K(r, unlock, &r->budget_lock);
 	stats_snapshot(r, &s);
 	bad += !inv_conservation(&s, fetched);

@@ -27,7 +27,9 @@ void resid_harness_init(struct resid_harness *h);
  * in why. */
 struct resid_accounting {
 	uint64_t resident, reserved;
-	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512 */
+	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512, or the page
+				   * count where that disproved an excess */
+	uint64_t st_lag;          /* st_blocks*512 minus the page count then */
 	int have_cgroup;
 	uint64_t shmem;           /* memory.stat shmem of the region's cgroup */
 	uint64_t shmem_baseline;  /* shmem at region start (known overhead) */

@@ -26,7 +26,7 @@
 static const char usage[] =
 	"usage: residctl storm [--duration SECONDS] [--round SECONDS] [--seed N]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
-	"                      [--only ROUND_SEED] [--bug N[,N..]]\n"
+	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
 	"  1 ms FETCHING time-out drawn per round) until\n"
@@ -38,13 +38,15 @@ static const char usage[] =
 	"  writes it. Exit 0 when every round passed, 1 when one failed, 2 on\n"
 	"  bad input. Ctrl-C ends with the summary so far. A failed round prints\n"
 	"  the line that reruns it alone (--only ROUND_SEED). --bug switches a\n"
-	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). The summary and\n"
-	"  the JSON name the code probes (rare paths) the rounds hit and missed.\n";
+	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). --chunk fixes\n"
+	"  the chunk size of every round (a multiple of 4K up to 8M). The summary\n"
+	"  and the JSON name the code probes (rare paths) the rounds hit and\n"
+	"  missed.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
-	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs;
+	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -71,7 +73,9 @@ static void on_int(int sig)
 	storm_stop = 1;
 }
 
-static void draw(uint64_t seed, double seconds, struct storm_config *c)
+/* chunk: the chunk size of every round, 0 to draw it. */
+static void draw(uint64_t seed, double seconds, uint64_t chunk,
+		 struct storm_config *c)
 {
 	static const uint64_t chunks[] = { 0, 64 << 10, 256 << 10, 1 << 20,
 					   2 << 20, 4 << 20 };
@@ -95,6 +99,8 @@ static void draw(uint64_t seed, double seconds, struct storm_config *c)
 	 * time-out, so the watchdog resets fetches still queued. */
 	c->evict_ahead = (int)rng_below(&rng, 2);
 	c->fetching_timeout_ms = rng_below(&rng, 4) ? 0 : 1;
+	if (chunk)
+		c->chunk_size = chunk;
 }
 
 static void progress(void *arg, double elapsed)
@@ -123,6 +129,7 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->evictions += r->stats.evictions;
 	t->fetches += r->stats.fetches;
 	t->hangs += (uint64_t)r->hung;
+	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
 	if (r->worst_touch_ns > t->worst_touch_ns)
@@ -148,6 +155,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		t->evictions);
 	fprintf(f, "  worst fetch latency %.3f ms, worst read %.3f ms\n",
 		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
+	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
+		"\n", t->st_lag);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
@@ -179,12 +188,13 @@ static int write_json(const char *path, const struct run *run,
 		PRIu64 ",\n  \"dedup_fetching\": %" PRIu64
 		",\n  \"dedup_resident\": %" PRIu64 ",\n  \"fetches\": %" PRIu64
 		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
-		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
+		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
-		t->hangs ? "fired" : "quiet");
+		t->st_lag, t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
@@ -218,12 +228,14 @@ int cmd_storm(int argc, char **argv)
 		CLI_VALUE("fault", 'f'),
 		CLI_VALUE("only", 'o'),
 		CLI_VALUE("json", 'j'),
+		CLI_VALUE("chunk", 'c'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
 			 .argv = argv, .opts = opts, .operands = 0 };
+	uint64_t chunk = 0;
 	const char *json = NULL, *v;
-	char err[1024], faults[1024] = "";
+	char err[1024], faults[1024] = "", chunk_opt[32] = "";
 	size_t flen = 0;
 	struct probe p;
 	int opt;
@@ -280,6 +292,16 @@ int cmd_storm(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'c':
+			if (cli_bytes(v, &chunk) || !chunk || chunk % RESID_PAGE ||
+			    chunk > (8u << 20)) {
+				fprintf(stderr, "residctl storm: bad chunk size "
+					"'%s'; give a multiple of 4K up to 8M\n",
+					v);
+				return 2;
+			}
+			snprintf(chunk_opt, sizeof(chunk_opt), " --chunk %s", v);
+			break;
 		case 'j':
 			json = v;
 			break;
@@ -314,7 +336,7 @@ int cmd_storm(int argc, char **argv)
 		double left = (double)duration - (now_s() - run.start);
 
 		draw(only ? only : rng_next(&rng),
-		     left < (double)round ? left : (double)round, &c);
+		     left < (double)round ? left : (double)round, chunk, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
 		if (storm_run(&c, &r) < 0) {
@@ -335,9 +357,10 @@ int cmd_storm(int argc, char **argv)
 			run.t.failed++;
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
 				"%s\n  rerun: residctl storm --only %" PRIu64
-				" --round %.0f --duration %.0f%s%s%s\n",
+				" --round %.0f --duration %.0f%s%s%s%s\n",
 				run.tty ? "\n" : "", run.t.rounds, r.message,
-				line, c.seed, c.seconds, c.seconds + 1, faults,
+				line, c.seed, c.seconds, c.seconds + 1,
+				chunk_opt, faults,
 				bugs_enabled() ? " --bug " : "",
 				bugs_enabled() ? bugs : "");
 		}

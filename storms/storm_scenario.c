@@ -44,6 +44,7 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	scen_count(res, "prefetches", sr->stats.prefetch_jobs);
 	scen_count(res, "dedup_fetching", sr->stats.dedup_fetching);
 	scen_count(res, "dedup_resident", sr->stats.dedup_resident);
+	scen_count(res, "st_blocks_lag", sr->stats.st_blocks_lag);
 	if (!storm_passed(sr)) {
 		storm_describe(c, line, sizeof(line));
 		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :

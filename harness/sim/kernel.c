@@ -676,6 +676,19 @@ static int k_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
 	return 0;
 }
 
+static int k_memfd_present(void *ctx, int fd, uint64_t *bytes)
+{
+	struct sim *s = ctx;
+	struct sim_memfd *mf;
+
+	sched_point(s, OP_FSTAT, (uint64_t)fd);
+	mf = memfd_of(s, fd);
+	if (!mf)
+		return -EBADF;
+	*bytes = mf->npresent * SIM_PAGE;
+	return 0;
+}
+
 /* PROT_READ is mapping A, PROT_READ|PROT_WRITE mapping B: one of each. */
 static int k_map(void *ctx, int fd, uint64_t len, int prot, void **out)
 {
@@ -945,6 +958,7 @@ const struct resid_seam sim_seam_ops = {
 	.ftruncate = k_ftruncate,
 	.punch = k_punch,
 	.fstat_blocks = k_fstat_blocks,
+	.memfd_present = k_memfd_present,
 	.map = k_map,
 	.unmap = k_unmap,
 	.nohugepage = k_nohugepage,

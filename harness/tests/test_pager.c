@@ -1,6 +1,7 @@
 /* The pager on the real kernel, with kernel behaviour bent through a seam
  * that wraps the Linux one: short reads, EIO, partial CONTINUE must still
- * serve every byte right; a punch that frees nothing must trip I-7. */
+ * serve every byte right; a punch that frees nothing must trip I-7, and an
+ * st_blocks that lowers late after a punch (SPEC §2.6) must not. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +18,8 @@ static struct resid_seam bent;
 static struct cg_scope scope;
 static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
-static int evict_ahead;
+static int evict_ahead, late_blocks, stuck_blocks;
+static uint64_t lag_pending;
 static unsigned long reads;
 static uint64_t violations;
 
@@ -51,7 +53,21 @@ static int bent_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 {
 	if (lost_punch)
 		return 0;
+	if (late_blocks)
+		__atomic_store_n(&lag_pending, len / 512, __ATOMIC_RELAXED);
 	return resid_seam_linux.punch(ctx, fd, off, len);
+}
+
+/* late_blocks: the first fstat after a punch still counts the punched
+ * pages; stuck_blocks: one page too many, always. */
+static int bent_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
+{
+	int rc = resid_seam_linux.fstat_blocks(ctx, fd, blocks);
+
+	if (rc == 0)
+		*blocks += __atomic_exchange_n(&lag_pending, 0, __ATOMIC_RELAXED) +
+			   (stuck_blocks ? 4096 / 512 : 0);
+	return rc;
 }
 
 static void count(int id, const char *msg, void *arg)
@@ -107,7 +123,7 @@ static uint64_t scan(struct resid_stats *s)
 	resid_close(r);
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
-	evict_ahead = 0;
+	evict_ahead = late_blocks = stuck_blocks = 0;
 	return bad;
 }
 
@@ -190,6 +206,29 @@ static void lost_punch_trips_reconcile(void)
 	CU_ASSERT(s.reconcile_failures > 0);
 }
 
+static void late_st_blocks_is_lag(void)
+{
+	struct resid_stats s;
+
+	late_blocks = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.st_blocks_lag > 0);
+	CU_ASSERT_EQUAL(s.reconcile_failures, 0);
+}
+
+/* The page count excuses an excess while the pager runs; at quiescence
+ * st_blocks must be exact. */
+static void stuck_st_blocks_trips_quiescence(void)
+{
+	struct resid_stats s;
+
+	stuck_blocks = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT(s.st_blocks_lag > 0);
+	CU_ASSERT(violations > 0);
+}
+
 /* Its own memory cgroup, as the gate's scenarios have: memory.stat of a
  * shared cgroup counts other processes' shmem too. Without root, the
  * process's own cgroup (the check can then see others' pages). */
@@ -210,6 +249,7 @@ static int setup(void)
 	bent.backing_pread = bent_pread;
 	bent.uffd_continue = bent_continue;
 	bent.punch = bent_punch;
+	bent.fstat_blocks = bent_fstat_blocks;
 	return 0;
 }
 
@@ -233,4 +273,8 @@ void suite_pager(void)
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
 		    lost_punch_trips_reconcile);
+	CU_add_test(s, "st_blocks lowered late after a punch is lag, not I-7",
+		    late_st_blocks_is_lag);
+	CU_add_test(s, "st_blocks not exact at quiescence trips I-7",
+		    stuck_st_blocks_trips_quiescence);
 }

@@ -163,6 +163,23 @@ static int lx_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
 	return 0;
 }
 
+static int lx_memfd_present(void *ctx, int fd, uint64_t *bytes)
+{
+	(void)ctx;
+	off_t data, hole = 0;
+
+	*bytes = 0;
+	for (;;) {
+		data = lseek(fd, hole, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? 0 : -errno;
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		*bytes += (uint64_t)(hole - data);
+	}
+}
+
 static int lx_map(void *ctx, int fd, uint64_t len, int prot, void **out)
 {
 	(void)ctx;
@@ -400,6 +417,7 @@ const struct resid_seam resid_seam_linux = {
 	.ftruncate = lx_ftruncate,
 	.punch = lx_punch,
 	.fstat_blocks = lx_fstat_blocks,
+	.memfd_present = lx_memfd_present,
 	.map = lx_map,
 	.unmap = lx_unmap,
 	.nohugepage = lx_nohugepage,
