@@ -12,18 +12,27 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "layout.h"
 #include "resid.h"
 
 static const char usage[] =
 	"usage: residctl verify (FILE | --synthetic BYTES) [--chunk BYTES]\n"
 	"                       [--budget BYTES] [--policy lru|learned|declared]\n"
 	"                       [--passes N] [--prefetch N] [--workers N] [--seed N]\n"
-	"                       [--region BYTES]\n"
+	"                       [--region BYTES] [--table LAYOUT]\n"
 	"  Reads the region through the pager, chunk by chunk in order, for N\n"
 	"  passes (default 2), and compares every byte with pread of FILE (or the\n"
 	"  synthetic content). BYTES take K, M or G. --region maps that many\n"
 	"  bytes (default: the whole file). Defaults: --chunk 2M,\n"
-	"  --budget a quarter of the region (at least one chunk).\n"
+	"  --budget a quarter of the region (at least the largest chunk).\n"
+	"  --table reads layer by layer instead: LAYOUT is a text file of\n"
+	"  'offset length' lines (one layer each, in file order, decimal or 0x\n"
+	"  hex, '#' comments) or a safetensors file (tensors grouped into layers\n"
+	"  by their model.layers.<n>. prefix; FILE itself, for a model). Chunks\n"
+	"  start at the page floor of each layer's first byte (chunk 0 at 0);\n"
+	"  the region ends with the last layer. Each layer's own chunk is\n"
+	"  announced before the layer is read, and every byte of the region is\n"
+	"  checked (those before the next layer go with the layer).\n"
 	"  Exit 0 with 0 mismatches, 1 otherwise, 2 on bad input.\n";
 
 static int bad(const char *what, const char *v, const char *fix)
@@ -51,11 +60,48 @@ static uint64_t compare_file(int fd, const uint8_t *a, uint64_t off,
 	return badbytes;
 }
 
+/* The chunks of lay in place of equal ones: the region is the layout's,
+ * which the backing must cover. 0, or 2 after one line. */
+static int use_table(struct resid_config *cfg, const struct layout *lay,
+		     const char *table)
+{
+	if (lay->region_len > cfg->region_len) {
+		fprintf(stderr, "residctl verify: the layout %s ends at byte %"
+			PRIu64 ", past the %" PRIu64 " bytes of the backing; "
+			"give the file the table describes\n", table,
+			lay->region_len, cfg->region_len);
+		return 2;
+	}
+	cfg->region_len = lay->region_len;
+	cfg->chunk_size = 0;
+	cfg->table = lay->chunks;
+	cfg->table_len = lay->nchunks;
+	return 0;
+}
+
+/* Unit u of a pass: chunk u, or with a layout layer u with the bytes up to
+ * the next layer (the first also those before it). Its chunk to announce. */
+static uint32_t unit(struct resid_region *r, const struct layout *lay,
+		     uint32_t u, uint64_t region_len, uint64_t *off,
+		     uint64_t *len)
+{
+	if (!lay) {
+		resid_chunk_range(r, u, off, len);
+		if (*off + *len > region_len)
+			*len = region_len - *off;
+		return u;
+	}
+	*off = u ? lay->layers[u].off : 0;
+	*len = (u + 1 < lay->nlayers ? lay->layers[u + 1].off : region_len) -
+		*off;
+	return lay->layers[u].chunk;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	struct resid_config cfg;
 	uint64_t passes = 2, v64, synthetic = 0, region = 0;
-	const char *path = NULL, *v;
+	const char *path = NULL, *v, *table = NULL, *chunked = NULL;
 	char err[RESID_ERRLEN];
 
 	resid_config_init(&cfg);
@@ -79,9 +125,13 @@ int cmd_verify(int argc, char **argv)
 			if (cli_bytes(v, &synthetic) || !synthetic)
 				return bad("size", v, "give bytes, e.g. 64M");
 		} else if (!strncmp(a, "--region", 8)) {
+			chunked = a;
 			if (cli_bytes(v, &region) || !region)
 				return bad("region size", v, "give bytes, e.g. 64M");
+		} else if (!strncmp(a, "--table", 7)) {
+			table = v;
 		} else if (!strncmp(a, "--chunk", 7)) {
+			chunked = a;
 			if (cli_bytes(v, &cfg.chunk_size))
 				return bad("chunk size", v, "give bytes, e.g. 2M");
 		} else if (!strncmp(a, "--budget", 8)) {
@@ -117,6 +167,14 @@ int cmd_verify(int argc, char **argv)
 			"BYTES (one of them)\n");
 		return 2;
 	}
+	struct layout lay = { 0 };
+
+	if (table && chunked)
+		return bad("option with --table", chunked, "the table gives the chunks and the region; drop it");
+	if (table && layout_read(table, &lay, err, sizeof(err))) {
+		fprintf(stderr, "residctl verify: %s\n", err);
+		return 2;
+	}
 	int fd = -1;
 
 	if (path) {
@@ -124,6 +182,7 @@ int cmd_verify(int argc, char **argv)
 		if (fd < 0) {
 			fprintf(stderr, "residctl verify: cannot open %s: %s; "
 				"give a readable file\n", path, strerror(errno));
+			layout_free(&lay);
 			return 2;
 		}
 		struct stat st;
@@ -132,6 +191,7 @@ int cmd_verify(int argc, char **argv)
 			close(fd);
 			fprintf(stderr, "residctl verify: %s is not a non-empty "
 				"regular file; give one\n", path);
+			layout_free(&lay);
 			return 2;
 		}
 		cfg.backing = RESID_BACKING_FILE;
@@ -140,10 +200,18 @@ int cmd_verify(int argc, char **argv)
 	} else {
 		cfg.region_len = region ? region : synthetic;
 	}
+	if (table && use_table(&cfg, &lay, table)) {
+		if (fd >= 0)
+			close(fd);
+		layout_free(&lay);
+		return 2;
+	}
 	if (!cfg.budget_bytes) {
+		uint64_t least = table ? layout_largest_chunk(&lay) : cfg.chunk_size;
+
 		cfg.budget_bytes = cfg.region_len / 4;
-		if (cfg.budget_bytes < cfg.chunk_size)
-			cfg.budget_bytes = cfg.chunk_size;
+		if (cfg.budget_bytes < least)
+			cfg.budget_bytes = least;
 	}
 	struct resid_region *r = resid_open(&cfg, err);
 
@@ -151,6 +219,7 @@ int cmd_verify(int argc, char **argv)
 		fprintf(stderr, "residctl verify: %s\n", err);
 		if (fd >= 0)
 			close(fd);
+		layout_free(&lay);
 		return 2;
 	}
 	uint8_t *buf = malloc(1 << 20);
@@ -161,13 +230,12 @@ int cmd_verify(int argc, char **argv)
 		printf("manifest: %s\n", manifest);
 
 	for (uint64_t p = 0; buf && p < passes; p++) {
-		for (uint32_t c = 0; c < resid_nchunks(r); c++) {
+		for (uint32_t u = 0; u < (table ? lay.nlayers :
+					  resid_nchunks(r)); u++) {
 			uint64_t off, len;
 
-			resid_chunk_range(r, c, &off, &len);
-			if (off + len > cfg.region_len)
-				len = cfg.region_len - off;
-			resid_notify_access(r, c);
+			resid_notify_access(r, unit(r, table ? &lay : NULL, u,
+						    cfg.region_len, &off, &len));
 			mismatches += fd >= 0 ?
 				compare_file(fd, resid_base(r), off, len, buf) :
 				resid_content_mismatches(resid_base(r) + off,
@@ -186,5 +254,6 @@ int cmd_verify(int argc, char **argv)
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	layout_free(&lay);
 	return buf && mismatches == 0 && checked ? 0 : 1;
 }
