@@ -234,10 +234,14 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 				snprintf(drops + strlen(drops),
 					 dn - strlen(drops), "%s%s",
 					 drops[0] ? ", " : "", how);
-			fprintf(stderr, "  [%d/%d] %s, ratio %.3f, %-9s %8.1f "
-				"MiB read", done, total, o->table ? o->table :
-				"equal chunks", o->ratio[i], arms[a].name,
-				mib(r->io_bytes));
+			fprintf(stderr, "  [%d/%d] ", done, total);
+			if (o->table)
+				fprintf(stderr, "%s", o->table);
+			else
+				fprintf(stderr, "%" PRIu64 " MiB chunks",
+					o->chunk / MiB);
+			fprintf(stderr, ", ratio %.3f, %-9s %8.1f MiB read",
+				o->ratio[i], arms[a].name, mib(r->io_bytes));
 			if (arms[a].advice < 0)
 				fprintf(stderr, " (pager %.1f)",
 					mib(r->st.fetch_bytes));

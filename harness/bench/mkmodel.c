@@ -6,7 +6,6 @@
  * of SPEC §5.1 at their file offsets, so every byte can be checked. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,7 @@ static const char usage[] =
 	"  packed back to back after an 8-byte-padded header, so tensors start\n"
 	"  and end inside pages. Data bytes are the test content (seed S) at\n"
 	"  their file offsets. Defaults: 8 layers, H 768, F 2048, V 8192, seed\n"
-	"  1 (about 130 MiB). Exit 0, 1 on a write error, 2 on bad input.\n";
+	"  1 (about 119 MiB). Exit 0, 1 on a write error, 2 on bad input.\n";
 
 #define NAME 96
 
@@ -114,17 +113,6 @@ static char *header(const struct tensor_def *t, size_t nt, uint64_t *len,
 	return h;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 		  char *err, size_t n)
 {
@@ -138,7 +126,7 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	int rc = -1;
 
 	if (!h || !buf) {
-		fail(err, n, "no memory for the model's header");
+		snprintf(err, n, "no memory for the model's header");
 		goto out;
 	}
 	size = 8 + hlen + data_len;
@@ -147,8 +135,8 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "wb");
 	if (!f) {
-		fail(err, n, "cannot create %s: %s; give a writable path", tmp,
-		     strerror(errno));
+		snprintf(err, n, "cannot create %s: %s; give a writable path",
+			 tmp, strerror(errno));
 		goto out;
 	}
 	if (fwrite(le, 1, 8, f) != 8 || fwrite(h, 1, hlen, f) != hlen)
@@ -169,8 +157,8 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	}
 	f = NULL;
 	if (rename(tmp, path)) {
-		fail(err, n, "cannot rename %s to %s: %s", tmp, path,
-		     strerror(errno));
+		snprintf(err, n, "cannot rename %s to %s: %s", tmp, path,
+			 strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
@@ -178,9 +166,9 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	rc = 0;
 	goto out;
 io:
-	fail(err, n, "%s writing %s: %s; free space or give another path",
-	     bench_stop ? "interrupted" : "error", tmp,
-	     bench_stop ? "nothing kept" : strerror(errno));
+	snprintf(err, n, "%s writing %s: %s; free space or give another path",
+		 bench_stop ? "interrupted" : "error", tmp,
+		 bench_stop ? "nothing kept" : strerror(errno));
 	if (f)
 		fclose(f);
 	unlink(tmp);
