@@ -377,7 +377,7 @@ int safetensors_layers(const char *path, struct layout *out, char *err,
 	for (int i = 7; i >= 0; i--)
 		hlen = hlen << 8 | le[i];
 	if (hlen < 2 || hlen > MAX_HEADER || hlen > size - 8) {
-		snprintf(err, n, "%s: header length %" PRIu64 " (the first 8 bytes, little-endian) %s; not a safetensors file, or truncated",
+		snprintf(err, n, "%s: header length %" PRIu64 " (the first 8 bytes, little-endian) %s; not a safetensors file (a text table must begin with text), or truncated",
 			 path, hlen, hlen > MAX_HEADER ? "is over 100 MiB" : hlen < 2 ? "is too short for '{}'" :
 			 "runs past the end of the file");
 		goto out;

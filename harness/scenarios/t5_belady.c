@@ -203,7 +203,7 @@ static int t5_run(const struct run_opts *o, struct scen_result *res)
 				 i, t.nchunks, cap, lb.bytes_missed, ex.bytes_missed, fnu.bytes_missed);
 		trace_free(&t);
 	}
-	scen_count(res, "bound<=exact<=fnu", n);
+	scen_count(res, "bound_exact_fnu", n);
 	return 0;
 }
 
