@@ -168,11 +168,12 @@ int cmd_verify(int argc, char **argv)
 		return 2;
 	}
 	struct layout lay = { 0 };
+	char lerr[1024]; /* a path, a tensor's name and the fix */
 
 	if (table && chunked)
 		return bad("option with --table", chunked, "the table gives the chunks and the region; drop it");
-	if (table && layout_read(table, &lay, err, sizeof(err))) {
-		fprintf(stderr, "residctl verify: %s\n", err);
+	if (table && layout_read(table, &lay, lerr, sizeof(lerr))) {
+		fprintf(stderr, "residctl verify: %s\n", lerr);
 		return 2;
 	}
 	int fd = -1;

@@ -271,7 +271,7 @@ int bench_arms(int argc, char **argv)
 	};
 	struct arm_result (*res)[NARMS];
 	struct bench_file f;
-	char err[600], drops[64] = "";
+	char err[1200], drops[64] = ""; /* room for a tensor's name */
 	int rc = parse(argc, argv, &o);
 
 	if (rc >= 0)
