@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "bench/mkmodel.h"
 #include "layout.h"
 #include "suites.h"
@@ -248,6 +249,41 @@ static void test_synthetic_model(void)
 	layout_free(&l);
 }
 
+/* The bench's scan over a layout of unaligned layers: its reference trace
+ * enters each chunk once per pass, in order, and every byte is checked,
+ * also in the partial words at a layer's ends. */
+static void test_scan_trace(void)
+{
+	struct layout l;
+	uint32_t trace[3 * 2 * 4];
+	uint8_t *buf;
+	char err[512];
+	struct scan s = { .passes = 3, .threads = 2, .seed = 9, .trace = trace };
+
+	put_text("0x100 4000\n5200 3\n0x1454 70000\n75500 12345\n");
+	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
+	unlink(path);
+	CU_ASSERT_EQUAL_FATAL(l.nchunks, 3);
+	buf = malloc(l.region_len);
+	CU_ASSERT_FATAL(buf != NULL);
+	resid_content_fill(buf, 0, l.region_len, 9);
+	s.base = buf;
+	s.lay = &l;
+	CU_ASSERT_EQUAL_FATAL(scan_run(&s, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s.mismatches, 0);
+	CU_ASSERT_EQUAL(s.accesses, 9);
+	for (uint64_t i = 0; i < s.accesses; i++)
+		CU_ASSERT_EQUAL(trace[i], i % 3);
+	/* One wrong byte in the partial last word of layer 1 (5200..5203),
+	 * none in the bytes no layer covers. */
+	buf[5202] ^= 1;
+	buf[5000] ^= 1;
+	CU_ASSERT_EQUAL(scan_run(&s, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s.mismatches, 3); /* once a pass */
+	free(buf);
+	layout_free(&l);
+}
+
 void suite_layout(void)
 {
 	CU_pSuite s = CU_add_suite("layout", NULL, NULL);
@@ -258,4 +294,5 @@ void suite_layout(void)
 	CU_add_test(s, "safetensors header grouped into layers", test_safetensors);
 	CU_add_test(s, "malformed safetensors files", test_safetensors_malformed);
 	CU_add_test(s, "the synthetic model straddles pages", test_synthetic_model);
+	CU_add_test(s, "the bench's scan over a layout", test_scan_trace);
 }
