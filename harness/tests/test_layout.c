@@ -36,6 +36,20 @@ static const char *put_text(const char *text)
 	return put(text, strlen(text));
 }
 
+/* Reads a text table that must be accepted; the temp file is removed. */
+static void read_ok(const char *text, struct layout *l)
+{
+	char err[512];
+	int rc;
+
+	put_text(text);
+	rc = layout_read(path, l, err, sizeof(err));
+	unlink(path);
+	if (rc)
+		fprintf(stderr, "\n  refused: %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
 /* A safetensors file: the 8-byte length, the header, data_len bytes. */
 static const char *put_st(const char *json, size_t data_len)
 {
@@ -82,13 +96,10 @@ static void check_derived(const struct layout *l)
 static void test_text_table(void)
 {
 	struct layout l;
-	char err[512];
 
 	/* Comments, hex, blank lines, CR, tabs; layers 1 and 2 start in the
 	 * same page (one chunk), layer 3 in the next. */
-	put_text("# a layer table\n0x10 100\n5000\t3000 # two\r\n\n8100 50\n9000 20000");
-	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
-	unlink(path);
+	read_ok("# a layer table\n0x10 100\n5000\t3000 # two\r\n\n8100 50\n9000 20000", &l);
 	CU_ASSERT_EQUAL(l.nlayers, 4);
 	CU_ASSERT_EQUAL(l.nchunks, 3);
 	CU_ASSERT_EQUAL(l.region_len, 29000);
@@ -108,11 +119,8 @@ static void test_text_table(void)
 static void test_straddle(void)
 {
 	struct layout l;
-	char err[512];
 
-	put_text("0 5000\n6000 100\n");
-	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
-	unlink(path);
+	read_ok("0 5000\n6000 100\n", &l);
 	CU_ASSERT_EQUAL(l.nchunks, 2);
 	CU_ASSERT_EQUAL(l.chunks[0].len, 4096);
 	CU_ASSERT_EQUAL(l.chunks[1].len, 6100 - 4096);
@@ -260,9 +268,7 @@ static void test_scan_trace(void)
 	char err[512];
 	struct scan s = { .passes = 3, .threads = 2, .seed = 9, .trace = trace };
 
-	put_text("0x100 4000\n5200 3\n0x1454 70000\n75500 12345\n");
-	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
-	unlink(path);
+	read_ok("0x100 4000\n5200 3\n0x1454 70000\n75500 12345\n", &l);
 	CU_ASSERT_EQUAL_FATAL(l.nchunks, 3);
 	buf = malloc(l.region_len);
 	CU_ASSERT_FATAL(buf != NULL);
