@@ -7,7 +7,7 @@
 # by one and by two application threads. D announces each
 # layer's own chunk, D-touched every chunk the layer's bytes touch; both
 # against the lower bound, furthest-next-use (FNU) and the exact optimum.
-# Root (memory cgroups), a few minutes. Bytes only are results: wall times
+# Root (memory cgroups), about 12 minutes here. Bytes only are results: wall times
 # depend on the machine's load.
 #   results/bench-layout.csv  every run, both models and thread counts
 #   results/bench-layout.md   the tables
