@@ -96,6 +96,22 @@ expect2 "coverage of a missing file" $R coverage "$tmp/none.txt"
 expect2 "conformance of an unknown case" $R conformance no-such-case
 expect2 "conformance, unknown option" $R conformance --fast
 expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
+printf '0 100\n50 10\n' >"$tmp/overlap.layout"
+printf '0 100\n200 x\n' >"$tmp/badlen.layout"
+printf '0 8192\n8192 8192\n' >"$tmp/good.layout"
+printf '\x40\0\0\0\0\0\0\0{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,5]}}          ' >"$tmp/bad.safetensors"
+expect2 "verify: overlapping layers" $R verify --synthetic 1M --table "$tmp/overlap.layout"
+expect2 "verify: bad layer length" $R verify --synthetic 1M --table "$tmp/badlen.layout"
+expect2 "verify: bad safetensors header" $R verify --synthetic 1M --table "$tmp/bad.safetensors"
+expect2 "verify: missing layout" $R verify --synthetic 1M --table "$tmp/nonexistent.layout"
+expect2 "verify: layout past the file" $R verify --synthetic 8K --table "$tmp/good.layout"
+expect2 "verify: --chunk with --table" $R verify --synthetic 1M --table "$tmp/good.layout" --chunk 4K
+expect2 "bench: bad layout" $R bench arms --table "$tmp/overlap.layout"
+expect2 "bench: --chunks with --table" $R bench arms --table "$tmp/good.layout" --chunks 4
+expect2 "bench: budget below the largest layer chunk" $R bench arms --table "$tmp/good.layout" --ratios 0.25
+expect2 "mkmodel without FILE" $R bench mkmodel --layers 2
+expect2 "mkmodel 0 layers" $R bench mkmodel "$tmp/m.safetensors" --layers 0
+expect2 "mkmodel too large" $R bench mkmodel "$tmp/m.safetensors" --layers 1000 --hidden 65536
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

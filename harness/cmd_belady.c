@@ -1,5 +1,6 @@
-/* residctl belady TRACE --capacity BYTES: the offline optimum over a
- * reference trace the workload wrote (SPEC §2.5). */
+/* residctl belady TRACE --capacity BYTES: the offline references over a
+ * reference trace the workload wrote (SPEC §2.5, §8): furthest-next-use,
+ * the lower bound, and the exact optimum of small traces. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,16 +14,37 @@
 
 static const char usage[] =
 	"usage: residctl belady TRACE --capacity BYTES\n"
-	"  Belady's optimum (evict the furthest next use) over a reference trace\n"
-	"  the workload wrote (format: harness/trace.h). BYTES takes a K, M or G\n"
-	"  suffix (x1024), e.g. 64M, and must hold the largest chunk. Prints\n"
-	"  accesses, hits, misses and bytes missed. A fault trace is refused: it\n"
-	"  is the pager's own output, and a bound computed from it is circular.\n";
+	"  Over a reference trace the workload wrote (format: harness/trace.h),\n"
+	"  at a capacity of BYTES (K, M or G suffix, x1024; at least the largest\n"
+	"  chunk), prints misses and bytes missed of:\n"
+	"    fnu    furthest-next-use (Belady's rule): the optimum when chunks\n"
+	"           are equal, a heuristic when they are not (a pager can read\n"
+	"           fewer bytes)\n"
+	"    bound  a true lower bound on the bytes missed by any schedule (the\n"
+	"           same rule where a chunk may stay partly resident)\n"
+	"    exact  the optimum by search, for traces of at most 12 chunks\n"
+	"           (the line says when the trace is too large)\n"
+	"  A fault trace is refused: it is the pager's own output, and a bound\n"
+	"  computed from it is circular.\n";
+
+static int equal_sizes(const struct trace *t)
+{
+	for (uint32_t c = 1; c < t->nchunks; c++)
+		if (t->sizes[c] != t->sizes[0])
+			return 0;
+	return 1;
+}
+
+static void print_result(const char *name, const struct belady_result *r)
+{
+	printf("%s misses %" PRIu64 " hits %" PRIu64 " bytes_missed %" PRIu64
+	       "\n", name, r->misses, r->hits, r->bytes_missed);
+}
 
 int cmd_belady(int argc, char **argv)
 {
 	const char *path = NULL, *capstr = NULL;
-	struct belady_result r;
+	struct belady_result r, lb, ex;
 	struct trace t;
 	uint64_t cap;
 	static const struct option opts[] = {
@@ -59,15 +81,26 @@ int cmd_belady(int argc, char **argv)
 		fprintf(stderr, "residctl belady: %s\n", err);
 		return 2;
 	}
-	if (belady(&t, cap, &r, err, sizeof(err))) {
+	if (belady(&t, cap, &r, err, sizeof(err)) ||
+	    belady_bound(&t, cap, &lb, err, sizeof(err))) {
 		fprintf(stderr, "residctl belady: %s: %s\n", path, err);
 		trace_free(&t);
 		return 2;
 	}
+	printf("trace %s\ncapacity %" PRIu64 "\naccesses %" PRIu64
+	       "\nchunks %" PRIu32 " (%s)\n", path, cap, r.accesses, t.nchunks,
+	       equal_sizes(&t) ? "equal: fnu is the optimum" :
+	       "unequal: fnu is a heuristic");
+	print_result("fnu", &r);
+	print_result("bound", &lb);
+	if (t.nchunks > BELADY_EXACT_MAX_CHUNKS)
+		printf("exact not computed: %" PRIu32 " chunks, the search takes at most %d\n",
+		       t.nchunks, BELADY_EXACT_MAX_CHUNKS);
+	else if (belady_exact(&t, cap, &ex, err, sizeof(err)))
+		printf("exact not computed: %s\n", err);
+	else
+		print_result("exact", &ex);
 	trace_free(&t);
-	printf("trace %s\ncapacity %" PRIu64 "\naccesses %" PRIu64 "\nhits %" PRIu64
-	       "\nmisses %" PRIu64 "\nbytes_missed %" PRIu64 "\n",
-	       path, cap, r.accesses, r.hits, r.misses, r.bytes_missed);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "residctl belady: cannot write the result: %s\n", strerror(errno));
 		return 1;

@@ -12,20 +12,28 @@
 #include "budget_share.h"
 #include "cli.h"
 #include "commands.h"
-#include "resid_harness.h"
+#include "layout.h"
 #include "read_check.h"
-#include "resid.h"
+#include "resid_harness.h"
 
 static const char usage[] =
 	"usage: residctl verify (FILE | --synthetic BYTES) [--chunk BYTES]\n"
 	"                       [--budget BYTES] [--policy lru|learned|declared]\n"
 	"                       [--passes N] [--prefetch N] [--workers N] [--seed N]\n"
-	"                       [--region BYTES]\n"
+	"                       [--region BYTES] [--table LAYOUT]\n"
 	"  Reads the region through the pager, chunk by chunk in order, for N\n"
 	"  passes (default 2), and compares every byte with pread of FILE (or the\n"
 	"  synthetic content). BYTES take K, M or G. --region maps that many\n"
 	"  bytes (default: the whole file). Defaults: --chunk 2M,\n"
-	"  --budget a quarter of the region (at least one chunk).\n"
+	"  --budget a quarter of the region (at least the largest chunk).\n"
+	"  --table reads layer by layer instead: LAYOUT is a text file of\n"
+	"  'offset length' lines (one layer each, in file order, decimal or 0x\n"
+	"  hex, '#' comments) or a safetensors file (tensors grouped into layers\n"
+	"  by their model.layers.<n>. prefix; FILE itself, for a model). Chunks\n"
+	"  start at the page floor of each layer's first byte (chunk 0 at 0);\n"
+	"  the region ends with the last layer. Each layer's own chunk is\n"
+	"  announced before the layer is read, and every byte of the region is\n"
+	"  checked (those before the next layer go with the layer).\n"
 	"  Exit 0 with 0 mismatches, 1 otherwise, 2 on bad input or when the\n"
 	"  oracle's own read of FILE fails (said as such, not as mismatches).\n";
 
@@ -33,6 +41,43 @@ static int bad(const char *what, const char *v, const char *fix)
 {
 	fprintf(stderr, "residctl verify: bad %s '%s'; %s\n", what, v, fix);
 	return 2;
+}
+
+/* The chunks of lay in place of equal ones: the region is the layout's,
+ * which the backing must cover. 0, or 2 after one line. */
+static int use_table(struct resid_config *cfg, const struct layout *lay,
+		     const char *table)
+{
+	if (lay->region_len > cfg->region_len) {
+		fprintf(stderr, "residctl verify: the layout %s ends at byte %"
+			PRIu64 ", past the %" PRIu64 " bytes of the backing; "
+			"give the file the table describes\n", table,
+			lay->region_len, cfg->region_len);
+		return 2;
+	}
+	cfg->region_len = lay->region_len;
+	cfg->chunk_size = 0;
+	cfg->table = lay->chunks;
+	cfg->table_len = lay->nchunks;
+	return 0;
+}
+
+/* Unit u of a pass: chunk u, or with a layout layer u with the bytes up to
+ * the next layer (the first also those before it). Its chunk to announce. */
+static uint32_t unit(struct resid_region *r, const struct layout *lay,
+		     uint32_t u, uint64_t region_len, uint64_t *off,
+		     uint64_t *len)
+{
+	if (!lay) {
+		resid_chunk_range(r, u, off, len);
+		if (*off + *len > region_len)
+			*len = region_len - *off;
+		return u;
+	}
+	*off = u ? lay->layers[u].off : 0;
+	*len = (u + 1 < lay->nlayers ? lay->layers[u + 1].off : region_len) -
+		*off;
+	return lay->layers[u].chunk;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -49,15 +94,15 @@ int cmd_verify(int argc, char **argv)
 		CLI_VALUE("prefetch", 'f'),
 		CLI_VALUE("workers", 'w'),
 		CLI_VALUE("seed", 's'),
+		CLI_VALUE("table", 'T'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "verify", .usage = usage, .argc = argc,
 			 .argv = argv, .opts = opts, .operands = 1 };
 	uint64_t passes = 2, v64, synthetic = 0, region = 0;
-	const char *path = NULL, *v;
+	const char *path = NULL, *v, *table = NULL, *chunked = NULL;
 	char err[RESID_ERRLEN];
 	int opt;
-
 	resid_config_init(&cfg);
 	cfg.chunk_size = 2 << 20;
 	while ((opt = cli_next(&c)) != CLI_END) {
@@ -73,10 +118,12 @@ int cmd_verify(int argc, char **argv)
 				return bad("size", v, "give bytes, e.g. 64M");
 			break;
 		case 'r':
+			chunked = "--region";
 			if (cli_bytes(v, &region) || !region)
 				return bad("region size", v, "give bytes, e.g. 64M");
 			break;
 		case 'c':
+			chunked = "--chunk";
 			if (cli_bytes(v, &cfg.chunk_size))
 				return bad("chunk size", v, "give bytes, e.g. 2M");
 			break;
@@ -108,11 +155,23 @@ int cmd_verify(int argc, char **argv)
 			if (cli_u64(v, &cfg.seed))
 				return bad("seed", v, "give a decimal number");
 			break;
+		case 'T':
+			table = v;
+			break;
 		}
 	}
 	if (!path == !synthetic) {
 		fprintf(stderr, "residctl verify: give a FILE or --synthetic "
 			"BYTES (one of them)\n");
+		return 2;
+	}
+	struct layout lay = { 0 };
+	char lerr[1024]; /* a path, a tensor's name and the fix */
+
+	if (table && chunked)
+		return bad("option with --table", chunked, "the table gives the chunks and the region; drop it");
+	if (table && layout_read(table, &lay, lerr, sizeof(lerr))) {
+		fprintf(stderr, "residctl verify: %s\n", lerr);
 		return 2;
 	}
 	int fd = -1;
@@ -122,6 +181,7 @@ int cmd_verify(int argc, char **argv)
 		if (fd < 0) {
 			fprintf(stderr, "residctl verify: cannot open %s: %s; "
 				"give a readable file\n", path, strerror(errno));
+			layout_free(&lay);
 			return 2;
 		}
 		struct stat st;
@@ -130,6 +190,7 @@ int cmd_verify(int argc, char **argv)
 			close(fd);
 			fprintf(stderr, "residctl verify: %s is not a non-empty "
 				"regular file; give one\n", path);
+			layout_free(&lay);
 			return 2;
 		}
 		cfg.backing = RESID_BACKING_FILE;
@@ -139,8 +200,15 @@ int cmd_verify(int argc, char **argv)
 		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = region ? region : synthetic;
 	}
+	if (table && use_table(&cfg, &lay, table)) {
+		if (fd >= 0)
+			close(fd);
+		layout_free(&lay);
+		return 2;
+	}
 	if (!cfg.budget_bytes)
-		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25, table ?
+						layout_largest_chunk(&lay) :
 						cfg.chunk_size);
 	struct resid_region *r = resid_open(&cfg, err);
 
@@ -148,6 +216,7 @@ int cmd_verify(int argc, char **argv)
 		fprintf(stderr, "residctl verify: %s\n", err);
 		if (fd >= 0)
 			close(fd);
+		layout_free(&lay);
 		return 2;
 	}
 	const struct expected want = { .seed = cfg.seed, .fd = fd };
@@ -160,14 +229,14 @@ int cmd_verify(int argc, char **argv)
 	int oracle = 0;
 
 	for (uint64_t p = 0; !oracle && p < passes; p++) {
-		for (uint32_t c = 0; !oracle && c < resid_nchunks(r); c++) {
+		for (uint32_t u = 0; !oracle && u < (table ? lay.nlayers :
+						  resid_nchunks(r)); u++) {
 			uint64_t off, len;
 
-			if (resid_chunk_range(r, c, &off, &len) < 0 ||
-			    resid_notify_access(r, c) < 0)
+			if (resid_notify_access(r, unit(r, table ? &lay : NULL,
+							u, cfg.region_len, &off,
+							&len)) < 0)
 				break;
-			if (off + len > cfg.region_len)
-				len = cfg.region_len - off;
 			if (fd < 0) {
 				read_check(&want, resid_base(r) + off, off,
 					   len, &checked, &mismatches);
@@ -196,6 +265,7 @@ int cmd_verify(int argc, char **argv)
 	resid_close(r);
 	if (fd >= 0)
 		close(fd);
+	layout_free(&lay);
 	if (oracle < 0)
 		return 2;
 	return mismatches == 0 && checked ? 0 : 1;

@@ -1,6 +1,7 @@
 /* Belady's furthest-next-use rule in O(n log k): a next-use index built in
  * one backward pass, and an indexed max-heap of the k resident chunks keyed
- * by next use, so a hit re-keys its chunk in place. */
+ * by next use, so a hit re-keys its chunk in place. The same walk with
+ * chunks that may stay partly resident is the lower bound (belady.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,12 +120,33 @@ static int check(const struct trace *t, uint64_t cap, char *err, size_t errlen)
 	return 0;
 }
 
-int belady(const struct trace *t, uint64_t cap, struct belady_result *out,
-	   char *err, size_t errlen)
+/* Frees room for `need` bytes: whole chunks in the integral rule, bytes off
+ * the furthest chunk in the fractional one. Terminates: an empty cache fits
+ * any chunk (check()), and the chunk being loaded, keyed at the present, is
+ * the last that could be chosen and is never needed. */
+static void make_room(struct heap *hp, uint64_t *held, uint64_t *resident,
+		      uint64_t cap, uint64_t need, int fractional)
+{
+	while (cap - *resident < need) {
+		uint32_t v = hp->h[0];
+		uint64_t take = held[v];
+
+		if (fractional && take > need - (cap - *resident))
+			take = need - (cap - *resident);
+		held[v] -= take;
+		*resident -= take;
+		if (!held[v])
+			pop(hp);
+	}
+}
+
+static int furthest_next_use(const struct trace *t, uint64_t cap,
+			     int fractional, struct belady_result *out,
+			     char *err, size_t errlen)
 {
 	struct belady_result r = { .accesses = t->n };
 	struct heap hp = { 0 };
-	uint64_t *next, i, resident = 0;
+	uint64_t *next, *held, i, resident = 0;
 	size_t k = (size_t)t->nchunks + 1; /* + 1: never malloc(0) */
 	uint32_t c;
 	int rc = -1;
@@ -134,10 +156,11 @@ int belady(const struct trace *t, uint64_t cap, struct belady_result *out,
 	if (t->n >= SIZE_MAX / sizeof(*next))
 		return fail(err, errlen, "trace of %" PRIu64 " accesses is too long to index", t->n);
 	next = malloc((t->n + 1) * sizeof(*next));
+	held = calloc(k, sizeof(*held));
 	hp.h = malloc(k * sizeof(*hp.h));
 	hp.pos = malloc(k * sizeof(*hp.pos));
 	hp.key = malloc(k * sizeof(*hp.key));
-	if (!next || !hp.h || !hp.pos || !hp.key) {
+	if (!next || !held || !hp.h || !hp.pos || !hp.key) {
 		fail(err, errlen, "no memory for the next-use index of %" PRIu64 " accesses", t->n);
 		goto out;
 	}
@@ -153,31 +176,142 @@ int belady(const struct trace *t, uint64_t cap, struct belady_result *out,
 	}
 
 	for (i = 0; i < t->n; i++) {
+		uint64_t need;
+
 		c = t->seq[i];
-		if (hp.pos[c] != ABSENT) {
+		need = t->sizes[c] - held[c];
+		if (!need) {
 			r.hits++;
 			hp.key[c] = next[i]; /* only grows: moves up */
 			sift_up(&hp, hp.pos[c]);
 			continue;
 		}
 		r.misses++;
-		if (__builtin_add_overflow(r.bytes_missed, t->sizes[c], &r.bytes_missed)) {
+		if (__builtin_add_overflow(r.bytes_missed, need, &r.bytes_missed)) {
 			fail(err, errlen, "bytes missed overflow 64 bits at access %" PRIu64 "; shorten the trace", i);
 			goto out;
 		}
-		/* Terminates: an empty cache fits any chunk (check()). */
-		while (cap - resident < t->sizes[c])
-			resident -= t->sizes[pop(&hp)];
-		resident += t->sizes[c];
+		if (hp.pos[c] == ABSENT) {
+			hp.key[c] = i;
+			push(&hp, c);
+		} else {
+			hp.key[c] = i; /* the present: below every next use */
+			sift_down(&hp, hp.pos[c]);
+		}
+		make_room(&hp, held, &resident, cap, need, fractional);
+		held[c] = t->sizes[c];
+		resident += need;
 		hp.key[c] = next[i];
-		push(&hp, c);
+		sift_up(&hp, hp.pos[c]);
 	}
 	*out = r;
 	rc = 0;
 out:
 	free(next);
+	free(held);
 	free(hp.h);
 	free(hp.pos);
 	free(hp.key);
+	return rc;
+}
+
+int belady(const struct trace *t, uint64_t cap, struct belady_result *out,
+	   char *err, size_t errlen)
+{
+	return furthest_next_use(t, cap, 0, out, err, errlen);
+}
+
+int belady_bound(const struct trace *t, uint64_t cap,
+		 struct belady_result *out, char *err, size_t errlen)
+{
+	return furthest_next_use(t, cap, 1, out, err, errlen);
+}
+
+/* One state of the search: bytes missed, then misses, of the best schedule
+ * that ends with this resident set. */
+struct cost {
+	uint64_t bytes, misses;
+};
+
+static void relax(struct cost *slot, uint64_t bytes, uint64_t misses)
+{
+	if (bytes < slot->bytes || (bytes == slot->bytes && misses < slot->misses))
+		*slot = (struct cost){ bytes, misses };
+}
+
+/* Demand paging loses nothing (fetching early never saves a byte), so a
+ * state is the resident set after each access: a hit keeps it, a miss may
+ * keep any subset of it that fits beside the chunk it loads. */
+int belady_exact(const struct trace *t, uint64_t cap, struct belady_result *out,
+		 char *err, size_t errlen)
+{
+	const struct cost none = { UINT64_MAX, UINT64_MAX };
+	uint32_t nsets, set, sub;
+	struct cost *cur, *nxt, best = none;
+	uint64_t *bytes, i;
+	int rc = -1;
+
+	if (check(t, cap, err, errlen))
+		return -1;
+	if (t->nchunks > BELADY_EXACT_MAX_CHUNKS)
+		return fail(err, errlen, "%" PRIu32 " chunks; the exact search takes at most %d (3^chunks steps per access)",
+			    t->nchunks, BELADY_EXACT_MAX_CHUNKS);
+	if (cap > UINT64_MAX / (BELADY_EXACT_MAX_CHUNKS + 1) / (t->n + 1))
+		return fail(err, errlen, "capacity %" PRIu64 " over %" PRIu64 " accesses could overflow the byte counts; give a smaller instance",
+			    cap, t->n);
+	nsets = 1u << t->nchunks;
+	cur = malloc(nsets * sizeof(*cur));
+	nxt = malloc(nsets * sizeof(*nxt));
+	bytes = malloc(nsets * sizeof(*bytes));
+	if (!cur || !nxt || !bytes) {
+		fail(err, errlen, "no memory for %" PRIu32 " resident sets", nsets);
+		goto out;
+	}
+	bytes[0] = 0;
+	for (set = 1; set < nsets; set++)
+		bytes[set] = bytes[set & (set - 1)] +
+			     t->sizes[__builtin_ctz(set)];
+	for (set = 0; set < nsets; set++)
+		cur[set] = none;
+	cur[0] = (struct cost){ 0, 0 };
+	for (i = 0; i < t->n; i++) {
+		uint32_t bit = 1u << t->seq[i];
+		uint64_t size = t->sizes[t->seq[i]];
+
+		for (set = 0; set < nsets; set++)
+			nxt[set] = none;
+		for (set = 0; set < nsets; set++) {
+			struct cost at = cur[set];
+
+			if (at.bytes == UINT64_MAX)
+				continue;
+			if (set & bit) {
+				relax(&nxt[set], at.bytes, at.misses);
+				continue;
+			}
+			/* Every subset of set, the empty one last. */
+			for (sub = set;; sub = (sub - 1) & set) {
+				if (bytes[sub] + size <= cap)
+					relax(&nxt[sub | bit], at.bytes + size,
+					      at.misses + 1);
+				if (!sub)
+					break;
+			}
+		}
+		struct cost *swap = cur;
+
+		cur = nxt;
+		nxt = swap;
+	}
+	for (set = 0; set < nsets; set++)
+		relax(&best, cur[set].bytes, cur[set].misses);
+	*out = (struct belady_result){ .accesses = t->n, .misses = best.misses,
+				       .hits = t->n - best.misses,
+				       .bytes_missed = best.bytes };
+	rc = 0;
+out:
+	free(cur);
+	free(nxt);
+	free(bytes);
 	return rc;
 }

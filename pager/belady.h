@@ -1,5 +1,6 @@
-/* The offline optimum (SPEC §2.5): Belady's furthest-next-use rule over the
- * workload's reference trace. Pure: no I/O, no OS calls beyond malloc.
+/* The offline optimum (SPEC §2.5, §8) over the workload's reference trace:
+ * Belady's furthest-next-use rule, a lower bound, and the exact optimum of
+ * small instances. Pure: no I/O, no OS calls beyond malloc.
  *
  * The rule, shared with the naive solver of the harness: walk the trace in
  * order; an access to a resident chunk is a hit; otherwise it is a miss, its
@@ -8,8 +9,15 @@
  * counts as furthest of all). Next uses are distinct positions, so a tie is
  * possible only among chunks never used again; it goes to the lowest id
  * (such chunks are never hit, so the choice cannot change the counts). For
- * equal chunks this is Belady's optimum; for unequal ones it is the same rule
- * scored in bytes missed. */
+ * equal chunks this is Belady's optimum. For unequal ones it is only a
+ * heuristic scored in bytes missed (the problem is NP-hard): a pager can
+ * beat it, so it is no bound.
+ *
+ * The bound: the same walk where a chunk may stay partly resident and
+ * eviction takes bytes off the chunk used furthest ahead. That is Belady's
+ * rule on the trace with every chunk split into bytes requested together,
+ * optimal there (unit sizes); any whole-chunk schedule is one of its
+ * schedules, so its bytes missed are a true lower bound. */
 #ifndef RESID_BELADY_H
 #define RESID_BELADY_H
 
@@ -38,5 +46,16 @@ struct belady_result {
  * or no memory for the next-use index. */
 int belady(const struct trace *t, uint64_t capacity_bytes,
 	   struct belady_result *out, char *err, size_t errlen);
+
+/* The fractional lower bound above; misses counts the accesses that missed
+ * any byte. Refuses what belady() refuses. */
+int belady_bound(const struct trace *t, uint64_t capacity_bytes,
+		 struct belady_result *out, char *err, size_t errlen);
+
+/* The exact optimum (fewest bytes missed) by search over the resident sets,
+ * for instances up to BELADY_EXACT_MAX_CHUNKS chunks; more is refused. */
+#define BELADY_EXACT_MAX_CHUNKS 12
+int belady_exact(const struct trace *t, uint64_t capacity_bytes,
+		 struct belady_result *out, char *err, size_t errlen);
 
 #endif

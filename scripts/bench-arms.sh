@@ -46,16 +46,19 @@ if ! command -v gnuplot >/dev/null; then
 		exit 1
 	fi
 fi
-# Fixed styles, so an arm looks the same in both panels; OPT first, wide
-# and dashed, so that D drawn over it stays visible where they coincide.
+# Fixed styles, so an arm looks the same in both panels; the references
+# first, wide and dashed, so that D drawn over them stays visible where they
+# coincide (on equal chunks the bound, FNU and the exact optimum agree).
 declare -A style=(
-	[OPT]='lc rgb "black" dt 2 lw 4 pt 0'
+	[bound]='lc rgb "black" dt 2 lw 4 pt 0' [FNU]='lc rgb "#555555" dt 3 lw 3 pt 0'
+	[exact]='lc rgb "#aaaaaa" dt 4 lw 2 pt 0'
 	[A-seq]='lc rgb "#1f77b4" pt 4' [A-random]='lc rgb "#17becf" pt 6'
 	[A-normal]='lc rgb "#7f7f7f" pt 8' [C]='lc rgb "#d62728" pt 2'
 	[D]='lc rgb "#2ca02c" pt 7' [E]='lc rgb "#ff7f0e" pt 5'
 	[D-ahead]='lc rgb "#9467bd" pt 9'
 )
-arms="OPT $(awk -F, 'NR > 1 && $7 != "OPT" && !seen[$7]++ { printf "%s ", $7 }' results/bench-arms.csv)"
+refs="bound FNU exact"
+arms="$refs $(awk -F, -v refs=" $refs " 'NR > 1 && index(refs, " " $7 " ") == 0 && !seen[$7]++ { printf "%s ", $7 }' results/bench-arms.csv)"
 for size in 8388608 134217728; do
 	for arm in $arms; do
 		awk -F, -v s="$size" -v a="$arm" \
@@ -75,7 +78,7 @@ plots() { # chunk size: one "plot" clause per arm that ran at that size
 gnuplot <<GP
 set terminal pngcairo size 1200,500 font ",10"
 set output "results/bench-arms.png"
-set multiplot layout 1,2 title "Bytes read from the disk against the budget (ratio of the file), cyclic layer scan; D lies on OPT"
+set multiplot layout 1,2 title "Bytes read from the disk against the budget (ratio of the file), cyclic layer scan; D lies on the optimum"
 set xlabel "budget ratio"
 set ylabel "MiB read"
 set key top right

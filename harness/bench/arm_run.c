@@ -1,6 +1,8 @@
 /* One run of one arm at one budget, in its child process: open the arm
  * (the file mapped for A, a region for the pager), scan, count the bytes the
- * process read, close, and OPT over the trace the scan wrote. */
+ * process read, close, and the references (furthest-next-use, the lower
+ * bound, the exact optimum of small layouts) over the trace the scan
+ * wrote. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@ static void on_violation(int id, const char *msg, void *arg)
 static int open_kernel(const struct arm_job *j, struct scan *s, char *err,
 		       size_t n)
 {
-	uint64_t len = s->chunk * s->nchunks;
+	uint64_t len = j->o->region;
 	int fd = open(j->f->path, O_RDONLY | O_CLOEXEC);
 	void *m;
 
@@ -57,8 +59,10 @@ static int open_pager(const struct arm_job *j, struct scan *s, char *err,
 	char why[RESID_ERRLEN];
 
 	resid_config_init(&cfg);
-	cfg.region_len = s->chunk * s->nchunks;
-	cfg.chunk_size = s->chunk;
+	cfg.region_len = j->o->region;
+	cfg.chunk_size = 0;
+	cfg.table = j->o->lay.chunks;
+	cfg.table_len = j->o->lay.nchunks;
 	cfg.budget_bytes = j->budget;
 	cfg.backing = RESID_BACKING_FILE;
 	cfg.path = j->f->path;
@@ -111,28 +115,38 @@ static void close_arm(struct scan *s, uint64_t len, struct arm_result *res)
 	munmap((void *)s->base, len);
 }
 
-/* OPT: Belady over the trace the scan wrote, at capacity = budget. */
-static int opt_of(const struct scan *s, uint64_t budget, struct arm_result *res,
-		  char *err, size_t n)
+/* The references over the trace the scan wrote, at capacity = budget;
+ * chunk sizes in whole pages, as the pager fetches them. */
+static int refs_of(const struct scan *s, uint64_t budget,
+		   struct arm_result *res, char *err, size_t n)
 {
+	const struct layout *l = s->lay;
 	struct trace t = {
-		.kind = TRACE_REFERENCE, .nchunks = s->nchunks,
+		.kind = TRACE_REFERENCE, .nchunks = l->nchunks,
 		.seq = s->trace, .n = s->accesses,
 	};
 	struct belady_result b;
 	int rc;
 
-	t.sizes = malloc(s->nchunks * sizeof(*t.sizes));
+	t.sizes = malloc(l->nchunks * sizeof(*t.sizes));
 	if (!t.sizes) {
 		snprintf(err, n, "no memory for the trace");
 		return -1;
 	}
-	for (uint32_t i = 0; i < s->nchunks; i++)
-		t.sizes[i] = s->chunk;
+	for (uint32_t i = 0; i < l->nchunks; i++)
+		t.sizes[i] = (l->chunks[i].len + 4095) & ~4095ull;
 	rc = belady(&t, budget, &b, err, n);
 	if (!rc) {
-		res->opt_bytes = b.bytes_missed;
-		res->opt_misses = b.misses;
+		res->fnu_bytes = b.bytes_missed;
+		rc = belady_bound(&t, budget, &b, err, n);
+	}
+	if (!rc) {
+		res->bound_bytes = b.bytes_missed;
+		if (l->nchunks <= BELADY_EXACT_MAX_CHUNKS) {
+			rc = belady_exact(&t, budget, &b, err, n);
+			res->have_exact = !rc;
+			res->exact_bytes = rc ? 0 : b.bytes_missed;
+		}
 	}
 	free(t.sizes);
 	return rc;
@@ -145,15 +159,15 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 	const struct arms_opts *o = j->o;
 	struct arm_result *res = out;
 	struct scan s = {
-		.chunk = o->chunk, .nchunks = (uint32_t)o->nchunks,
-		.passes = (uint32_t)o->passes, .threads = (uint32_t)o->threads,
+		.lay = &o->lay, .passes = (uint32_t)o->passes,
+		.threads = (uint32_t)o->threads, .touched = j->arm->touched,
 		.seed = j->f->seed,
 	};
 	uint64_t io0 = 0, io1 = 0;
 	struct rusage u0, u1;
 	int rc;
 
-	s.trace = malloc(o->passes * o->nchunks * sizeof(*s.trace));
+	s.trace = malloc(o->passes * 2 * o->lay.nlayers * sizeof(*s.trace));
 	if (!s.trace) {
 		snprintf(err, n, "no memory for the trace");
 		return -1;
@@ -185,13 +199,13 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 			0;
 		res->faults = faults_of(&u1) - faults_of(&u0);
 	}
-	close_arm(&s, o->chunk * o->nchunks, res);
+	close_arm(&s, o->region, res);
 	res->sink = s.sink;
 	res->mismatches = s.mismatches;
 	res->accesses = s.accesses;
 	res->violations = violations;
 	if (!rc)
-		rc = opt_of(&s, j->budget, res, err, n);
+		rc = refs_of(&s, j->budget, res, err, n);
 	free(s.trace);
 	res->ok = !rc;
 	return rc;

@@ -1,8 +1,9 @@
-/* residctl bench arms: the arms of SPEC §8 on the synthetic cyclic layer
- * scan, at equal budgets, swept over budget ratios. Primary figure: bytes
- * the arm's process read from the disk (/proc/self/io read_bytes), with
- * the pager's own fetch_bytes beside it as the cross-check, and OPT from
- * Belady over the reference trace the scan itself wrote. */
+/* residctl bench arms: the arms of SPEC §8 on the cyclic layer scan (equal
+ * chunks, or a real layout from --table), at equal budgets, swept over
+ * budget ratios. Primary figure: bytes the arm's process read from the disk
+ * (/proc/self/io read_bytes), with the pager's own fetch_bytes beside it as
+ * the cross-check, against the lower bound and furthest-next-use over the
+ * reference trace the scan itself wrote. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,14 @@
 #include "cli.h"
 
 static const char usage[] =
-	"usage: residctl bench arms [--chunk BYTES] [--chunks N] [--passes P]\n"
-	"                           [--threads T] [--ratios R,R..] [--arms LIST]\n"
-	"                           [--prefetch N] [--margin BYTES] [--dir DIR]\n"
-	"                           [--seed N] [--csv FILE]\n"
-	"  A file of N chunks (default 16 of 8M) is read in order for P passes\n"
-	"  (default 4) by T threads (default 1), every word summed and checked,\n"
+	"usage: residctl bench arms [--chunk BYTES] [--chunks N] [--table FILE]\n"
+	"                           [--passes P] [--threads T] [--ratios R,R..]\n"
+	"                           [--arms LIST] [--prefetch N] [--margin BYTES]\n"
+	"                           [--dir DIR] [--seed N] [--csv FILE]\n"
+	"  A file of N chunks (default 16 of 8M), or of the layers of a layout\n"
+	"  (--table: 'offset length' lines or a safetensors file; chunks derived\n"
+	"  as in 'residctl verify --help'), is read layer by layer for P passes\n"
+	"  (default 4) by T threads (default 1), every byte summed and checked,\n"
 	"  once per arm and budget ratio (default 0.25,0.375,0.5,0.625,0.75 of\n"
 	"  the file), each run in its own process and memory cgroup:\n"
 	"    A-seq, A-random, A-normal  kernel mmap with that madvise, cgroup\n"
@@ -26,7 +29,12 @@ static const char usage[] =
 	"    C  pager + lru     D  pager + layer_order_declared\n"
 	"    E  D + prefetch (--prefetch, default 1)\n"
 	"    D-ahead  D + evict ahead of need\n"
-	"  (--arms default A,C,D,E). OPT is Belady over the scan's own trace.\n"
+	"    D-touched  D announcing every chunk a layer touches, not only its\n"
+	"                own (differs from D only where layers straddle chunks)\n"
+	"  (--arms default A,C,D,E). Over the scan's own trace: 'bound', a true\n"
+	"  lower bound on any pager's bytes; 'FNU', furthest-next-use (Belady's\n"
+	"  optimum on equal chunks, a heuristic on unequal ones); 'exact', the\n"
+	"  optimum, for layouts of at most 12 chunks.\n"
 	"  Bytes read are /proc/self/io read_bytes of the arm's process; the\n"
 	"  page cache of the file is emptied before every run (fsync,\n"
 	"  POSIX_FADV_DONTNEED, checked with mincore). The file goes in --dir\n"
@@ -35,13 +43,14 @@ static const char usage[] =
 	"  writes every run. Exit 0, 1 when a run failed, 2 on bad input.\n";
 
 const struct arm arms[NARMS] = {
-	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0 },
-	{ "A-random", MADV_RANDOM, 0, 0, 0 },
-	{ "A-normal", MADV_NORMAL, 0, 0, 0 },
-	{ "C", -1, RESID_POLICY_LRU, 0, 0 },
-	{ "D", -1, RESID_POLICY_DECLARED, 0, 0 },
-	{ "E", -1, RESID_POLICY_DECLARED, 1, 0 },
-	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1 },
+	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0 },
+	{ "A-random", MADV_RANDOM, 0, 0, 0, 0 },
+	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0 },
+	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0 },
+	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0 },
+	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0 },
+	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0 },
+	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1 },
 };
 
 static int parse_ratios(const char *v, struct arms_opts *o)
@@ -101,11 +110,12 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		CLI_VALUE("seed", 's'),
 		CLI_VALUE("dir", 'd'),
 		CLI_VALUE("csv", 'o'),
+		CLI_VALUE("table", 'T'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "bench arms", .usage = usage, .argc = argc,
 			 .argv = argv, .opts = opts, .operands = 0 };
-	const char *v;
+	const char *v, *sized = NULL;
 	int opt;
 
 	while ((opt = cli_next(&c)) != CLI_END) {
@@ -114,12 +124,14 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		case CLI_EXIT:
 			return c.status;
 		case 'n':
+			sized = "--chunks";
 			if (cli_u64(v, &o->nchunks) || o->nchunks < 2 ||
 			    o->nchunks > 1u << 20)
 				return bench_bad("arms", "chunk count", v,
 						 "give 2..1048576");
 			break;
 		case 'c':
+			sized = "--chunk";
 			if (cli_bytes(v, &o->chunk) || !o->chunk ||
 			    o->chunk % RESID_PAGE)
 				return bench_bad("arms", "chunk size", v,
@@ -158,7 +170,8 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 			if (parse_arms(v, o))
 				return bench_bad("arms", "arm list", v,
 						 "use A, A-seq, A-random, A-normal, "
-						 "C, D, E, D-ahead, comma-separated");
+						 "C, D, E, D-ahead, D-touched, "
+						 "comma-separated");
 			break;
 		case 's':
 			if (cli_u64(v, &o->seed))
@@ -171,9 +184,38 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		case 'o':
 			o->csv = v;
 			break;
+		case 'T':
+			o->table = v;
+			break;
 		}
 	}
+	if (o->table && sized)
+		return bench_bad("arms", "option with --table", sized,
+				 "the table gives the chunks; drop --chunk and --chunks");
 	return -1;
+}
+
+/* The layout scanned, its chunks padded to a whole page at the end (the
+ * backing file is written to that size, so every fetch is O_DIRECT). */
+static int make_layout(struct arms_opts *o, char *err, size_t n)
+{
+	struct layout *l = &o->lay;
+	uint32_t cap = 0;
+
+	if (o->table) {
+		if (layout_read(o->table, l, err, n))
+			return -1;
+	} else {
+		for (uint64_t i = 0; i < o->nchunks; i++)
+			if (layout_add(l, &cap, i * o->chunk, o->chunk,
+				       "--chunk", "chunk", err, n))
+				return -1;
+		if (layout_derive(l, err, n))
+			return -1;
+	}
+	o->region = (l->region_len + 4095) & ~4095ull;
+	l->chunks[l->nchunks - 1].len += o->region - l->region_len;
+	return 0;
 }
 
 /* Every run of the sweep; 0, 1 when a run failed or stopped. */
@@ -213,15 +255,20 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 				snprintf(drops + strlen(drops),
 					 dn - strlen(drops), "%s%s",
 					 drops[0] ? ", " : "", how);
-			fprintf(stderr, "  [%d/%d] %" PRIu64 " MiB chunks, ratio "
-				"%.3f, %-8s %8.1f MiB read", done, total,
-				o->chunk / MiB, o->ratio[i], arms[a].name,
-				mib(r->io_bytes));
+			fprintf(stderr, "  [%d/%d] ", done, total);
+			if (o->table)
+				fprintf(stderr, "%s", o->table);
+			else
+				fprintf(stderr, "%" PRIu64 " MiB chunks",
+					o->chunk / MiB);
+			fprintf(stderr, ", ratio %.3f, %-9s %8.1f MiB read",
+				o->ratio[i], arms[a].name, mib(r->io_bytes));
 			if (arms[a].advice < 0)
 				fprintf(stderr, " (pager %.1f)",
 					mib(r->st.fetch_bytes));
-			fprintf(stderr, ", OPT %.1f, %.2f s\n",
-				mib(r->opt_bytes), r->seconds);
+			fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n",
+				mib(r->bound_bytes), mib(r->fnu_bytes),
+				r->seconds);
 			if (r->mismatches || r->violations) {
 				fprintf(stderr, "residctl bench arms: %s read %"
 					PRIu64 " wrong words, %" PRIu64
@@ -245,35 +292,44 @@ int bench_arms(int argc, char **argv)
 	};
 	struct arm_result (*res)[NARMS];
 	struct bench_file f;
-	char err[600], drops[64] = "";
+	char err[1200], drops[64] = ""; /* room for a tensor's name */
 	int rc = parse(argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;
+	if (make_layout(&o, err, sizeof(err))) {
+		fprintf(stderr, "residctl bench arms: %s\n", err);
+		return 2;
+	}
 	for (int i = 0; i < o.nratios; i++)
-		if (arms_budget(&o, o.ratio[i]) < o.chunk) {
+		if (arms_budget(&o, o.ratio[i]) < layout_largest_chunk(&o.lay)) {
 			char v[32];
 
 			snprintf(v, sizeof(v), "%.3f", o.ratio[i]);
+			layout_free(&o.lay);
 			return bench_bad("arms", "ratio", v, "a budget must "
-					 "hold one chunk: raise it or --chunks");
+					 "hold the largest chunk: raise it");
 		}
-	if (bench_dir_check(o.dir, o.chunk * o.nchunks, err, sizeof(err))) {
+	if (bench_dir_check(o.dir, o.region, err, sizeof(err))) {
 		fprintf(stderr, "residctl bench arms: %s\n", err);
+		layout_free(&o.lay);
 		return 2;
 	}
 	res = calloc((size_t)o.nratios, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "residctl bench arms: no memory\n");
+		layout_free(&o.lay);
 		return 1;
 	}
 	bench_catch_signals();
-	fprintf(stderr, "bench arms: writing a %" PRIu64 " MiB file in %s\n",
-		o.chunk * o.nchunks / MiB, o.dir);
-	if (bench_file_create(&f, o.dir, o.chunk * o.nchunks, o.seed, err,
+	fprintf(stderr, "bench arms: writing a %.1f MiB file in %s (%" PRIu32
+		" layers, %" PRIu32 " chunks)\n", mib(o.region), o.dir,
+		o.lay.nlayers, o.lay.nchunks);
+	if (bench_file_create(&f, o.dir, o.region, o.seed, err,
 			      sizeof(err))) {
 		fprintf(stderr, "residctl bench arms: %s\n", err);
 		free(res);
+		layout_free(&o.lay);
 		return 1;
 	}
 	rc = sweep(&o, &f, res, drops, sizeof(drops));
@@ -287,5 +343,6 @@ int bench_arms(int argc, char **argv)
 			rc = 1;
 	}
 	free(res);
+	layout_free(&o.lay);
 	return rc;
 }

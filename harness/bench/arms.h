@@ -11,21 +11,29 @@
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
-#define NARMS 7
+#define NARMS 8
 
 struct arm {
 	const char *name;
 	int advice;              /* arm A: madvise; -1: a pager arm */
 	enum resid_policy policy;
 	int prefetch, evict_ahead;
+	int touched;             /* announce every chunk a layer touches */
 };
 
-/* A-seq, A-random, A-normal, C, D, E, D-ahead; the tables name C, D, E. */
+/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched; the tables name
+ * C, D, E. */
 extern const struct arm arms[NARMS];
 enum { ARM_C = 3, ARM_D = 4, ARM_E = 5 };
 
+/* The layout scanned: equal chunks (chunk x nchunks), or a table from a
+ * file (table names it); lay.chunks cover region bytes, a whole number of
+ * pages. */
 struct arms_opts {
 	uint64_t chunk, nchunks, passes, threads, prefetch, margin, seed;
+	const char *table;
+	struct layout lay;
+	uint64_t region;
 	double ratio[MAX_RATIOS];
 	int nratios;
 	int use[NARMS];
@@ -39,8 +47,14 @@ struct arm_job {
 	uint64_t budget;
 };
 
+/* The references over the scan's own trace (pager/belady.h): fnu the
+ * furthest-next-use rule (Belady's optimum on equal chunks, a heuristic on
+ * unequal ones), bound the lower bound, exact the optimum when the layout
+ * has at most BELADY_EXACT_MAX_CHUNKS chunks (have_exact). */
 struct arm_result {
-	uint64_t io_bytes, io_first, opt_bytes, opt_misses, accesses;
+	uint64_t io_bytes, io_first, accesses;
+	uint64_t fnu_bytes, bound_bytes, exact_bytes;
+	int have_exact;
 	uint64_t faults, evicted_bytes, sink, mismatches, violations;
 	double seconds;
 	struct resid_stats st;
@@ -50,7 +64,7 @@ struct arm_result {
 
 static inline uint64_t arms_budget(const struct arms_opts *o, double ratio)
 {
-	return budget_share(o->chunk * o->nchunks, ratio, 0);
+	return budget_share(o->region, ratio, 0);
 }
 
 static inline double mib(uint64_t b)

@@ -6,6 +6,24 @@
 #include <unistd.h>
 
 #include "arms.h"
+#include "belady.h"
+
+/* The columns every row starts and ends with. */
+static void row_head(FILE *f, const struct arms_opts *o, double ratio,
+		     uint64_t budget, const char *name)
+{
+	fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.3f,%"
+		PRIu64 ",%s,", o->table ? 0 : o->chunk, o->lay.nchunks,
+		o->passes, o->threads, ratio, budget, name);
+}
+
+static void row_tail(FILE *f, const struct arms_opts *o)
+{
+	const char *base = o->table ? strrchr(o->table, '/') : NULL;
+
+	fprintf(f, "%s,%" PRIu32 "\n", !o->table ? "equal" :
+		base ? base + 1 : o->table, o->lay.nlayers);
+}
 
 static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 		    uint64_t budget, const struct arm *arm,
@@ -13,20 +31,31 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 {
 	int pager = arm->advice < 0;
 
-	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%"
-		PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",", o->chunk, o->nchunks,
-		o->passes, o->threads, ratio, budget, arm->name, r->io_bytes,
-		r->io_first);
+	row_head(f, o, ratio, budget, arm->name);
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",", r->io_bytes, r->io_first);
 	if (pager)
 		fprintf(f, "%" PRIu64 ",%" PRIu64 ",", r->st.fetch_bytes,
 			r->st.fetches);
 	else
 		fputs(",,", f);
-	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%"
-		PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n", r->opt_bytes,
-		r->accesses, r->faults, r->evicted_bytes, r->seconds,
-		r->mismatches, r->violations,
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",", r->fnu_bytes, r->bound_bytes);
+	if (r->have_exact)
+		fprintf(f, "%" PRIu64, r->exact_bytes);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%"
+		PRIu64 ",%" PRIu64 ",%s,", r->accesses, r->faults,
+		r->evicted_bytes, r->seconds, r->mismatches, r->violations,
 		pager ? budget + PAGER_SLACK : budget + o->margin, r->drop);
+	row_tail(f, o);
+}
+
+/* A reference's row: its bytes in bytes_read, the rest empty. */
+static void ref_row(FILE *f, const struct arms_opts *o, double ratio,
+		    uint64_t budget, const char *name, uint64_t bytes,
+		    uint64_t accesses)
+{
+	row_head(f, o, ratio, budget, name);
+	fprintf(f, "%" PRIu64 ",,,,,,,%" PRIu64 ",,,,,,,,", bytes, accesses);
+	row_tail(f, o);
 }
 
 int arms_write_csv(const struct arms_opts *o,
@@ -44,26 +73,29 @@ int arms_write_csv(const struct arms_opts *o,
 	}
 	fputs("chunk_bytes,chunks,passes,threads,ratio,budget_bytes,arm,"
 	      "bytes_read,bytes_first_pass,pager_fetch_bytes,pager_fetches,"
-	      "opt_bytes,accesses,"
+	      "fnu_bytes,bound_bytes,exact_bytes,accesses,"
 	      "faults,evicted_bytes,wall_s,mismatches,violations,"
-	      "cgroup_limit,cache_drop\n", f);
+	      "cgroup_limit,cache_drop,layout,layers\n", f);
 	for (int i = 0; i < o->nratios; i++) {
 		uint64_t budget = arms_budget(o, o->ratio[i]);
-		struct arm_result opt = { 0 };
+		struct arm_result ref = { 0 };
 
 		for (int a = 0; a < NARMS; a++) {
 			if (!o->use[a] || !res[i][a].ok)
 				continue;
 			csv_row(f, o, o->ratio[i], budget, &arms[a],
 				&res[i][a]);
-			opt = res[i][a];
+			ref = res[i][a];
 		}
-		if (opt.ok)
-			fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%.3f,%" PRIu64 ",OPT,%" PRIu64 ",,,,%" PRIu64
-				",%" PRIu64 ",,,,,,,\n", o->chunk, o->nchunks,
-				o->passes, o->threads, o->ratio[i], budget,
-				opt.opt_bytes, opt.opt_bytes, opt.accesses);
+		if (!ref.ok)
+			continue;
+		ref_row(f, o, o->ratio[i], budget, "bound", ref.bound_bytes,
+			ref.accesses);
+		ref_row(f, o, o->ratio[i], budget, "FNU", ref.fnu_bytes,
+			ref.accesses);
+		if (ref.have_exact)
+			ref_row(f, o, o->ratio[i], budget, "exact",
+				ref.exact_bytes, ref.accesses);
 	}
 	if (fclose(f) || rename(tmp, o->csv)) {
 		fprintf(stderr, "residctl bench arms: cannot write %s\n",
@@ -99,7 +131,7 @@ static const struct arm_result *best_a(const struct arm_result *r, int *which)
 	return best;
 }
 
-/* Any run's OPT (every run of a ratio scanned the same trace). */
+/* Any run's references (every run of a ratio scanned the same trace). */
 static const struct arm_result *any_run(const struct arm_result *r)
 {
 	for (int a = 0; a < NARMS; a++)
@@ -111,31 +143,38 @@ static const struct arm_result *any_run(const struct arm_result *r)
 static void summary_row(const struct arms_opts *o, int i,
 			const struct arm_result *r)
 {
-	const struct arm_result *opt = any_run(r), *c = &r[ARM_C], *d = &r[ARM_D];
+	const struct arm_result *ref = any_run(r), *c = &r[ARM_C], *d = &r[ARM_D];
 	const struct arm_result *e = &r[ARM_E];
 	int which = 0;
 	const struct arm_result *a = best_a(r, &which);
-	char q[7][16];
+	uint64_t bound = ref ? ref->bound_bytes : 0, fnu = ref ? ref->fnu_bytes : 0;
+	char q[8][16];
 
-	printf("| %.3f | %.0f | %s | ", o->ratio[i],
-	       mib(arms_budget(o, o->ratio[i])),
-	       opt ? (snprintf(q[0], 16, "%.0f", mib(opt->opt_bytes)), q[0]) :
-	       "-");
+	printf("| %.3f | %.1f | ", o->ratio[i], mib(arms_budget(o, o->ratio[i])));
+	if (ref)
+		printf("%.1f | %.1f | ", mib(bound), mib(fnu));
+	else
+		printf("- | - | ");
+	if (ref && ref->have_exact)
+		printf("%.1f | ", mib(ref->exact_bytes));
+	else
+		printf("- | ");
 	if (a)
-		printf("%.0f (%s) | ", mib(a->io_bytes), arms[which].name + 2);
+		printf("%.1f (%s) | ", mib(a->io_bytes), arms[which].name + 2);
 	else
 		printf("- | ");
 	for (int k = ARM_C; k <= ARM_E; k++)
 		if (r[k].ok)
-			printf("%.0f | ", mib(r[k].io_bytes));
+			printf("%.1f | ", mib(r[k].io_bytes));
 		else
 			printf("- | ");
-	printf("%s | %s | %s | %s | %s | ",
-	       quot(q[1], 16, d, d->io_bytes, opt, opt ? opt->opt_bytes : 0),
-	       quot(q[2], 16, e, e->io_bytes, opt, opt ? opt->opt_bytes : 0),
-	       quot(q[3], 16, c, c->io_bytes, opt, opt ? opt->opt_bytes : 0),
-	       quot(q[4], 16, a, a ? a->io_bytes : 0, d, d->io_bytes),
-	       quot(q[5], 16, a, a ? a->io_bytes - a->io_first : 0, d,
+	printf("%s | %s | %s | %s | %s | %s | ",
+	       quot(q[1], 16, d, d->io_bytes, ref, bound),
+	       quot(q[2], 16, d, d->io_bytes, ref, fnu),
+	       quot(q[3], 16, e, e->io_bytes, ref, bound),
+	       quot(q[4], 16, c, c->io_bytes, ref, bound),
+	       quot(q[5], 16, a, a ? a->io_bytes : 0, d, d->io_bytes),
+	       quot(q[6], 16, a, a ? a->io_bytes - a->io_first : 0, d,
 		    d->io_bytes - d->io_first));
 	if (c->ok && c->accesses)
 		printf("%.1f %% |\n", 100.0 * (double)c->st.fetches /
@@ -144,46 +183,82 @@ static void summary_row(const struct arms_opts *o, int i,
 		printf("- |\n");
 }
 
+/* The heading: what was scanned. */
+static void title(const struct arms_opts *o)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (uint32_t c = 0; c < o->lay.nchunks; c++) {
+		uint64_t len = o->lay.chunks[c].len;
+
+		lo = len < lo ? len : lo;
+		hi = len > hi ? len : hi;
+	}
+	if (o->table) {
+		uint32_t straddle = 0;
+
+		for (uint32_t l = 0; l < o->lay.nlayers; l++)
+			straddle += layout_last_chunk(&o->lay, l) !=
+				o->lay.layers[l].chunk;
+		printf("### Layout %s: %" PRIu32 " layers in %" PRIu32
+		       " chunks of %.2f..%.2f MiB (%" PRIu32 " layers run on "
+		       "into the next chunk), %" PRIu64 " passes, %" PRIu64
+		       " application thread%s\n\n", o->table, o->lay.nlayers,
+		       o->lay.nchunks, mib(lo), mib(hi), straddle, o->passes,
+		       o->threads, o->threads > 1 ? "s" : "");
+	} else {
+		printf("### %" PRIu32 " chunks of %" PRIu64 " MiB, %" PRIu64
+		       " passes, %" PRIu64 " application thread%s\n\n",
+		       o->lay.nchunks, o->chunk / MiB, o->passes, o->threads,
+		       o->threads > 1 ? "s" : "");
+	}
+}
+
 void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 		const char *drops)
 {
-	char q[16];
+	char q[3][16];
 
-	printf("### %" PRIu64 " chunks of %" PRIu64 " MiB, %" PRIu64
-	       " passes, %" PRIu64 " application thread%s\n\n", o->nchunks,
-	       o->chunk / MiB, o->passes, o->threads, o->threads > 1 ? "s" : "");
+	title(o);
 	printf("Bytes read from the disk by the arm's process (/proc/self/io "
 	       "read_bytes, delta around the scan), MiB. Budget = ratio x "
-	       "%.0f MiB file; arm A's cgroup limit is the budget + %" PRIu64
+	       "%.1f MiB file; arm A's cgroup limit is the budget + %" PRIu64
 	       " MiB; the pager arms' cgroups get budget + %" PRIu64 " MiB (the "
 	       "pager's budget binds). Page cache emptied before every run "
-	       "(%s; mincore: 0 pages cached). OPT: Belady over the scan's "
-	       "own reference trace. E prefetches %" PRIu64 " chunk%s ahead. "
-	       "A/D after pass 1 leaves out the cold first pass.\n\n",
-	       mib(o->chunk * o->nchunks), o->margin / MiB, PAGER_SLACK / MiB,
-	       drops, o->prefetch, o->prefetch > 1 ? "s" : "");
-	printf("| ratio | budget MiB | OPT | A (best) | C | D | E | D/OPT | "
-	       "E/OPT | C/OPT | A/D | A/D after pass 1 | C misses |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "(%s; mincore: 0 pages cached). Over the scan's own reference "
+	       "trace: bound = a true lower bound on any pager's bytes (the "
+	       "fractional optimum); FNU = furthest-next-use, Belady's optimum "
+	       "on equal chunks but a heuristic on unequal ones (a pager can "
+	       "read less); exact = the optimum by search (layouts of at most "
+	       "%d chunks). E prefetches %" PRIu64 " chunk%s ahead. A/D after "
+	       "pass 1 leaves out the cold first pass.\n\n",
+	       mib(o->region), o->margin / MiB, PAGER_SLACK / MiB, drops,
+	       BELADY_EXACT_MAX_CHUNKS, o->prefetch, o->prefetch > 1 ? "s" : "");
+	printf("| ratio | budget MiB | bound | FNU | exact | A (best) | C | D | "
+	       "E | D/bound | D/FNU | E/bound | C/bound | A/D | "
+	       "A/D after pass 1 | C misses |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nratios; i++)
 		summary_row(o, i, res[i]);
 	printf("\nEvery run (pager MiB: the pager's own fetch_bytes, the "
 	       "cross-check; faults: the pager's fault messages, or the "
 	       "process's major + minor faults for A; evicted: punched by "
 	       "the pager, or for A read minus still cached at the end):\n\n"
-	       "| ratio | arm | MiB read | x OPT | pager MiB | faults | "
-	       "evicted MiB | wall s | bad words |\n"
-	       "|---|---|---|---|---|---|---|---|---|\n");
+	       "| ratio | arm | MiB read | x bound | x FNU | x exact | "
+	       "pager MiB | faults | evicted MiB | wall s | bad words |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nratios; i++)
 		for (int a = 0; a < NARMS; a++) {
 			const struct arm_result *r = &res[i][a];
 
 			if (!r->ok)
 				continue;
-			printf("| %.3f | %s | %.1f | %s | ", o->ratio[i],
-			       arms[a].name, mib(r->io_bytes),
-			       quot(q, sizeof(q), r, r->io_bytes, r,
-				    r->opt_bytes));
+			printf("| %.3f | %s | %.1f | %s | %s | %s | ",
+			       o->ratio[i], arms[a].name, mib(r->io_bytes),
+			       quot(q[0], 16, r, r->io_bytes, r, r->bound_bytes),
+			       quot(q[1], 16, r, r->io_bytes, r, r->fnu_bytes),
+			       r->have_exact ? quot(q[2], 16, r, r->io_bytes, r,
+						    r->exact_bytes) : "-");
 			if (arms[a].advice < 0)
 				printf("%.1f | ", mib(r->st.fetch_bytes));
 			else

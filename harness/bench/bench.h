@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "resid_harness.h"
+#include "layout.h"
 
 #define MiB ((uint64_t)1 << 20)
 
@@ -56,20 +57,24 @@ typedef int (*bench_fn)(void *arg, void *out, char *err, size_t n);
 int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		   void *out, size_t len, char *err, size_t n);
 
-/* The cyclic layer scan: chunks 0..nchunks-1 in order, `passes` times, by
- * `threads` application threads splitting each chunk between them (a
- * barrier per chunk). Every 8-byte word is summed into sink and compared
- * with the content. With a region, each chunk is announced before it is
- * read (RESID_SIGNAL_BEFORE_READ). trace gets one record per chunk access,
- * in true order: the workload's own reference trace. The cold first pass
- * is the same for every arm; io_first_pass lets a caller leave it out. */
+/* The cyclic layer scan: the layers of `lay` in order, `passes` times, by
+ * `threads` application threads splitting each layer between them (a
+ * barrier per layer). Every byte is summed into sink and compared with the
+ * content. With a region, each layer's own chunk (the one holding its first
+ * byte) is announced before it is read (RESID_SIGNAL_BEFORE_READ); with
+ * `touched`, every chunk its bytes touch, in order. trace gets one record
+ * per chunk the scan enters, in true order (a layer that runs on into the
+ * next chunk enters it): the workload's own reference trace, at most
+ * passes * 2 * nlayers records. The cold first pass is the same for every
+ * arm; io_first_pass lets a caller leave it out. */
 struct scan {
 	const uint8_t *base;
-	uint64_t chunk;
-	uint32_t nchunks, passes, threads;
+	const struct layout *lay;
+	uint32_t passes, threads;
+	int touched;
 	uint64_t seed;
 	struct resid_region *r; /* NULL: a plain mapping (arm A) */
-	uint32_t *trace;        /* passes * nchunks entries */
+	uint32_t *trace;
 	uint64_t sink, mismatches, accesses;
 	uint64_t io_first_pass; /* read_bytes when the first pass ended */
 };
@@ -78,6 +83,7 @@ int scan_run(struct scan *s, char *err, size_t n);
 /* The subcommands. */
 int bench_arms(int argc, char **argv);
 int bench_fetch(int argc, char **argv);
+int bench_mkmodel(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */
 int bench_bad(const char *cmd, const char *what, const char *v,

@@ -10,12 +10,14 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: residctl bench arms|fetch [OPTIONS]\n"
+	"usage: residctl bench arms|fetch|mkmodel [OPTIONS]\n"
 	"  arms   bytes read from the disk by the kernel's mmap (A), the pager\n"
 	"         with lru (C), with the declared order (D), with prefetch (E),\n"
 	"         against Belady (OPT), on a cyclic layer scan, budgets swept\n"
 	"  fetch  per-chunk fetch latency and throughput of the pager against\n"
 	"         a plain O_DIRECT pread, with a breakdown of each fetch\n"
+	"  mkmodel  writes a synthetic safetensors model (a layout for\n"
+	"         'bench arms --table' and 'verify --table')\n"
 	"  Benchmarks, not tests: they need root (memory cgroups), write a\n"
 	"  backing file on a disk and remove it. 'residctl bench arms --help'.\n";
 
@@ -69,8 +71,8 @@ int bench_sizes(const char *s, uint64_t *out, int max)
 int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "residctl bench: name a benchmark, arms or "
-			"fetch; see residctl bench --help\n");
+		fprintf(stderr, "residctl bench: name a benchmark, arms, fetch "
+			"or mkmodel; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -81,7 +83,9 @@ int cmd_bench(int argc, char **argv)
 		return bench_arms(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fetch"))
 		return bench_fetch(argc - 1, argv + 1);
-	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms or "
-		"fetch\n", argv[1]);
+	if (!strcmp(argv[1], "mkmodel"))
+		return bench_mkmodel(argc - 1, argv + 1);
+	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
+		"fetch or mkmodel\n", argv[1]);
 	return 2;
 }

@@ -1,7 +1,7 @@
-/* The synthetic cyclic layer scan: chunks in order, every word consumed and
- * checked, the reference trace written by the workload as it goes. Several
- * threads split each chunk (as the rows of one layer are split between
- * cores) and meet at a barrier before the next. */
+/* The cyclic layer scan: layers in order, every byte consumed and checked,
+ * the reference trace written by the workload as it goes. Several threads
+ * split each layer (as its rows are split between cores) and meet at a
+ * barrier before the next. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,28 +26,57 @@ struct worker {
 	pthread_t th;
 };
 
-/* Sums the words of [off, off + len) of the mapping and counts those that
- * differ from the content. */
+/* Sums [off, off + len) of the mapping, whole words where it can, and
+ * counts the words that differ from the content (a partial word at either
+ * end of a layer counts as one). */
 static void consume(struct worker *w, uint64_t off, uint64_t len)
 {
-	const uint64_t *p = (const uint64_t *)(w->s->base + off);
-	uint64_t sum = 0, bad = 0;
+	const uint8_t *b = w->s->base;
+	uint64_t end = off + len, a = (off + 7) & ~7ull, z = end & ~7ull;
+	uint64_t sum = 0, bad = 0, seed = w->s->seed;
 
-	for (uint64_t i = 0; i < len / 8; i++) {
-		uint64_t v = p[i];
+	if (a > end)
+		a = end;
+	if (z < a)
+		z = a;
+	for (uint64_t i = off; i < a; i++)
+		sum += b[i];
+	for (uint64_t i = z; i < end; i++)
+		sum += b[i];
+	bad += a > off && resid_content_mismatches(b + off, off, a - off, seed);
+	bad += end > z && resid_content_mismatches(b + z, z, end - z, seed);
+	for (const uint64_t *p = (const uint64_t *)(b + a);
+	     p < (const uint64_t *)(b + z); p++) {
+		uint64_t v = *p;
 
 		sum += v;
-		bad += v != resid_content_word(off + i * 8, w->s->seed);
+		bad += v != resid_content_word((uint64_t)((const uint8_t *)p - b),
+					       seed);
 	}
 	w->sum += sum;
 	w->bad += bad;
+}
+
+/* Thread 0, before a layer: the chunks it enters, announced and traced. */
+static void enter_layer(struct scan *s, uint32_t layer, uint32_t *last)
+{
+	uint32_t c = s->lay->layers[layer].chunk;
+	uint32_t end = layout_last_chunk(s->lay, layer);
+
+	if (s->r)
+		resid_notify_access(s->r, c);
+	if (s->r && s->touched && end != c)
+		resid_notify_access(s->r, end);
+	for (; c <= end; c++)
+		if (c != *last)
+			s->trace[s->accesses++] = *last = c;
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct scan *s = w->s;
-	uint64_t slice = s->chunk / s->threads / 8 * 8;
+	uint32_t last = UINT32_MAX;
 	int state = 1;
 
 	if (w->id) {
@@ -60,21 +89,19 @@ static void *worker_main(void *arg)
 	if (state < 0)
 		return NULL;
 	for (uint32_t p = 0; p < s->passes; p++) {
-		for (uint32_t c = 0; c < s->nchunks; c++) {
-			uint64_t off = (uint64_t)c * s->chunk;
+		for (uint32_t l = 0; l < s->lay->nlayers; l++) {
+			const struct layout_layer *y = &s->lay->layers[l];
+			uint64_t slice = y->len / s->threads / 8 * 8;
 
-			if (w->id == 0) {
-				if (s->r)
-					resid_notify_access(s->r, c);
-				s->trace[s->accesses++] = c;
-			}
+			if (w->id == 0)
+				enter_layer(s, l, &last);
 			if (s->threads > 1)
 				pthread_barrier_wait(w->bar);
 			uint64_t from = slice * w->id;
-			uint64_t to = w->id + 1 == s->threads ? s->chunk :
+			uint64_t to = w->id + 1 == s->threads ? y->len :
 				from + slice;
 
-			consume(w, off + from, to - from);
+			consume(w, y->off + from, to - from);
 			if (s->threads > 1)
 				pthread_barrier_wait(w->bar);
 		}
@@ -94,9 +121,8 @@ int scan_run(struct scan *s, char *err, size_t n)
 	uint32_t started = 0;
 	int rc = 0;
 
-	if (s->threads < 1 || s->threads > MAX_THREADS || s->chunk % 8) {
-		snprintf(err, n, "scan: 1..%d threads over chunks of whole "
-			 "words", MAX_THREADS);
+	if (s->threads < 1 || s->threads > MAX_THREADS) {
+		snprintf(err, n, "scan: 1..%d threads", MAX_THREADS);
 		return -1;
 	}
 	s->accesses = s->sink = s->mismatches = 0;

@@ -179,8 +179,32 @@ out:
 
 static int t5_run(const struct run_opts *o, struct scen_result *res)
 {
+	uint64_t rng = o->seed ^ 0x5eed, cap, i, n = o->profile == PROFILE_FULL ? 2000 : 200;
+	struct belady_result fnu, lb, ex;
+	struct trace t;
+	char err[256];
+
 	if (random_traces(o, res) || cyclic_scans(o, res) || fault_refused(o, res))
 		return -1;
+	/* The lower bound <= the exact optimum <= furthest-next-use, on small
+	 * random traces, half of them with unequal chunks. */
+	for (i = 0; i < n; i++) {
+		memset(&t, 0, sizeof(t));
+		if (belady_random_trace(&rng, BELADY_EXACT_MAX_CHUNKS - 4, 40, i % 2, &t, &cap)) {
+			trace_free(&t);
+			scen_fail(res, "out of memory for small trace %" PRIu64, i);
+			return -1;
+		}
+		res->checks++;
+		if (belady(&t, cap, &fnu, err, sizeof(err)) || belady_bound(&t, cap, &lb, err, sizeof(err)) ||
+		    belady_exact(&t, cap, &ex, err, sizeof(err)))
+			mismatch(o, res, "small trace %" PRIu64 ": a solver refused a valid trace: %s", i, err);
+		else if (lb.bytes_missed > ex.bytes_missed || ex.bytes_missed > fnu.bytes_missed)
+			mismatch(o, res, "small trace %" PRIu64 " (%" PRIu32 " chunks, capacity %" PRIu64 "): bound %" PRIu64 ", exact %" PRIu64 ", furthest-next-use %" PRIu64 " bytes; want bound <= exact <= furthest-next-use",
+				 i, t.nchunks, cap, lb.bytes_missed, ex.bytes_missed, fnu.bytes_missed);
+		trace_free(&t);
+	}
+	scen_count(res, "bound_exact_fnu", n);
 	return 0;
 }
 

@@ -17,6 +17,7 @@ int main(void)
 	suite_policy();
 	suite_belady();
 	suite_trace();
+	suite_layout();
 	suite_cgroup();
 	suite_invariants();
 	suite_pager();

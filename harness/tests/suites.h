@@ -8,6 +8,7 @@ void suite_config(void);   /* test_config.c */
 void suite_policy(void);   /* test_policy.c */
 void suite_belady(void);   /* test_belady.c */
 void suite_trace(void);    /* test_belady.c */
+void suite_layout(void);   /* test_layout.c */
 void suite_cgroup(void);   /* test_cgroup.c */
 void suite_invariants(void); /* test_invariants.c */
 void suite_pager(void);    /* test_pager.c */

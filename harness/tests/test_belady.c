@@ -138,6 +138,68 @@ static void test_random_unequal(void)
 	random_vs_naive(1, 2);
 }
 
+/* bound <= exact <= furthest-next-use on small random traces; equal chunks
+ * under a whole number of chunks: all three agree. */
+static void bounds_vs_exact(int unequal, uint64_t seed)
+{
+	uint64_t rng = seed, cap, below = 0, above = 0, equal_cap = 0;
+	struct belady_result fnu, lb, ex;
+	struct trace t;
+	char err[256];
+
+	for (int i = 0; i < 400; i++) {
+		memset(&t, 0, sizeof(t));
+		CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 8, 40, unequal, &t, &cap), 0);
+		CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &fnu, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(belady_bound(&t, cap, &lb, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(belady_exact(&t, cap, &ex, err, sizeof(err)), 0);
+		CU_ASSERT(lb.bytes_missed <= ex.bytes_missed);
+		CU_ASSERT(ex.bytes_missed <= fnu.bytes_missed);
+		below += lb.bytes_missed < ex.bytes_missed;
+		above += ex.bytes_missed < fnu.bytes_missed;
+		if (!unequal && cap % t.sizes[0] == 0) {
+			equal_cap++;
+			CU_ASSERT_EQUAL(lb.bytes_missed, fnu.bytes_missed);
+			CU_ASSERT_EQUAL(ex.bytes_missed, fnu.bytes_missed);
+			CU_ASSERT_EQUAL(ex.misses, fnu.misses);
+		}
+		trace_free(&t);
+	}
+	/* Unequal chunks must show the gaps, or the test proves nothing. */
+	CU_ASSERT(unequal ? below > 20 && above > 5 : equal_cap > 100);
+}
+
+static void test_bounds_equal(void)
+{
+	bounds_vs_exact(0, 3);
+}
+
+static void test_bounds_unequal(void)
+{
+	bounds_vs_exact(1, 4);
+}
+
+/* By hand, in pages: sizes 1, 2, 2 under 3, accesses 1 2 0 1 2 0.
+ * Furthest-next-use evicts 0 and then 2 at the second 1 (10 pages); keeping
+ * 0 and evicting only 2 there misses 9, the optimum; the bound, trimming a
+ * page at a time off the furthest chunk, misses 8. */
+static void test_bound_by_hand(void)
+{
+	static const uint64_t sz[] = { PAGE, 2 * PAGE, 2 * PAGE };
+	static const uint32_t seq[] = { 1, 2, 0, 1, 2, 0 };
+	struct trace t = mk(TRACE_REFERENCE, 3, sz, seq, 6);
+	struct belady_result r;
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(belady(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.bytes_missed, 10 * PAGE);
+	CU_ASSERT_EQUAL_FATAL(belady_exact(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.bytes_missed, 9 * PAGE);
+	CU_ASSERT_EQUAL(r.misses, 5);
+	CU_ASSERT_EQUAL_FATAL(belady_bound(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.bytes_missed, 8 * PAGE);
+}
+
 /* Both solvers refuse; belady()'s line contains `says`. */
 static void refused(const struct trace *t, uint64_t cap, const char *says)
 {
@@ -187,6 +249,9 @@ void suite_belady(void)
 	CU_add_test(s, "cyclic scans: floor, exact ends, naive", test_cyclic_floor);
 	CU_add_test(s, "300 random equal traces vs naive", test_random_equal);
 	CU_add_test(s, "300 random unequal traces vs naive", test_random_unequal);
+	CU_add_test(s, "bound <= exact <= belady, equal chunks", test_bounds_equal);
+	CU_add_test(s, "bound <= exact <= belady, unequal chunks", test_bounds_unequal);
+	CU_add_test(s, "bound, exact and belady by hand", test_bound_by_hand);
 	CU_add_test(s, "refusals", test_refusals);
 	CU_add_test(s, "empty trace", test_empty_trace);
 }

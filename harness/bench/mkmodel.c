@@ -1,0 +1,255 @@
+/* residctl bench mkmodel: a synthetic safetensors file shaped like a
+ * decoder-only model (embedding, N layers of attention and MLP weights with
+ * their norms, final norm, head), F16, packed as the safetensors writer
+ * packs them: the header padded to 8 bytes, tensors back to back, so layers
+ * start and end inside pages as real ones do. The data bytes are the content
+ * of SPEC §5.1 at their file offsets, so every byte can be checked. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "mkmodel.h"
+
+static const char usage[] =
+	"usage: residctl bench mkmodel FILE [--layers N] [--hidden H] [--ffn F]\n"
+	"                              [--vocab V] [--seed S]\n"
+	"  Writes a synthetic safetensors model to FILE: model.embed_tokens\n"
+	"  [V,H], N layers (model.layers.<i>.: input_layernorm [H], q/k/v/o\n"
+	"  projections [H,H], [H/4,H] for k and v, post_attention_layernorm [H],\n"
+	"  gate/up [F,H], down [H,F]), model.norm [H], lm_head [V,H]; all F16,\n"
+	"  packed back to back after an 8-byte-padded header, so tensors start\n"
+	"  and end inside pages. Data bytes are the test content (seed S) at\n"
+	"  their file offsets. Defaults: 8 layers, H 768, F 2048, V 8192, seed\n"
+	"  1 (about 119 MiB). Exit 0, 1 on a write error, 2 on bad input.\n";
+
+#define NAME 96
+
+struct tensor_def {
+	char name[NAME];
+	uint64_t rows, cols; /* cols 0: a vector of rows elements */
+};
+
+/* The tensors in file order; count, or 0 when out of memory. */
+static size_t tensor_list(const struct mkmodel *m, struct tensor_def **out)
+{
+	static const struct { const char *name; int rows, cols; } per_layer[] = {
+		/* 'h' = hidden, 'k' = hidden / 4, 'f' = ffn, 0 = vector */
+		{ "input_layernorm.weight", 'h', 0 },
+		{ "self_attn.q_proj.weight", 'h', 'h' },
+		{ "self_attn.k_proj.weight", 'k', 'h' },
+		{ "self_attn.v_proj.weight", 'k', 'h' },
+		{ "self_attn.o_proj.weight", 'h', 'h' },
+		{ "post_attention_layernorm.weight", 'h', 0 },
+		{ "mlp.gate_proj.weight", 'f', 'h' },
+		{ "mlp.up_proj.weight", 'f', 'h' },
+		{ "mlp.down_proj.weight", 'h', 'f' },
+	};
+	const size_t nper = sizeof(per_layer) / sizeof(per_layer[0]);
+	size_t n = 0, total = 3 + m->layers * nper;
+	struct tensor_def *t = calloc(total, sizeof(*t));
+
+	if (!t)
+		return 0;
+	t[n++] = (struct tensor_def){ "model.embed_tokens.weight", m->vocab, m->hidden };
+	for (uint64_t l = 0; l < m->layers; l++)
+		for (size_t k = 0; k < nper; k++, n++) {
+			uint64_t dim[2];
+
+			for (int d = 0; d < 2; d++) {
+				int c = d ? per_layer[k].cols : per_layer[k].rows;
+
+				dim[d] = c == 'h' ? m->hidden : c == 'k' ?
+					(m->hidden + 3) / 4 : c == 'f' ? m->ffn : 0;
+			}
+			snprintf(t[n].name, NAME, "model.layers.%" PRIu64 ".%s", l,
+				 per_layer[k].name);
+			t[n].rows = dim[0];
+			t[n].cols = dim[1];
+		}
+	t[n++] = (struct tensor_def){ "model.norm.weight", m->hidden, 0 };
+	t[n++] = (struct tensor_def){ "lm_head.weight", m->vocab, m->hidden };
+	*out = t;
+	return n;
+}
+
+static uint64_t bytes_of(const struct tensor_def *t)
+{
+	return 2 * t->rows * (t->cols ? t->cols : 1);
+}
+
+/* The JSON header, padded with spaces to a multiple of 8 (as the
+ * safetensors writer pads it); NULL when out of memory. */
+static char *header(const struct tensor_def *t, size_t nt, uint64_t *len,
+		    uint64_t *data_len)
+{
+	size_t cap = 256 + nt * (NAME + 128), k = 0;
+	char *h = malloc(cap);
+	uint64_t off = 0;
+
+	if (!h)
+		return NULL;
+	k += (size_t)snprintf(h + k, cap - k, "{\"__metadata__\":{\"format\":\"pt\",\"generator\":\"residctl bench mkmodel\"}");
+	for (size_t i = 0; i < nt; i++) {
+		uint64_t b = bytes_of(&t[i]);
+
+		if (t[i].cols)
+			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"F16\",\"shape\":[%" PRIu64 ",%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+					      t[i].name, t[i].rows, t[i].cols, off, off + b);
+		else
+			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"F16\",\"shape\":[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+					      t[i].name, t[i].rows, off, off + b);
+		off += b;
+	}
+	h[k++] = '}';
+	while (k % 8)
+		h[k++] = ' ';
+	*len = k;
+	*data_len = off;
+	return h;
+}
+
+int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
+		  char *err, size_t n)
+{
+	struct tensor_def *t = NULL;
+	size_t nt = tensor_list(m, &t);
+	uint64_t hlen, data_len, size;
+	char *h = nt ? header(t, nt, &hlen, &data_len) : NULL;
+	uint8_t le[8], *buf = malloc(8 * MiB);
+	char tmp[4200];
+	FILE *f = NULL;
+	int rc = -1;
+
+	if (!h || !buf) {
+		snprintf(err, n, "no memory for the model's header");
+		goto out;
+	}
+	size = 8 + hlen + data_len;
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(hlen >> (8 * i));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(err, n, "cannot create %s: %s; give a writable path",
+			 tmp, strerror(errno));
+		goto out;
+	}
+	if (fwrite(le, 1, 8, f) != 8 || fwrite(h, 1, hlen, f) != hlen)
+		goto io;
+	for (uint64_t off = 8 + hlen; off < size && !bench_stop;) {
+		uint64_t len = size - off < 8 * MiB ? size - off : 8 * MiB;
+
+		resid_content_fill(buf, off, len, m->seed);
+		if (fwrite(buf, 1, len, f) != len)
+			goto io;
+		off += len;
+	}
+	if (bench_stop || fflush(f) || fsync(fileno(f)))
+		goto io;
+	if (fclose(f)) {
+		f = NULL;
+		goto io;
+	}
+	f = NULL;
+	if (rename(tmp, path)) {
+		snprintf(err, n, "cannot rename %s to %s: %s", tmp, path,
+			 strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	*size_out = size;
+	rc = 0;
+	goto out;
+io:
+	snprintf(err, n, "%s writing %s: %s; free space or give another path",
+		 bench_stop ? "interrupted" : "error", tmp,
+		 bench_stop ? "nothing kept" : strerror(errno));
+	if (f)
+		fclose(f);
+	unlink(tmp);
+out:
+	free(t);
+	free(h);
+	free(buf);
+	return rc;
+}
+
+int bench_mkmodel(int argc, char **argv)
+{
+	struct mkmodel m = { .layers = 8, .hidden = 768, .ffn = 2048,
+			     .vocab = 8192, .seed = 1 };
+	static const struct option opts[] = {
+		CLI_HELP_OPTION,
+		CLI_VALUE("layers", 'l'),
+		CLI_VALUE("hidden", 'H'),
+		CLI_VALUE("ffn", 'f'),
+		CLI_VALUE("vocab", 'v'),
+		CLI_VALUE("seed", 's'),
+		{ 0 },
+	};
+	struct cli c = { .cmd = "bench mkmodel", .usage = usage, .argc = argc,
+			 .argv = argv, .opts = opts, .operands = 1 };
+	const char *path = NULL, *name = NULL;
+	uint64_t size = 0;
+	char err[600];
+	int opt;
+
+	while ((opt = cli_next(&c)) != CLI_END) {
+		uint64_t *dst = NULL, max = 1u << 16;
+
+		switch (opt) {
+		case CLI_EXIT:
+			return c.status;
+		case CLI_OPERAND:
+			path = c.arg;
+			continue;
+		case 'l':
+			dst = &m.layers, max = 1000, name = "layers";
+			break;
+		case 'H':
+			dst = &m.hidden, name = "hidden";
+			break;
+		case 'f':
+			dst = &m.ffn, name = "ffn";
+			break;
+		case 'v':
+			dst = &m.vocab, max = 1u << 20, name = "vocab";
+			break;
+		case 's':
+			dst = &m.seed, max = UINT64_MAX, name = "seed";
+			break;
+		}
+		if (cli_u64(c.arg, dst) ||
+		    (dst != &m.seed && (!*dst || *dst > max))) {
+			char fix[64];
+
+			snprintf(fix, sizeof(fix), "give 1..%" PRIu64, max);
+			return bench_bad("mkmodel", name, c.arg, dst == &m.seed ?
+					 "give a decimal number" : fix);
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "residctl bench mkmodel: no FILE given; usage: residctl bench mkmodel FILE [--layers N]\n");
+		return 2;
+	}
+	uint64_t est = 2 * (2 * m.vocab * m.hidden + m.layers *
+			    (2 * m.hidden * m.hidden + m.hidden * m.hidden / 2 +
+			     3 * m.ffn * m.hidden));
+
+	if (est > 64ull << 30)
+		return bench_bad("mkmodel", "size", "over 64 GiB",
+				 "give fewer --layers or a smaller --hidden/--ffn/--vocab");
+	bench_catch_signals();
+	if (mkmodel_write(path, &m, &size, err, sizeof(err))) {
+		fprintf(stderr, "residctl bench mkmodel: %s\n", err);
+		return 1;
+	}
+	printf("mkmodel: %s, %" PRIu64 " bytes, %" PRIu64 " layers\n", path,
+	       size, m.layers);
+	return 0;
+}
