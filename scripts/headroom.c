@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	       "%llu, peak %llu, resident max %llu, overhead %lld, "
 	       "resid_headroom %llu\n", argv[2], argv[3], argv[4], argv[5],
 	       u0, peak, (unsigned long long)s.resident_max,
-	       (long long)(peak - u0 - s.resident_max),
+	       (long long)(peak - u0 - cfg.budget_bytes),
 	       (unsigned long long)resid_headroom(&cfg));
 	return 0;
 }
