@@ -10,6 +10,7 @@ stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s all || fail "build"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
+stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # ThreadSanitizer: a report is a failure (exit 66), also in a storm's child.
