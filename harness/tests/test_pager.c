@@ -18,6 +18,8 @@ static struct cg_scope scope;
 static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead;
+static int whole_budget;      /* the budget holds every chunk */
+static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
 static uint64_t violations;
 
@@ -62,8 +64,8 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
-/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget; returns the
- * mismatched bytes. */
+/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget (or one that
+ * holds them all); returns the mismatched bytes. */
 static uint64_t scan(struct resid_stats *s)
 {
 	struct resid_config c;
@@ -73,9 +75,11 @@ static uint64_t scan(struct resid_stats *s)
 	resid_config_init(&c);
 	c.region_len = 2 << 20;
 	c.chunk_size = 256 << 10;
-	c.budget_bytes = 512 << 10;
+	c.budget_bytes = whole_budget ? c.region_len : 512 << 10;
 	c.seed = 11;
-	c.eager_reconcile = 1;
+	c.eager_reconcile = !reconcile_every;
+	if (reconcile_every)
+		c.reconcile_interval = reconcile_every;
 	c.prefetch_depth = prefetch ? 2 : 0;
 	c.evict_ahead = c.phase_timers = evict_ahead;
 	c.seam = &bent;
@@ -103,7 +107,8 @@ static uint64_t scan(struct resid_stats *s)
 	resid_close(r);
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
-	evict_ahead = 0;
+	evict_ahead = whole_budget = 0;
+	reconcile_every = 0;
 	return bad;
 }
 
@@ -135,6 +140,24 @@ static void io_errors_retried(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.io_errors > 0);
+	/* No two reads in a row fail: a retry always succeeds. */
+	CU_ASSERT_EQUAL(s.abandoned, 0);
+}
+
+/* A budget that holds every chunk exactly: each chunk is fetched once and
+ * nothing is evicted; without eager reconcile, accounting is checked every
+ * reconcile_interval fetches, no more, no less. */
+static void exact_budget_never_evicts(void)
+{
+	struct resid_stats s;
+
+	whole_budget = 1;
+	reconcile_every = 4;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.evictions, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8);
+	CU_ASSERT_EQUAL(s.reconciles, s.fetches / 4);
 }
 
 static void partial_continue_resumed(void)
@@ -224,6 +247,7 @@ void suite_pager(void)
 	CU_add_test(s, "prefetch scan is clean", prefetch_scan_is_clean);
 	CU_add_test(s, "short reads are legal", short_reads_are_legal);
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
+	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
