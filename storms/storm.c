@@ -266,6 +266,12 @@ static void child(const struct storm_config *c, int fd)
 	}
 	resid_check_quiescent(s.r);
 	resid_get_stats(s.r, &out.stats);
+	/* No fetch outlives the watchdog's time-out in a healthy round: a
+	 * reset means a fetch was orphaned or the watchdog misfired. */
+	if (out.stats.watchdog_resets)
+		note(&s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
+		     "FETCHING, unlocked, past the %u ms time-out",
+		     out.stats.watchdog_resets, s.cfg.fetching_timeout_ms);
 	resid_close(s.r);
 	out.seconds = (double)(now_ns() - t0) / 1e9;
 report:
