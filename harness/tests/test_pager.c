@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cgroup_scope.h"
+#include "cgroupfs.h"
 #include "invariants.h"
 #include "resid.h"
 #include "seam.h"
@@ -198,6 +200,29 @@ static void evict_ahead_scan_is_clean(void)
 	CU_ASSERT(s.fetch_ns >= s.reserve_ns + s.read_ns + s.continue_ns);
 }
 
+/* memory.stat's tolerance is the kernel's flush threshold for the CPUs
+ * online: the pager's count of them against glibc's. */
+static void tolerance_counts_online_cpus(void)
+{
+	struct resid_config c;
+	struct resid_accounting acc;
+	struct utsname u;
+	char err[RESID_ERRLEN];
+
+	resid_config_init(&c);
+	c.region_len = 1 << 20;
+	c.chunk_size = 256 << 10;
+	c.budget_bytes = 1 << 20;
+	struct resid_region *r = resid_open(&c, err);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(resid_reconcile(r, &acc, err), 0);
+	resid_close(r);
+	CU_ASSERT_EQUAL_FATAL(uname(&u), 0);
+	CU_ASSERT_EQUAL(acc.tolerance, cg_flush_tolerance(u.release,
+				(unsigned)sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
 static void lost_punch_trips_reconcile(void)
 {
 	struct resid_stats s;
@@ -250,6 +275,8 @@ void suite_pager(void)
 	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "the memory.stat tolerance counts the online CPUs",
+		    tolerance_counts_online_cpus);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
 		    lost_punch_trips_reconcile);
 }
