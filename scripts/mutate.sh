@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 TABLE=scripts/mutants.txt
 ALL_DETECTORS="unit sim gate tsan storm"
+FOLLOW_UP="tsanfault stormhard"
 MIN_MUTANTS=40
 
 usage() {
@@ -27,6 +28,9 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
     storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (60 s)
   The gate leaves out T-2 and TSan its unit tests, the two slowest parts of
   the suite, so that 60 mutants fit in an hour on a shared 2-core machine.
+  Follow-up detectors, for survivors (--detectors names them):
+    tsanfault  build/tsan/residctl check T-3 T-6 --fault all=0.05    (150 s)
+    stormhard  residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1 (90 s)
   The unmutated copy runs first and must pass every detector. A mutant that
   does not compile is reported as such, not as a kill. One line per
   detector shows progress and the time left. Results: OUT/results.tsv
@@ -147,7 +151,8 @@ main() {
 		shift
 	done
 	for d in $detectors; do
-		[[ " $ALL_DETECTORS " == *" $d "* ]] || die "unknown detector '$d': pick from ${ALL_DETECTORS// /,}"
+		[[ " $ALL_DETECTORS $FOLLOW_UP " == *" $d "* ]] ||
+			die "unknown detector '$d': pick from ${ALL_DETECTORS// /,},${FOLLOW_UP// /,}"
 	done
 	[ -f "$TABLE" ] || die "no table $TABLE"
 	parse_table
@@ -191,7 +196,8 @@ main() {
 
 	# ---- the campaign
 
-	declare -A LIMIT=([unit]=60 [sim]=120 [gate]=150 [tsan]=150 [storm]=60)
+	declare -A LIMIT=([unit]=60 [sim]=120 [gate]=150 [tsan]=150 [storm]=60
+		[tsanfault]=150 [stormhard]=90)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/resid-mutate.XXXXXX") || die "cannot make a work directory"
@@ -219,7 +225,7 @@ main() {
 
 	build() {
 		local targets="build/residctl build/unit-tests"
-		[[ " $detectors " != *" tsan "* ]] || targets+=" build/tsan/residctl"
+		[[ " $detectors " != *" tsan"* ]] || targets+=" build/tsan/residctl"
 		(cd "$work" && make -s -j2 $targets) >"$1" 2>&1
 	}
 
@@ -233,6 +239,8 @@ main() {
 		gate) cmd="build/residctl check T-1 T-3 T-4 T-5 T-6 T-7" ;;
 		tsan) cmd="build/tsan/residctl check T-3 T-6" ;;
 		storm) cmd="build/residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02" ;;
+		tsanfault) cmd="build/tsan/residctl check T-3 T-6 --fault all=0.05" ;;
+		stormhard) cmd="build/residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1" ;;
 		esac
 		(cd "$work" && exec timeout -k 10 "${LIMIT[$d]}" bash -c "$cmd") >"$log" 2>&1 </dev/null &
 		det_pid=$!

@@ -56,7 +56,12 @@ END {
 		if (v == "nocompile") { nnocomp++; continue }
 		ncomp++; catn[cat[id]]++
 		if (v == "killed") { nkill++; catk[cat[id]]++ }
-		for (j = 1; j <= nd; j++) if (kill(out[id, dets[j]])) { dk[dets[j]]++; if (out[id, dets[j]] == "timeout") dt[dets[j]]++ }
+		for (j = 1; j <= nd; j++) {
+			o = out[id, dets[j]]
+			if (o != "") dran[dets[j]]++
+			if (kill(o)) dk[dets[j]]++
+			if (o == "timeout") dt[dets[j]]++
+		}
 		if (v == "survived") {
 			if (!(id in akind)) unanswered++
 			else if (akind[id] == "equivalent") nequiv++
@@ -77,13 +82,13 @@ END {
 	       "are argued equivalent, so %d of %d non-equivalent mutants are killed (%s). " \
 	       "Did not compile: %d.\n\n", nkill, ncomp, pct(nkill, ncomp), nequiv, nkill,
 	       ncomp - nequiv, pct(nkill, ncomp - nequiv), nnocomp > md
-	print "| detector | killed | of which timeout | survived | kill rate |" > md
-	print "|---|---:|---:|---:|---:|" > md
+	print "| detector | mutants run | killed | of which timeout | survived | kill rate |" > md
+	print "|---|---:|---:|---:|---:|---:|" > md
 	for (j = 1; j <= nd; j++) {
 		d = dets[j]
-		printf "| %s | %d | %d | %d | %s |\n", d, dk[d], dt[d], ncomp - dk[d], pct(dk[d], ncomp) > md
+		printf "| %s | %d | %d | %d | %d | %s |\n", d, dran[d], dk[d], dt[d], dran[d] - dk[d], pct(dk[d], dran[d]) > md
 	}
-	printf "| **any** | %d | | %d | %s |\n\n", nkill, ncomp - nkill, pct(nkill, ncomp) > md
+	printf "| **any** | %d | %d | | %d | %s |\n\n", ncomp, nkill, ncomp - nkill, pct(nkill, ncomp) > md
 	print "| category | mutants | killed | kill rate |" > md
 	print "|---|---:|---:|---:|" > md
 	split("lock budget data error", cs, " ")
@@ -101,7 +106,7 @@ END {
 		id = order[i]; line = "| " id " | `" file[id] "` | " what[id] " |"
 		for (j = 1; j <= nd; j++) {
 			o = out[id, dets[j]]
-			line = line " " (o == "killed" ? "**killed**" : o == "timeout" ? "**timeout**" : o) " |"
+			line = line " " (o == "killed" ? "**killed**" : o == "timeout" ? "**timeout**" : o == "" ? "·" : o) " |"
 		}
 		print line " " verdict[id] " |" > md
 	}
@@ -126,17 +131,21 @@ END {
 	       (ncomp ? nkill / ncomp : 0), nequiv, (ncomp - nequiv ? nkill / (ncomp - nequiv) : 0),
 	       nnocomp > json
 	for (j = 1; j <= nd; j++)
-		printf "%s\n    %s: {\"killed\": %d, \"timeout\": %d, \"kill_rate\": %.3f}",
-		       (j > 1 ? "," : ""), jstr(dets[j]), dk[dets[j]], dt[dets[j]],
-		       (ncomp ? dk[dets[j]] / ncomp : 0) > json
+		printf "%s\n    %s: {\"run\": %d, \"killed\": %d, \"timeout\": %d, \"kill_rate\": %.3f}",
+		       (j > 1 ? "," : ""), jstr(dets[j]), dran[dets[j]], dk[dets[j]], dt[dets[j]],
+		       (dran[dets[j]] ? dk[dets[j]] / dran[dets[j]] : 0) > json
 	printf "\n  },\n  \"mutants\": [" > json
 	for (i = 1; i <= n; i++) {
 		id = order[i]
 		printf "%s\n    {\"id\": %s, \"category\": %s, \"file\": %s, \"what\": %s, \"verdict\": %s, \"detectors\": {",
 		       (i > 1 ? "," : ""), jstr(id), jstr(cat[id]), jstr(file[id]), jstr(what[id]), jstr(verdict[id]) > json
-		for (j = 1; j <= nd; j++)
-			printf "%s%s: {\"outcome\": %s, \"seconds\": %s}", (j > 1 ? ", " : ""),
+		sepr = ""
+		for (j = 1; j <= nd; j++) {
+			if (out[id, dets[j]] == "") continue
+			printf "%s%s: {\"outcome\": %s, \"seconds\": %s}", sepr,
 			       jstr(dets[j]), jstr(out[id, dets[j]]), secs[id, dets[j]] + 0 > json
+			sepr = ", "
+		}
 		printf "}" > json
 		if (id in akind)
 			printf ", \"answer\": {\"kind\": %s, \"text\": %s}", jstr(akind[id]), jstr(atext[id]) > json
