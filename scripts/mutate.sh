@@ -29,7 +29,7 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   The gate leaves out T-2 and TSan its unit tests, the two slowest parts of
   the suite, so that 60 mutants fit in an hour on a shared 2-core machine.
   Follow-up detectors, for survivors (--detectors names them):
-    tsanfault  build/tsan/residctl check T-3 T-6 --fault all=0.05    (150 s)
+    tsanfault  build/tsan/residctl check T-3 T-7 --fault all=0.05    (150 s)
     stormhard  residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1 (90 s)
   The unmutated copy runs first and must pass every detector. A mutant that
   does not compile is reported as such, not as a kill. One line per
@@ -239,7 +239,7 @@ main() {
 		gate) cmd="build/residctl check T-1 T-3 T-4 T-5 T-6 T-7" ;;
 		tsan) cmd="build/tsan/residctl check T-3 T-6" ;;
 		storm) cmd="build/residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02" ;;
-		tsanfault) cmd="build/tsan/residctl check T-3 T-6 --fault all=0.05" ;;
+		tsanfault) cmd="build/tsan/residctl check T-3 T-7 --fault all=0.05" ;;
 		stormhard) cmd="build/residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1" ;;
 		esac
 		(cd "$work" && exec timeout -k 10 "${LIMIT[$d]}" bash -c "$cmd") >"$log" 2>&1 </dev/null &
