@@ -21,11 +21,11 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   Applies each mutant of scripts/mutants.txt to a copy of the tree, builds
   it and runs the detectors on it, each under a time limit (a hang is a
   kill by "timeout"):
-    unit   build/unit-tests                                      (60 s)
-    sim    residctl check --sim --schedules 200                  (120 s)
-    gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (150 s)
-    tsan   build/tsan/residctl check T-3 T-6                     (150 s)
-    storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (60 s)
+    unit   build/unit-tests                                      (40 s)
+    sim    residctl check --sim --schedules 200                  (60 s)
+    gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (120 s)
+    tsan   build/tsan/residctl check T-3 T-6                     (90 s)
+    storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (45 s)
   The gate leaves out T-2 and TSan its unit tests, the two slowest parts of
   the suite, so that 60 mutants fit in an hour on a shared 2-core machine.
   Follow-up detectors, for survivors (--detectors names them):
@@ -196,7 +196,7 @@ main() {
 
 	# ---- the campaign
 
-	declare -A LIMIT=([unit]=60 [sim]=120 [gate]=150 [tsan]=150 [storm]=60
+	declare -A LIMIT=([unit]=40 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
 		[tsanfault]=150 [stormhard]=90)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
