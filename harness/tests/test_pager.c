@@ -103,6 +103,10 @@ static uint64_t scan(struct resid_stats *s)
 			resid_notify_access(r, i);
 			bad += resid_content_mismatches(resid_base(r) + off, off,
 							len, c.seed);
+			/* Evict-ahead runs after the faulters are woken; on a
+			 * busy machine the next fault would beat it. */
+			if (evict_ahead)
+				resid_quiesce(r);
 		}
 	resid_check_quiescent(r);
 	resid_get_stats(r, s);
