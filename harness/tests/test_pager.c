@@ -21,6 +21,7 @@ static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead;
 static int whole_budget;      /* the budget holds every chunk */
+static int odd_tail;          /* the region ends 100 bytes into a page */
 static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
 static uint64_t violations;
@@ -75,7 +76,7 @@ static uint64_t scan(struct resid_stats *s)
 	uint64_t bad = 0;
 
 	resid_config_init(&c);
-	c.region_len = 2 << 20;
+	c.region_len = (2 << 20) + (odd_tail ? 100 : 0);
 	c.chunk_size = 256 << 10;
 	c.budget_bytes = whole_budget ? c.region_len : 512 << 10;
 	c.seed = 11;
@@ -100,6 +101,8 @@ static uint64_t scan(struct resid_stats *s)
 			uint64_t off, len;
 
 			resid_chunk_range(r, i, &off, &len);
+			if (len > c.region_len - off)
+				len = c.region_len - off; /* the rest is zeros */
 			resid_notify_access(r, i);
 			bad += resid_content_mismatches(resid_base(r) + off, off,
 							len, c.seed);
@@ -113,7 +116,7 @@ static uint64_t scan(struct resid_stats *s)
 	resid_close(r);
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
-	evict_ahead = whole_budget = 0;
+	evict_ahead = whole_budget = odd_tail = 0;
 	reconcile_every = 0;
 	return bad;
 }
@@ -227,6 +230,19 @@ static void tolerance_counts_online_cpus(void)
 				(unsigned)sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
+/* The last chunk is 100 bytes of data in a page: its eviction frees and its
+ * fetch takes a whole page, and accounting must say so. */
+static void unaligned_tail_is_accounted(void)
+{
+	struct resid_stats s;
+
+	odd_tail = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.reconcile_failures, 0);
+	CU_ASSERT(s.evictions > 0);
+}
+
 static void lost_punch_trips_reconcile(void)
 {
 	struct resid_stats s;
@@ -279,6 +295,8 @@ void suite_pager(void)
 	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "an unaligned tail is accounted in pages",
+		    unaligned_tail_is_accounted);
 	CU_add_test(s, "the memory.stat tolerance counts the online CPUs",
 		    tolerance_counts_online_cpus);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
