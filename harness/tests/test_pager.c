@@ -19,6 +19,7 @@ static struct resid_seam bent;
 static struct cg_scope scope;
 static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
+static unsigned long fail_first; /* the first reads of the run fail */
 static int evict_ahead;
 static int whole_budget;      /* the budget holds every chunk */
 static int odd_tail;          /* the region ends 100 bytes into a page */
@@ -30,7 +31,7 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned long n = __atomic_add_fetch(&reads, 1, __ATOMIC_RELAXED);
 
-	if (eio_every && n % eio_every == 0)
+	if ((eio_every && n % eio_every == 0) || n <= fail_first)
 		return -EIO;
 	if (short_reads && len > 4096)
 		len = len / 2 + 1; /* the next read starts mid-page */
@@ -117,6 +118,7 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = whole_budget = odd_tail = 0;
+	fail_first = 0;
 	reconcile_every = 0;
 	return bad;
 }
@@ -151,6 +153,19 @@ static void io_errors_retried(void)
 	CU_ASSERT(s.io_errors > 0);
 	/* No two reads in a row fail: a retry always succeeds. */
 	CU_ASSERT_EQUAL(s.abandoned, 0);
+}
+
+/* Nine failed reads in a row exhaust the retries: the fetch is abandoned,
+ * never mapped, and the faulter's second fault fetches the chunk. */
+static void failing_read_abandons(void)
+{
+	struct resid_stats s;
+
+	fail_first = 9;
+	reads = 0;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.abandoned, 1);
 }
 
 /* A budget that holds every chunk exactly: each chunk is fetched once and
@@ -292,6 +307,8 @@ void suite_pager(void)
 	CU_add_test(s, "prefetch scan is clean", prefetch_scan_is_clean);
 	CU_add_test(s, "short reads are legal", short_reads_are_legal);
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
+	CU_add_test(s, "a read that keeps failing abandons the fetch",
+		    failing_read_abandons);
 	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
