@@ -4,6 +4,7 @@
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -258,6 +259,36 @@ static void unaligned_tail_is_accounted(void)
 	CU_ASSERT(s.evictions > 0);
 }
 
+/* A backing file whose size is not a page multiple, on a file system with
+ * O_DIRECT (/var/tmp, not tmpfs): the last read is unaligned and must go
+ * through the plain descriptor. */
+static void odd_file_is_read_whole(void)
+{
+	static uint8_t data[(256 << 10) + 100];
+	char path[] = "/var/tmp/residctl-odd-XXXXXX";
+	struct resid_config c;
+	char err[RESID_ERRLEN];
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + i / 4096);
+	CU_ASSERT_FATAL(write(fd, data, sizeof(data)) == (ssize_t)sizeof(data));
+	close(fd);
+	resid_config_init(&c);
+	c.backing = RESID_BACKING_FILE;
+	c.path = path;
+	c.region_len = sizeof(data);
+	c.chunk_size = 64 << 10;
+	c.budget_bytes = 128 << 10;
+	struct resid_region *r = resid_open(&c, err);
+
+	unlink(path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT(memcmp(resid_base(r), data, sizeof(data)) == 0);
+	resid_close(r);
+}
+
 static void lost_punch_trips_reconcile(void)
 {
 	struct resid_stats s;
@@ -314,6 +345,8 @@ void suite_pager(void)
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
 		    unaligned_tail_is_accounted);
+	CU_add_test(s, "a file of an odd size is read whole",
+		    odd_file_is_read_whole);
 	CU_add_test(s, "the memory.stat tolerance counts the online CPUs",
 		    tolerance_counts_online_cpus);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
