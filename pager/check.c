@@ -1,5 +1,6 @@
 /* End-of-run checks at quiescence: no huge pages (I-9), pins balance
- * (I-12), counters are conserved (I-14). Violations go to inv_report(). */
+ * (I-12), no reservation left (I-7), counters are conserved (I-14). Violations go to inv_report(). */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -36,6 +37,12 @@ int resid_check_quiescent(struct resid_region *r)
 		/* A prefetch target keeps its retention pin until consumed. */
 		bad += !inv_pin(i, c->pin - (c->retained ? 1 : 0), 1);
 		fetched += c->fetched * c->len;
+	}
+	/* Every fetch has committed or abandoned its reservation. */
+	if (r->reserved) {
+		inv_report(7, "%" PRIu64 " bytes still reserved at quiescence: "
+			   "a reservation was never returned", r->reserved);
+		bad++;
 	}
 	K(r, unlock, &r->budget_lock);
 	stats_snapshot(r, &s);
