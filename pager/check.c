@@ -1,5 +1,6 @@
 /* End-of-run checks at quiescence: no huge pages (I-9), pins balance
- * (I-12), no reservation left (I-7), counters are conserved (I-14). Violations go to inv_report(). */
+ * (I-12), no reservation left (I-7), counters are conserved (I-14).
+ * Violations go to inv_report(). */
 #include <inttypes.h>
 #include <stdlib.h>
 
