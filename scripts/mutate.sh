@@ -21,7 +21,7 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   Applies each mutant of scripts/mutants.txt to a copy of the tree, builds
   it and runs the detectors on it, each under a time limit (a hang is a
   kill by "timeout"):
-    unit   build/unit-tests                                      (40 s)
+    unit   build/unit-tests                                      (150 s)
     sim    residctl check --sim --schedules 200                  (60 s)
     gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (120 s)
     tsan   build/tsan/residctl check T-3 T-6                     (90 s)
@@ -196,7 +196,7 @@ main() {
 
 	# ---- the campaign
 
-	declare -A LIMIT=([unit]=40 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
+	declare -A LIMIT=([unit]=150 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
 		[tsanfault]=150 [stormhard]=90)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
