@@ -105,6 +105,14 @@ END {
 	for (c = 1; c <= 4; c++)
 		printf "| %s (%s) | %d | %d | %s |\n", cn[c], cs[c], catn[cs[c]], catk[cs[c]], pct(catk[cs[c]], catn[cs[c]]) > md
 	print "" > md
+	notrun = ""
+	while ((getline line < "scripts/mutants.txt") > 0)
+		if (line ~ /^mutant /) {
+			split(line, w, " ")
+			if (!(w[2] in cat)) notrun = notrun " " w[2]
+		}
+	if (notrun != "")
+		printf "Mutants of the table with no result yet:%s.\n\n", notrun > md
 	print "## Every mutant" > md
 	print "" > md
 	hdr = "| id | file | what it breaks |"; sep = "|---|---|---|"
