@@ -17,6 +17,7 @@ stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
+stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # The simulated kernel against this one, call by call (SPEC §4).

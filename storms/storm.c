@@ -274,6 +274,13 @@ static void child(const struct storm_config *c, int fd)
 	}
 	resid_check_quiescent(s.r);
 	resid_get_stats(s.r, &out.stats);
+	/* No fetch outlives the default watchdog time-out in a healthy round:
+	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
+	 * drawn with a 1 ms time-out reset on purpose (its code probe). */
+	if (out.stats.watchdog_resets && !c->fetching_timeout_ms)
+		note(&s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
+		     "FETCHING, unlocked, past the %u ms time-out",
+		     out.stats.watchdog_resets, s.cfg.fetching_timeout_ms);
 	resid_close(s.r);
 	out.seconds = (double)(now_ns() - t0) / 1e9;
 report:

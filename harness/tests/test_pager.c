@@ -5,10 +5,13 @@
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cgroup_scope.h"
+#include "cgroupfs.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
@@ -20,6 +23,11 @@ static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead, late_blocks, stuck_blocks;
 static uint64_t lag_pending;
+static unsigned long fail_first; /* the first reads of the run fail */
+static int evict_ahead;
+static int whole_budget;      /* the budget holds every chunk */
+static int odd_tail;          /* the region ends 100 bytes into a page */
+static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
 static uint64_t violations;
 
@@ -27,10 +35,10 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned long n = __atomic_add_fetch(&reads, 1, __ATOMIC_RELAXED);
 
-	if (eio_every && n % eio_every == 0)
+	if ((eio_every && n % eio_every == 0) || n <= fail_first)
 		return -EIO;
 	if (short_reads && len > 4096)
-		len = len / 2;
+		len = len / 2 + 1; /* the next read starts mid-page */
 	return resid_seam_linux.backing_pread(ctx, fd, buf, len, off);
 }
 
@@ -78,8 +86,8 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
-/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget; returns the
- * mismatched bytes. */
+/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget (or one that
+ * holds them all); returns the mismatched bytes. */
 static uint64_t scan(struct resid_stats *s)
 {
 	struct resid_config c;
@@ -88,15 +96,17 @@ static uint64_t scan(struct resid_stats *s)
 	uint64_t bad = 0;
 
 	resid_config_init(&c);
-	c.region_len = 2 << 20;
+	c.region_len = (2 << 20) + (odd_tail ? 100 : 0);
 	c.chunk_size = 256 << 10;
-	c.budget_bytes = 512 << 10;
+	c.budget_bytes = whole_budget ? c.region_len : 512 << 10;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
+	if (reconcile_every)
+		c.reconcile_interval = reconcile_every;
 	c.prefetch_depth = prefetch ? 2 : 0;
 	c.evict_ahead = c.phase_timers = evict_ahead;
 	resid_harness_init(&h);
-	h.eager_reconcile = 1;
+	h.eager_reconcile = !reconcile_every;
 	h.seam = &bent;
 	c.harness = &h;
 	violations = 0;
@@ -114,9 +124,15 @@ static uint64_t scan(struct resid_stats *s)
 			uint64_t off, len;
 
 			resid_chunk_range(r, i, &off, &len);
+			if (len > c.region_len - off)
+				len = c.region_len - off; /* the rest is zeros */
 			resid_notify_access(r, i);
 			bad += resid_content_mismatches(resid_base(r) + off, off,
 							len, c.seed);
+			/* Evict-ahead runs after the faulters are woken; on a
+			 * busy machine the next fault would beat it. */
+			if (evict_ahead)
+				resid_quiesce(r);
 		}
 	resid_check_quiescent(r);
 	resid_get_stats(r, s);
@@ -124,6 +140,9 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = late_blocks = stuck_blocks = 0;
+	evict_ahead = whole_budget = odd_tail = 0;
+	fail_first = 0;
+	reconcile_every = 0;
 	return bad;
 }
 
@@ -155,6 +174,37 @@ static void io_errors_retried(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.io_errors > 0);
+	/* No two reads in a row fail: a retry always succeeds. */
+	CU_ASSERT_EQUAL(s.abandoned, 0);
+}
+
+/* Nine failed reads in a row exhaust the retries: the fetch is abandoned,
+ * never mapped, and the faulter's second fault fetches the chunk. */
+static void failing_read_abandons(void)
+{
+	struct resid_stats s;
+
+	fail_first = 9;
+	reads = 0;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.abandoned, 1);
+}
+
+/* A budget that holds every chunk exactly: each chunk is fetched once and
+ * nothing is evicted; without eager reconcile, accounting is checked every
+ * reconcile_interval fetches, no more, no less. */
+static void exact_budget_never_evicts(void)
+{
+	struct resid_stats s;
+
+	whole_budget = 1;
+	reconcile_every = 4;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.evictions, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8);
+	CU_ASSERT_EQUAL(s.reconciles, s.fetches / 4);
 }
 
 static void partial_continue_resumed(void)
@@ -188,12 +238,77 @@ static void evict_ahead_scan_is_clean(void)
 	evict_ahead = 1;
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
-	/* Whether it fires races the reader's next fault (the chunk must still
-	 * be absent): the evict_ahead code probe proves it across the suite. */
+	CU_ASSERT(s.evict_ahead > 0);
 	CU_ASSERT(s.evict_ahead <= s.evictions);
 	CU_ASSERT(s.resident_max <= s.budget);
 	CU_ASSERT(s.read_ns > 0 && s.punch_ns > 0);
 	CU_ASSERT(s.fetch_ns >= s.reserve_ns + s.read_ns + s.continue_ns);
+}
+
+/* memory.stat's tolerance is the kernel's flush threshold for the CPUs
+ * online: the pager's count of them against glibc's. */
+static void tolerance_counts_online_cpus(void)
+{
+	struct resid_config c;
+	struct resid_accounting acc;
+	struct utsname u;
+	char err[RESID_ERRLEN];
+
+	resid_config_init(&c);
+	c.region_len = 1 << 20;
+	c.chunk_size = 256 << 10;
+	c.budget_bytes = 1 << 20;
+	struct resid_region *r = resid_open(&c, err);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(resid_reconcile(r, &acc, err), 0);
+	resid_close(r);
+	CU_ASSERT_EQUAL_FATAL(uname(&u), 0);
+	CU_ASSERT_EQUAL(acc.tolerance, cg_flush_tolerance(u.release,
+				(unsigned)sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+/* The last chunk is 100 bytes of data in a page: its eviction frees and its
+ * fetch takes a whole page, and accounting must say so. */
+static void unaligned_tail_is_accounted(void)
+{
+	struct resid_stats s;
+
+	odd_tail = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.reconcile_failures, 0);
+	CU_ASSERT(s.evictions > 0);
+}
+
+/* A backing file whose size is not a page multiple, on a file system with
+ * O_DIRECT (/var/tmp, not tmpfs): the last read is unaligned and must go
+ * through the plain descriptor. */
+static void odd_file_is_read_whole(void)
+{
+	static uint8_t data[(256 << 10) + 100];
+	char path[] = "/var/tmp/residctl-odd-XXXXXX";
+	struct resid_config c;
+	char err[RESID_ERRLEN];
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + i / 4096);
+	CU_ASSERT_FATAL(write(fd, data, sizeof(data)) == (ssize_t)sizeof(data));
+	close(fd);
+	resid_config_init(&c);
+	c.backing = RESID_BACKING_FILE;
+	c.path = path;
+	c.region_len = sizeof(data);
+	c.chunk_size = 64 << 10;
+	c.budget_bytes = 128 << 10;
+	struct resid_region *r = resid_open(&c, err);
+
+	unlink(path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT(memcmp(resid_base(r), data, sizeof(data)) == 0);
+	resid_close(r);
 }
 
 static void lost_punch_trips_reconcile(void)
@@ -269,8 +384,17 @@ void suite_pager(void)
 	CU_add_test(s, "prefetch scan is clean", prefetch_scan_is_clean);
 	CU_add_test(s, "short reads are legal", short_reads_are_legal);
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
+	CU_add_test(s, "a read that keeps failing abandons the fetch",
+		    failing_read_abandons);
+	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "an unaligned tail is accounted in pages",
+		    unaligned_tail_is_accounted);
+	CU_add_test(s, "a file of an odd size is read whole",
+		    odd_file_is_read_whole);
+	CU_add_test(s, "the memory.stat tolerance counts the online CPUs",
+		    tolerance_counts_online_cpus);
 	CU_add_test(s, "a punch that frees nothing trips I-7",
 		    lost_punch_trips_reconcile);
 	CU_add_test(s, "st_blocks lowered late after a punch is lag, not I-7",
