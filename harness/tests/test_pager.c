@@ -258,6 +258,7 @@ static void tolerance_counts_online_cpus(void)
 	c.region_len = 1 << 20;
 	c.chunk_size = 256 << 10;
 	c.budget_bytes = 1 << 20;
+	c.backing = RESID_BACKING_SYNTHETIC;
 	struct resid_region *r = resid_open(&c, err);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
