@@ -262,8 +262,13 @@ static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
 		.version = s->parent.version,
 		.limit = CG_UNLIMITED,
 		.swap_limit = CG_UNLIMITED,
-		/* a child has the swap file exactly when its parent has */
-		.has_swap_file = s->parent.has_swap_file,
+		/* a child has the swap file when its parent has, and below
+		 * the v2 root (which never has one) when swap accounting is
+		 * on; with swap present I-3 needs it, so it is written */
+		.has_swap_file = s->parent.has_swap_file ||
+				 (s->parent.version == CG_V2 &&
+				  !strcmp(s->parent.rel, "/") &&
+				  s->parent.swap_total),
 	};
 	struct cg_write w[CG_MAX_WRITES];
 	struct cgroup_controller *ctl;

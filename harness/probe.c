@@ -152,8 +152,8 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
 		p->dev_userfaultfd ? "true" : "false", p->unprivileged,
 		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
-		p->swap_cond < 0 ? "swap possible" :
-		cg_swap_cond_name(p->swap_cond), p->thp, p->shmem_thp,
+		p->swap_cond >= 0 ? cg_swap_cond_name(p->swap_cond) :
+		p->swap_why[0] ? "none held" : "not checked", p->thp, p->shmem_thp,
 		RESID_REV, p->can_run ? "true" : "false");
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;

@@ -82,10 +82,10 @@ accel_pick() {
 	printf '#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs d /dev\n/bin/busybox echo kvm-ok >/dev/ttyS1\n/bin/busybox poweroff -f\n' >"$t/r/init"
 	chmod +x "$t/r/init"
 	(cd "$t/r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$t/i.gz")
-	timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
+	( timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
 		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$t/i.gz" \
 		-append "console=ttyS0 panic=-1" -serial null -serial "file:$t/out" \
-		>/dev/null 2>&1
+		>/dev/null 2>&1 ) 2>/dev/null
 	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
 	rm -rf "$t"
 }

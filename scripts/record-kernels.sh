@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs the kernel matrix (scripts/kernel-matrix.sh; arguments go to it) and
+# records it: results/kernels.json (one object per cell) and
+# results/kernels.md (one row per cell, and the run's options). The record is
+# written also when a cell failed; the exit status is the matrix's.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=build/kernels-record
+bash scripts/kernel-matrix.sh --out "$out" "$@" | tee build/kernels-record.txt
+rc=${PIPESTATUS[0]}
+[ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
+mkdir -p results
+jq -s . "$out/cells.jsonl" >results/kernels.json
+{
+	echo "# Kernel matrix"
+	echo
+	echo "Produced by \`scripts/record-kernels.sh $*\` on $(date -u +%Y-%m-%d) ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/kernels.json | tr a-z A-Z)); see [docs/kernels.md](../docs/kernels.md)."
+	echo "Exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/kernels.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/kernels.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/kernels.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/kernels.json) infrastructure."
+	echo
+	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	jq -r '.[] | "| \(.n) | \(.id) | \(.package) | \(.release // "-") | \(.uffd_features // "-") | \(.cgroup) | \(if .place == "scope" then "delegated scope" else "root" end) | \(if .swap == "on" then "on, forbidden" else "off" end) | \(.verdict) | \(.scenarios // "-") | \(.mismatches // "-") | \(.seconds) | \(.reason | gsub("\\|"; "/")) |"' results/kernels.json
+} >results/kernels.md
+echo "record-kernels: results/kernels.md, results/kernels.json"
+exit "$rc"
