@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=build/kernels-record
+mkdir -p build
 bash scripts/kernel-matrix.sh --out "$out" "$@" | tee build/kernels-record.txt
 rc=${PIPESTATUS[0]}
 [ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
