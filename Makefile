@@ -2,6 +2,7 @@
 #   make gate    the T-1..T-7 gate (README's first command)
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
+#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh)
 #   make deps    installs missing Debian packages
 #   make clean
 
@@ -86,8 +87,11 @@ gate:
 test:
 	@bash ci/test.sh
 
+kernels:
+	@bash scripts/kernel-matrix.sh
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan clean FORCE
+.PHONY: all deps gate test tsan kernels clean FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

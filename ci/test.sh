@@ -12,6 +12,7 @@ stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
+stage "kernel matrix smoke cells (QEMU)"; bash ci/kernels.sh || fail "kernel matrix smoke cells"
 # ThreadSanitizer: a report is a failure (exit 66), also in a storm's child.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"
 stage "TSan build"; make -s tsan || fail "TSan build"
