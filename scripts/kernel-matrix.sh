@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 . kernels/steps.sh
 
 usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
-                                [--storm SECONDS] [--out DIR] [--cache DIR] [--list]
+                                [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
   Boots each cell (all by default, in the order --list prints) and runs in it
   residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
   cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
@@ -20,11 +20,12 @@ usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile qu
   task, lockup or OOM. A cell the kernel cannot have (e.g. cgroup v1 on 6.12)
   is n/a: probe must say no and the gate refuse to start there.
   --smoke: the cells and steps of make test (probe, cgroup-live, T-4, T-5).
+  --jobs N boots N cells at once (default 1; each guest has 2 vCPUs).
   Kernels come from kernels/kernels.list (pinned), cached in --cache
   (default /var/cache/residctl-kernels); results in --out (default
   build/kernels): one directory per cell and cells.jsonl."
 SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
-CACHE=/var/cache/residctl-kernels OUT=build/kernels PROFILE=quick STORM=0
+CACHE=/var/cache/residctl-kernels OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
 cells="" smoke=0 list=0
 
 bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--cells) [ $# -ge 2 ] || bad "--cells needs a list; see --list"; cells=${2//,/ }; shift ;;
 	--profile) [ "${2:-}" = quick ] || [ "${2:-}" = full ] || bad "unknown profile '${2:-}'; use quick or full"; PROFILE=$2; shift ;;
 	--storm) [[ ${2:-} =~ ^[0-9]+$ ]] || bad "bad storm duration '${2:-}'; give seconds (0: none)"; STORM=$2; shift ;;
+	--jobs) [[ ${2:-} =~ ^[1-9][0-9]?$ ]] || bad "bad job count '${2:-}'; give 1..99"; JOBS=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a directory"; OUT=$2; shift ;;
 	--cache) [ -n "${2:-}" ] || bad "--cache needs a directory"; CACHE=$2; shift ;;
 	*) bad "unknown option '$1'; see --help" ;;
@@ -66,6 +68,7 @@ for c in $cells; do
 	all_cells | awk -v c="$c" '$2 == c {f=1} END {exit !f}' || bad "unknown cell '$c'; see --list"
 done
 
+OUT=$(realpath -m "$OUT")
 gate_args="--profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
 # a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
@@ -75,8 +78,8 @@ TIMEOUT=$((STORM * 2 + 2400))
 
 # KVM when it boots a guest, TCG otherwise (a /dev/kvm that is there but
 # hangs, as under some nested hypervisors, counts as not working).
+ACCEL=tcg CPU=max
 accel_pick() {
-	ACCEL=tcg CPU=max
 	[ -w /dev/kvm ] || return 0
 	local t
 	t=$(mktemp -d)
@@ -88,26 +91,27 @@ accel_pick() {
 	( timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
 		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$t/i.gz" \
 		-append "console=ttyS0 panic=-1" -serial null -serial "file:$t/out" \
-		>/dev/null 2>&1 ) 2>/dev/null
+		>/dev/null 2>&1; true ) 2>/dev/null
 	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
 	rm -rf "$t"
+	return 0
 }
 
 # The initramfs: busybox, residctl, unit-tests, the libraries ldd names, the
-# init, the steps and the RAM-disk module.
+# init, the steps and the RAM-disk module. 1 with a line on stderr.
 initramfs() {
-	local dir=$1 steps=$2 r="$1/root" f
+	local dir=$1 steps=$2 r="$1/root" f libs
 	rm -rf "$r"
 	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/sys/fs/cgroup"
-	cp /bin/busybox build/residctl build/unit-tests "$r/bin/"
-	for f in $(ldd build/residctl build/unit-tests | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
-		mkdir -p "$r$(dirname "$f")"
-		cp -L "$f" "$r$f"
+	libs=$(ldd build/residctl build/unit-tests | grep -o '/[^ ]*\.so[^ ]*' | sort -u) &&
+	cp /bin/busybox build/residctl build/unit-tests "$r/bin/" || return 1
+	for f in $libs; do
+		mkdir -p "$r$(dirname "$f")" && cp -L "$f" "$r$f" || return 1
 	done
-	cp kernels/guest-init.sh "$r/init"
-	cp "$KDIR/brd.ko" "$r/brd.ko"
-	printf '%s\n' "$steps" >"$r/steps"
-	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.gz")
+	cp kernels/guest-init.sh "$r/init" && cp "$KDIR/brd.ko" "$r/brd.ko" &&
+	printf '%s\n' "$steps" >"$r/steps" &&
+	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.gz") ||
+		return 1
 	rm -rf "$r"
 }
 
@@ -176,32 +180,34 @@ judge() {
 run_cell() {
 	local n=$1 id=$2 k=$3 cg=$4 place=$5 swap=$6 d="$OUT/$2" t0 lacks na=0 steps
 	local attempt=0 qrc gate probe
+	rm -rf "$d"
 	mkdir -p "$d"
 	t0=$(date +%s)
-	if ! kernel_fetch "$k" 2>"$d/fetch.log"; then
+	VERDICT="" REASON=""
+	if ! kernel_fetch "$k" 2>"$d/fetch.log" && ! kernel_fetch "$k" 2>>"$d/fetch.log"; then
 		VERDICT=infrastructure REASON="kernel $k: $(tail -1 "$d/fetch.log")"
 	else
-		[ -n "${ACCEL:-}" ] || accel_pick
 		lacks=$(kernel_lacks "$cg")
 		steps=$(cell_steps "$gate_args" "$STORM")
 		[ -n "$lacks" ] && na=1 steps=$(na_steps)
-		initramfs "$d" "$steps"
-		while :; do
-			attempt=$((attempt + 1))
-			boot_cell "$d" "$cg" "$place" "$swap"
-			qrc=$?
-			judge "$d" "$na" "$qrc"
-			[ "$VERDICT" = infrastructure ] && [ $attempt -lt 2 ] || break
-			echo "  $id: infrastructure ($REASON), retrying once"
-		done
-		[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
+		initramfs "$d" "$steps" 2>"$d/initramfs.log" ||
+			VERDICT=infrastructure REASON="initramfs: $(tail -1 "$d/initramfs.log")"
 	fi
+	while [ -z "$VERDICT" ] || { [ "$VERDICT" = infrastructure ] && [ $attempt = 1 ]; }; do
+		[ $attempt = 1 ] && echo "  $id: infrastructure ($REASON), retrying once"
+		attempt=$((attempt + 1))
+		boot_cell "$d" "$cg" "$place" "$swap"
+		qrc=$?
+		judge "$d" "$na" "$qrc"
+	done
+	[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
+	touch "$d/results.txt"
 	probe=$(result_file "$d" probe | grep -m1 '^{' || true)
 	gate=$(result_file "$d" gate)
 	jq -cn --argjson n "$n" --arg id "$id" --arg kernel "$k" --arg cg "$cg" \
 		--arg place "$place" --arg swap "$swap" --arg verdict "$VERDICT" \
 		--arg reason "$REASON" --argjson seconds $(($(date +%s) - t0)) \
-		--arg accel "${ACCEL:-}" --argjson attempts "$attempt" \
+		--arg accel "$ACCEL" --argjson attempts "$attempt" \
 		--arg package "$(cat "${KDIR:-/nonexistent}/package" 2>/dev/null)" \
 		--argjson probe "${probe:-null}" --argjson gate "${gate:-null}" '{
 		n: $n, id: $id, kernel: $kernel, package: $package,
@@ -227,9 +233,22 @@ mkdir -p "$OUT"
 : >"$OUT/cells.jsonl"
 todo=$(all_cells | awk -v want=" $cells " 'want == "  " || index(want, " " $2 " ")')
 echo "kernel matrix: $(echo "$todo" | wc -l) cells, steps: $(cell_steps "$gate_args" "$STORM" | cut -f1 | tr '\n' ' ')"
+# each kernel once before the cells share it; the accelerator once
+picked=0
+for k in $(awk '{print $3}' <<<"$todo" | uniq); do
+	kernel_fetch "$k" 2>/dev/null && [ $picked = 0 ] && accel_pick && picked=1
+done
+running=0
 while read -r n id k cg place swap; do
-	run_cell "$n" "$id" "$k" "$cg" "$place" "$swap" </dev/null
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_cell "$n" "$id" "$k" "$cg" "$place" "$swap" </dev/null &
+	running=$((running + 1))
 done <<<"$todo"
+wait
+jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells.sorted" "$OUT/cells.jsonl"
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
