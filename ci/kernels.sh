@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=build/kernels-smoke
-bash scripts/kernel-matrix.sh --smoke --out "$out"
+bash scripts/kernel-matrix.sh --smoke --jobs 2 --out "$out"
 case $? in
 0) exit 0 ;;
 3)
