@@ -11,12 +11,13 @@ bash scripts/kernel-matrix.sh --out "$out" "$@" | tee build/kernels-record.txt
 rc=${PIPESTATUS[0]}
 [ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
 mkdir -p results
-jq -s . "$out/cells.jsonl" >results/kernels.json
+jq -s 'sort_by(.n)' "$out/cells.jsonl" >results/kernels.json
+total=$(bash scripts/kernel-matrix.sh --list | wc -l)
 {
 	echo "# Kernel matrix"
 	echo
 	echo "Produced by \`scripts/record-kernels.sh $*\` on $(date -u +%Y-%m-%d) ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/kernels.json | tr a-z A-Z)); see [docs/kernels.md](../docs/kernels.md)."
-	echo "Exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/kernels.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/kernels.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/kernels.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/kernels.json) infrastructure."
+	echo "$(jq length results/kernels.json) of the matrix's $total cells recorded; exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/kernels.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/kernels.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/kernels.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/kernels.json) infrastructure."
 	echo
 	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
