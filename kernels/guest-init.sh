@@ -10,6 +10,8 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
 mkdir -p /out
+# the longest hung-task threshold, as the host script does for stalls
+echo 600 2>/dev/null >/proc/sys/kernel/hung_task_timeout_secs
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 exec 3>/dev/ttyS1
