@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the kernel matrix (scripts/kernel-matrix.sh; arguments go to it) and
-# records it: results/$name.json (one object per cell) and
-# results/kernels.md (one row per cell, and the run's options); with --smoke,
-# results/kernels-smoke.{md,json}. The record is written also when a cell
-# failed; the exit status is the matrix's.
+# records it: results/kernels.json (one object per cell) and
+# results/kernels.md (one row per cell); with --smoke,
+# results/kernels-smoke.{md,json}. The cells run replace their rows, the
+# others keep theirs, and each row says the options and date of its run. The
+# record is written also when a cell failed; the exit status is the matrix's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 name=kernels
@@ -14,17 +15,21 @@ bash scripts/kernel-matrix.sh --out "$out" "$@" | tee "build/$name-record.txt"
 rc=${PIPESTATUS[0]}
 [ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
 mkdir -p results
-jq -s 'sort_by(.n)' "$out/cells.jsonl" >"results/$name.json"
+old=results/$name.json
+[ -s "$old" ] || old=<(echo '[]')
+jq -s --slurpfile old "$old" --arg run "$* ($(date -u +%Y-%m-%d))" \
+	'map(. + {run: $run}) as $new | ($old[0] | map(select(.id as $i | $new | all(.id != $i)))) + $new | sort_by(.n)' \
+	"$out/cells.jsonl" >"results/$name.json.new" && mv "results/$name.json.new" "results/$name.json"
 total=$(bash scripts/kernel-matrix.sh --list | wc -l)
 {
 	echo "# Kernel matrix"
 	echo
-	echo "Produced by \`scripts/record-kernels.sh $*\` on $(date -u +%Y-%m-%d) ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr a-z A-Z)); see [docs/kernels.md](../docs/kernels.md)."
-	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
+	echo "Produced by \`scripts/record-kernels.sh\` ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr a-z A-Z)); each row's run is in the last column; see [docs/kernels.md](../docs/kernels.md)."
+	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; the last run's exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
 	echo
-	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	jq -r '.[] | "| \(.n) | \(.id) | \(.package) | \(.release // "-") | \(.uffd_features // "-") | \(.cgroup) | \(if .place == "scope" then "delegated scope" else "root" end) | \(if .swap == "on" then "on, forbidden" else "off" end) | \(.verdict) | \(.scenarios // "-") | \(.mismatches // "-") | \(.seconds) | \(.reason | gsub("\\|"; "/")) |"' results/$name.json
+	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note | run |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	jq -r '.[] | "| \(.n) | \(.id) | \(.package) | \(.release // "-") | \(.uffd_features // "-") | \(.cgroup) | \(if .place == "scope" then "delegated scope" else "root" end) | \(if .swap == "on" then "on, forbidden" else "off" end) | \(.verdict) | \(.scenarios // "-") | \(.mismatches // "-") | \(.seconds) | \(.reason | gsub("\\|"; "/")) | \(.run) |"' results/$name.json
 } >"results/$name.md"
 echo "record-kernels: results/$name.md, results/$name.json"
 exit "$rc"

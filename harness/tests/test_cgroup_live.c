@@ -202,6 +202,17 @@ static void probe_agrees(void)
 	CU_ASSERT_EQUAL(ours_in(start.dir), 0);
 }
 
+/* cg_scope_enter, which the rest of the test needs. */
+static void enter(struct cg_scope *s, const char *tag, uint64_t limit)
+{
+	char err[CG_PATH_MAX + 256];
+
+	if (cg_scope_enter(s, tag, limit, err, sizeof(err))) {
+		printf("\n    cg_scope_enter: %s ", err);
+		CU_FAIL_FATAL("cg_scope_enter failed");
+	}
+}
+
 /* Bad arguments, enter and leave, the signal handler's path, and a stale
  * scope whose slot a later one took. */
 static void test_real_scope(void)
@@ -218,10 +229,7 @@ static void test_real_scope(void)
 	CU_ASSERT_NOT_EQUAL(stat(s.mem.dir, &st), 0);
 	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
 
-	if (cg_scope_enter(&s, "unit", 64 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
+	enter(&s, "unit", 64 * MiB);
 	strcpy(dir, s.mem.dir);
 	CU_ASSERT_EQUAL(stat(dir, &st), 0);
 	CU_ASSERT(in(getpid(), s.mem.rel));
@@ -233,10 +241,7 @@ static void test_real_scope(void)
 	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
 
 	/* the atexit / signal path */
-	if (cg_scope_enter(&s, "unit2", 64 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
+	enter(&s, "unit2", 64 * MiB);
 	strcpy(dir, s.mem.dir);
 	CU_ASSERT_EQUAL(stat(dir, &st), 0);
 	cg_scope_cleanup_all();
@@ -245,10 +250,7 @@ static void test_real_scope(void)
 
 	/* a later scope may take the same slot: leaving the stale one must
 	 * not remove it */
-	if (cg_scope_enter(&t, "unit3", 32 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
+	enter(&t, "unit3", 32 * MiB);
 	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
 	CU_ASSERT_EQUAL(stat(t.mem.dir, &st), 0);
 	CU_ASSERT(in(getpid(), t.mem.rel));
