@@ -115,7 +115,9 @@ initramfs() {
 	rm -rf "$r"
 }
 
-BADLOG='Oops|BUG:|WARNING:|blocked for more than|hung_task|[Ll]ockup|LOCKUP|Out of memory|oom-kill|invoked oom-killer|Kernel panic|general protection fault|RCU Stall|rcu_.*stall'
+# What the kernel says on an oops, BUG, WARNING, hung task, soft or hard
+# lockup, RCU stall, OOM or panic (not the words of its command line).
+BADLOG='Oops|BUG:|WARNING:|blocked for more than|soft lockup|hard LOCKUP|detected stall|self-detected stall|Out of memory|oom-kill|invoked oom-killer|Kernel panic|general protection fault'
 
 # boot_cell DIR CG PLACE SWAP: one boot; results.log (the second serial
 # port), console.log, qemu.log. Returns qemu's status (124: timeout). The
