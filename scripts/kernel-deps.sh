@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What the kernel matrix needs on the host: QEMU 10 from bookworm-backports
-# (Debian 12's QEMU 7.2 crashes 6.12 in ~40 % of boots), busybox-static, cpio
-# and jq. As root it adds the backports source (default pin priority 100, so
-# nothing else is upgraded) and installs only what is missing; otherwise it
-# prints the commands and fails.
+# (Debian 12's QEMU 7.2 crashes 6.12 in ~40 % of boots), busybox-static, cpio,
+# jq and xz-utils. As root it adds the backports source (default pin priority
+# 100, so nothing else is upgraded) and installs only what is missing;
+# otherwise it prints the command and fails.
 set -euo pipefail
 src=/etc/apt/sources.list.d/residctl-backports.sources
 qemu_ok() {
@@ -13,7 +13,7 @@ qemu_ok() {
 	dpkg --compare-versions "${v##* }" ge 1:10
 }
 missing=()
-for p in busybox-static cpio jq; do
+for p in busybox-static cpio jq xz-utils; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 qemu_ok || missing+=(qemu-system-x86)
