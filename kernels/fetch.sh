@@ -30,6 +30,10 @@ kernel_fetch() {
 	[ -n "$pkg" ] || { echo "residctl kernels: kernel '$id' is not in $KLIST" >&2; return 1; }
 	if ! deb_get "$pkg" "$ver"; then
 		local alt altver
+		if apt-cache show "$pkg=$ver" >/dev/null 2>&1; then
+			echo "residctl kernels: apt-get download $pkg=$ver into $CACHE/debs failed (see above)" >&2
+			return 1
+		fi
 		alt=$(apt-cache search --names-only "$pat" | awk '{print $1}' | sort -V | tail -1)
 		altver=$(apt-cache show --no-all-versions "$alt" 2>/dev/null | awk '/^Version:/ {print $2; exit}')
 		if [ -z "$alt" ] || [ -z "$altver" ]; then
