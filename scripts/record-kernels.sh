@@ -15,10 +15,11 @@ out=build/$name-record
 mkdir -p build
 if [ "${1:-}" = --from ]; then
 	[ -s "${2:-}/cells.jsonl" ] || { echo "record-kernels: --from ${2:-}: no cells.jsonl there; give a --out directory of scripts/kernel-matrix.sh" >&2; exit 2; }
-	out=$2 rc=0
+	out=$2 rc=0 last="recorded from $2"
 else
 	bash scripts/kernel-matrix.sh --out "$out" "$@" | tee "build/$name-record.txt"
 	rc=${PIPESTATUS[0]}
+	last="exit status $rc"
 fi
 [ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
 mkdir -p results
@@ -31,7 +32,7 @@ total=$(bash scripts/kernel-matrix.sh --list | wc -l)
 	echo "# Kernel matrix${name#kernels}" | sed 's/-smoke$/: the smoke cells/'
 	echo
 	echo "Produced by \`scripts/record-kernels.sh\` ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr a-z A-Z)); each row's run is in the last column; see [docs/kernels.md](../docs/kernels.md)."
-	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; the last run's exit status $rc; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
+	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; the last run: $last; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
 	echo
 	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note | run |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
