@@ -72,9 +72,10 @@ OUT=$(realpath -m "$OUT")
 gate_args="--profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
 # a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
-TIMEOUT=$((STORM * 2 + 2400))
+TIMEOUT=2400
 [ $smoke = 1 ] && TIMEOUT=600
 [ "$PROFILE" = full ] && TIMEOUT=$((TIMEOUT + 3600))
+TIMEOUT=$((TIMEOUT + STORM * 2))
 
 # KVM when it boots a guest, TCG otherwise (a /dev/kvm that is there but
 # hangs, as under some nested hypervisors, counts as not working).
