@@ -3,6 +3,7 @@
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make simx    the tool whose simulation preempts at unlocked accesses
+#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh)
 #   make deps    installs missing Debian packages
 #   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
@@ -161,8 +162,11 @@ gate:
 test:
 	@bash ci/test.sh
 
+kernels:
+	@bash scripts/kernel-matrix.sh
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan simx clean install FORCE
+.PHONY: all deps gate test tsan simx kernels clean install FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -29,6 +29,7 @@ stage "conformance"; build/residctl conformance --json build/conformance.json ||
 # and evict-ahead probes.
 stage "storm with faults"; build/residctl storm --duration 10 --round 2 --seed 11 \
 	--fault all=0.02 --fault wake=0.2 --fault punch=0.2 --json build/storm-faults.json || fail "storm with faults"
+stage "kernel matrix smoke cells (QEMU)"; bash ci/kernels.sh || fail "kernel matrix smoke cells"
 # ThreadSanitizer: a report is a failure (exit 66), also in a storm's child.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"
 stage "TSan build"; make -s tsan || fail "TSan build"

@@ -27,11 +27,15 @@ struct slot {
 	volatile sig_atomic_t moved;   /* the process was (maybe) moved in */
 	volatile sig_atomic_t subtree; /* v2: we enabled memory in the
 					* parent's cgroup.subtree_control */
+	volatile sig_atomic_t held;    /* v2: the held leaf exists and may
+					* hold the parent's processes */
 	unsigned gen;
 	pid_t pid;
 	char dir[CG_PATH_MAX];         /* the child */
 	char procs[CG_PATH_MAX];       /* <parent>/cgroup.procs */
 	char subtree_ctl[CG_PATH_MAX]; /* <parent>/cgroup.subtree_control */
+	char held_dir[CG_PATH_MAX];    /* <parent>/residctl-<pid>-<tag>-held */
+	char held_procs[CG_PATH_MAX];  /* its cgroup.procs */
 	char pidstr[16];
 	char leak[CG_PATH_MAX + 96];
 };
@@ -60,7 +64,7 @@ static struct slot *slot_claim(struct cg_scope *s)
 						     __ATOMIC_SEQ_CST);
 		while (!sl->gen);
 		sl->pid = s->pid;
-		sl->moved = sl->subtree = 0;
+		sl->moved = sl->subtree = sl->held = 0;
 		s->slot = i;
 		s->gen = sl->gen;
 		return sl;
@@ -116,7 +120,7 @@ static void lcg_fail(const struct cg_scope *s, const struct slot *sl,
 		snprintf(err, n, "cgroup: %s %s: permission denied: run as root, or give this user write access to %s",
 			 what, s->mem.dir, s->parent.dir);
 	else if (e == EBUSY && sl->subtree)
-		snprintf(err, n, "cgroup: %s %s: %s holds other processes, so memory cannot be enabled below it (v2 no-internal-process rule): run residctl alone in a delegated cgroup, e.g. systemd-run --scope -p Delegate=yes residctl ...",
+		snprintf(err, n, "cgroup: %s %s: a process entered %s while memory was being enabled below it (v2 no-internal-process rule): run residctl again",
 			 what, s->mem.dir, s->parent.dir);
 	else
 		snprintf(err, n, "cgroup: %s %s: libcgroup: %s", what,
@@ -134,6 +138,68 @@ static int write_str(const char *path, const char *str)
 		rc = -errno;
 	close(fd);
 	return rc;
+}
+
+/* Moves every process listed in the cgroup.procs file `from` into the one
+ * `to`, with plain reads and writes: the signal handler's cleanup uses it
+ * too. A process that exits meanwhile (ESRCH) is skipped. The number moved,
+ * or -errno of the first failure. */
+static int move_all(const char *from, const char *to)
+{
+	char buf[512], pid[16];
+	size_t pl = 0;
+	int fd = open(from, O_RDONLY | O_CLOEXEC), moved = 0, rc = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	while (!rc && (got = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < got && !rc; i++) {
+			if (buf[i] != '\n') {
+				if (pl < sizeof(pid) - 1)
+					pid[pl++] = buf[i];
+				continue;
+			}
+			pid[pl] = '\0';
+			pl = 0;
+			rc = write_str(to, pid);
+			if (!rc)
+				moved++;
+			else if (rc == -ESRCH)
+				rc = 0;
+		}
+	}
+	if (!rc && got < 0)
+		rc = -errno;
+	close(fd);
+	return rc ? rc : moved;
+}
+
+/* Moving processes out of a group while reading its cgroup.procs can miss
+ * some, and a process can fork meanwhile: repeat until a pass moves none. */
+#define MOVE_PASSES 20
+
+static int empty_into(const char *from, const char *to)
+{
+	int rc = 1;
+
+	for (int i = 0; i < MOVE_PASSES && rc > 0; i++)
+		rc = move_all(from, to);
+	return rc > 0 ? -EBUSY : rc;
+}
+
+/* The held leaf's processes back into the parent, then the leaf removed.
+ * Syscalls only: also called from a signal handler. 0 or -errno. */
+static int release_held(struct slot *sl)
+{
+	int rc = empty_into(sl->held_procs, sl->procs);
+
+	if (rc)
+		return rc;
+	if (rmdir(sl->held_dir) && errno != ENOENT)
+		return -errno;
+	sl->held = 0;
+	return 0;
 }
 
 static int tag_ok(const char *tag)
@@ -171,8 +237,13 @@ static int scope_paths(struct cg_scope *s, struct slot *sl, const char *tag,
 	    !fits(snprintf(sl->subtree_ctl, sizeof(sl->subtree_ctl),
 			   "%s/cgroup.subtree_control", p->dir),
 		  sizeof(sl->subtree_ctl)) ||
+	    !fits(snprintf(sl->held_dir, sizeof(sl->held_dir), "%s-held",
+			   s->mem.dir), sizeof(sl->held_dir)) ||
+	    !fits(snprintf(sl->held_procs, sizeof(sl->held_procs),
+			   "%s-held/cgroup.procs", s->mem.dir),
+		  sizeof(sl->held_procs)) ||
 	    !fits(snprintf(sl->leak, sizeof(sl->leak),
-			   "residctl: cgroup %s was not removed: rmdir it by hand\n",
+			   "residctl: cgroup %s (or its -held sibling) was not removed: rmdir it by hand\n",
 			   s->mem.dir), sizeof(sl->leak))) {
 		snprintf(err, n, "cgroup: %s/residctl-%d-%s: path longer than %d bytes",
 			 p->dir, (int)s->pid, tag, CG_PATH_MAX - 1);
@@ -191,8 +262,13 @@ static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
 		.version = s->parent.version,
 		.limit = CG_UNLIMITED,
 		.swap_limit = CG_UNLIMITED,
-		/* a child has the swap file exactly when its parent has */
-		.has_swap_file = s->parent.has_swap_file,
+		/* a child has the swap file when its parent has, and below
+		 * the v2 root (which never has one) when swap accounting is
+		 * on; with swap present I-3 needs it, so it is written */
+		.has_swap_file = s->parent.has_swap_file ||
+				 (s->parent.version == CG_V2 &&
+				  !strcmp(s->parent.rel, "/") &&
+				  s->parent.swap_total),
 	};
 	struct cg_write w[CG_MAX_WRITES];
 	struct cgroup_controller *ctl;
@@ -268,6 +344,14 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 			sl->moved = 0;
 		}
 	}
+	if (sl->held && !sl->subtree) {
+		rc = release_held(sl);
+		if (rc && !bad) {
+			snprintf(err, n, "cgroup: moving the processes of %s back to its parent: %s",
+				 sl->held_dir, strerror(-rc));
+			bad = 1;
+		}
+	}
 	if (access(s->mem.dir, F_OK) == 0) {
 		/* also moves any straggler thread to the parent. A child
 		 * process just reaped can keep the group busy for a moment:
@@ -314,29 +398,34 @@ static int subtree_has_memory(const struct slot *sl, char *err, size_t n)
 	return 0;
 }
 
-/* v2 below a non-root group: the parent holds this process, and a group with
- * processes cannot enable memory for its children. Move into the (still
- * plain) child first; libcgroup then enables memory in the emptied parent.
- * libcgroup 2.0 cannot make a group without a controller, hence mkdir. */
+/* v2 below a non-root group P (a systemd scope, a service): P holds this
+ * process and maybe others, and a group that holds processes cannot enable
+ * memory for its children. So every process of P moves into a leaf,
+ * <P>/residctl-<pid>-<tag>-held, as systemd asks of a delegated group's
+ * owner; libcgroup then enables memory in the empty P, makes the child and
+ * moves this process on into it. These moves are plain writes: libcgroup
+ * 2.0.2 refuses to move a task before memory is enabled in the target's
+ * parent (SPEC §2.7), and cannot make a group without a controller. */
 static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
 			  size_t n)
 {
 	int rc;
 
-	if (mkdir(s->mem.dir, 0755)) {
+	if (mkdir(sl->held_dir, 0755)) {
 		if (errno == EACCES || errno == EPERM)
 			snprintf(err, n, "cgroup: mkdir %s: permission denied: run as root, or give this user write access to %s",
-				 s->mem.dir, s->parent.dir);
+				 sl->held_dir, s->parent.dir);
 		else
-			snprintf(err, n, "cgroup: mkdir %s: %s", s->mem.dir,
+			snprintf(err, n, "cgroup: mkdir %s: %s", sl->held_dir,
 				 strerror(errno));
 		return -1;
 	}
-	sl->subtree = 1;
-	sl->moved = 1; /* even a failed move may have moved some threads */
-	rc = cgroup_change_cgroup_path(s->mem.rel, s->pid, memctl);
+	sl->held = 1;
+	sl->moved = 1; /* this process leaves P with the others */
+	rc = empty_into(sl->procs, sl->held_procs);
 	if (rc) {
-		lcg_fail(s, sl, "moving the process into", rc, err, n);
+		snprintf(err, n, "cgroup: moving the processes of %s into %s: %s",
+			 s->parent.dir, sl->held_dir, strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -434,6 +523,7 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 	}
 	if (evac && scope_evacuate(s, sl, err, n))
 		goto undo;
+	sl->subtree = evac; /* libcgroup enables memory in the parent */
 	rc = cgroup_create_cgroup(s->cg, 1);
 	if (rc) {
 		lcg_fail(s, sl, "creating", rc, err, n);
@@ -441,13 +531,11 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 	}
 	if (scope_verify(s, limit_bytes, err, n))
 		goto undo;
-	if (!evac) {
-		sl->moved = 1;
-		rc = cgroup_change_cgroup_path(s->mem.rel, s->pid, memctl);
-		if (rc) {
-			lcg_fail(s, sl, "moving the process into", rc, err, n);
-			goto undo;
-		}
+	sl->moved = 1;
+	rc = cgroup_change_cgroup_path(s->mem.rel, s->pid, memctl);
+	if (rc) {
+		lcg_fail(s, sl, "moving the process into", rc, err, n);
+		goto undo;
 	}
 	if (scope_check_inside(s, err, n))
 		goto undo;
@@ -486,9 +574,11 @@ static void slot_teardown_raw(struct slot *sl)
 	if (sl->subtree && write_str(sl->subtree_ctl, "-memory") == 0)
 		sl->subtree = 0;
 	/* cgroup.procs moves every thread, on v1 and v2 */
-	if (sl->moved && write_str(sl->procs, sl->pidstr) == 0)
+	if (sl->moved && !sl->subtree && write_str(sl->procs, sl->pidstr) == 0)
 		sl->moved = 0;
-	for (int i = 0; !sl->moved && i < BUSY_TRIES; i++) {
+	if (sl->held && !sl->subtree)
+		release_held(sl);
+	for (int i = 0; !sl->moved && !sl->held && i < BUSY_TRIES; i++) {
 		if (rmdir(sl->dir) == 0 || errno == ENOENT) {
 			sl->armed = 0;
 			__atomic_store_n(&sl->used, 0, __ATOMIC_SEQ_CST);

@@ -13,7 +13,9 @@ static const char usage[] =
 	"usage: residctl probe [--json]\n"
 	"  Prints the kernel release, userfaultfd features and ioctls, the\n"
 	"  memory cgroup (version, directory, limits), swap, THP settings, and\n"
-	"  says whether the pager can run here and, if not, why.\n"
+	"  says whether the pager can run here and, if not, why: it makes and\n"
+	"  removes a child memory cgroup as the gate's scenarios do, and reports\n"
+	"  the condition that forbids swap in it (I-3).\n"
 	"  Exit 0 when it can, 1 when it cannot.\n";
 
 int cmd_probe(int argc, char **argv)
@@ -63,8 +65,12 @@ int cmd_probe(int argc, char **argv)
 	printf("vm.unprivileged_userfaultfd %s\n", p.unprivileged);
 	if (cg_describe(&p.cg, line, sizeof(line)) == 0)
 		printf("memory cgroup     %s\n", line);
-	printf("swap              %s\n", p.swap_cond < 0 ? p.swap_why :
-	       cg_swap_cond_name(p.swap_cond));
+	if (p.swap_cond < 0)
+		printf("swap              %s\n", p.swap_why[0] ? p.swap_why :
+		       "not checked");
+	else
+		printf("swap              %s in the scenarios' cgroups\n",
+		       cg_swap_cond_name(p.swap_cond));
 	printf("THP               enabled [%s], shmem_enabled [%s]\n", p.thp,
 	       p.shmem_thp);
 	printf("revision          %s\n", RESID_REV);

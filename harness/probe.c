@@ -5,16 +5,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_scope.h"
 #include "probe.h"
 #include "seam.h"
 #include "rev.h"
+
+/* The trial scope's limit: any valid one will do. */
+#define TRIAL_LIMIT (64ull << 20)
 
 static const struct resid_seam *const K = &resid_seam_linux;
 
 static void read_word(const char *path, char *buf, size_t cap)
 {
-	if (K->read_text(NULL, path, buf, cap) <= 0)
-		snprintf(buf, cap, "unknown");
+	long got = K->read_text(NULL, path, buf, cap);
+
+	if (got <= 0)
+		snprintf(buf, cap, "%s", got == -ENOENT ? "absent" : "unknown");
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
@@ -52,10 +58,60 @@ static void probe_uffd(struct probe *p)
 	p->ioctls = api.ioctls;
 }
 
+/* The scenarios run in a child of this process's memory cgroup with swap
+ * forbidden (I-3 holds there, SPEC §2.6): make one as they would and remove
+ * it, so that "yes" means the gate can start. The condition that held in
+ * it, or -1 with the reason in err. */
+static int trial_scope(char *err, size_t n)
+{
+	struct cg_scope sc;
+	int cond;
+
+	if (cg_scope_enter(&sc, "probe", TRIAL_LIMIT, err, n) < 0)
+		return -1;
+	cond = sc.cond;
+	if (cg_scope_leave(&sc) < 0) {
+		snprintf(err, n, "cgroup: could not remove the trial cgroup %.300s",
+			 sc.mem.dir);
+		return -1;
+	}
+	return cond;
+}
+
+void probe_decide(struct probe *p, const char *cg_err)
+{
+	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM;
+
+	p->can_run = 0;
+	if (!p->uffd_ok)
+		snprintf(p->verdict, sizeof(p->verdict), "no: userfaultfd: %s "
+			 "(run as root, or set vm.unprivileged_userfaultfd=1)",
+			 p->uffd_error);
+	else if ((p->features & need) != need)
+		snprintf(p->verdict, sizeof(p->verdict), "no: the kernel lacks "
+			 "UFFD_FEATURE_MINOR_SHMEM (Linux >= 5.13 needed)");
+	else if (cg_err)
+		snprintf(p->verdict, sizeof(p->verdict), "no: %s", cg_err);
+	else if (p->cg.version == CG_NONE)
+		snprintf(p->verdict, sizeof(p->verdict), "no: no memory cgroup "
+			 "controller for this process (v2: add memory to the "
+			 "parent's cgroup.subtree_control; v1: mount -t cgroup "
+			 "-o memory memory /sys/fs/cgroup/memory; kernels since "
+			 "6.11 may have no v1 memory controller)");
+	else if (p->swap_cond < 0)
+		snprintf(p->verdict, sizeof(p->verdict), "no: swap is possible "
+			 "in the scenarios' cgroups");
+	else {
+		p->can_run = 1;
+		snprintf(p->verdict, sizeof(p->verdict), "yes");
+	}
+}
+
 void probe_run(struct probe *p)
 {
 	struct cg_env env;
-	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM;
+	char err[512];
+	const char *cg_err = NULL;
 
 	memset(p, 0, sizeof(*p));
 	read_word("/proc/sys/kernel/osrelease", p->release, sizeof(p->release));
@@ -71,25 +127,14 @@ void probe_run(struct probe *p)
 	probe_uffd(p);
 	cg_env_init(&env, K->read_text, NULL);
 	p->swap_cond = -1;
-	if (cg_find_memory(&env, &p->cg, p->swap_why, sizeof(p->swap_why)) < 0)
-		p->swap_cond = -1;
-	else
-		p->swap_cond = cg_swap_check(&p->cg, p->swap_why,
-					     sizeof(p->swap_why));
-
-	if (!p->uffd_ok)
-		snprintf(p->verdict, sizeof(p->verdict), "no: userfaultfd: %s "
-			 "(run as root, or set vm.unprivileged_userfaultfd=1)",
-			 p->uffd_error);
-	else if ((p->features & need) != need)
-		snprintf(p->verdict, sizeof(p->verdict), "no: the kernel lacks "
-			 "UFFD_FEATURE_MINOR_SHMEM (Linux >= 5.13 needed)");
-	else if (p->swap_cond < 0)
-		snprintf(p->verdict, sizeof(p->verdict), "no: %s", p->swap_why);
-	else {
-		p->can_run = 1;
-		snprintf(p->verdict, sizeof(p->verdict), "yes");
-	}
+	if (cg_find_memory(&env, &p->cg, err, sizeof(err)) < 0)
+		cg_err = err;
+	else if (p->cg.version != CG_NONE && p->uffd_ok &&
+		 (p->swap_cond = trial_scope(err, sizeof(err))) < 0)
+		cg_err = err;
+	if (cg_err)
+		snprintf(p->swap_why, sizeof(p->swap_why), "%s", cg_err);
+	probe_decide(p, cg_err);
 }
 
 int probe_json(const struct probe *p, char *buf, size_t cap)
@@ -109,8 +154,8 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		p->features & UFFD_FEATURE_POISON ? "true" : "false",
 		p->dev_userfaultfd ? "true" : "false", p->unprivileged,
 		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
-		p->swap_cond < 0 ? "swap possible" :
-		cg_swap_cond_name(p->swap_cond), p->thp, p->shmem_thp,
+		p->swap_cond >= 0 ? cg_swap_cond_name(p->swap_cond) :
+		p->swap_why[0] ? "none held" : "not checked", p->thp, p->shmem_thp,
 		RESID_REV, p->can_run ? "true" : "false");
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;

@@ -15,14 +15,19 @@ struct probe {
 	int dev_userfaultfd;     /* /dev/userfaultfd exists */
 	char unprivileged[16];   /* vm.unprivileged_userfaultfd */
 	struct cg_memory cg;
-	int swap_cond;           /* cg_swap_check, -1: swap possible */
-	char swap_why[256];
+	int swap_cond;           /* the I-3 condition in the scenarios' child
+				  * cgroup (a trial one), -1: none held */
+	char swap_why[512];      /* why not, when -1 */
 	char thp[64], shmem_thp[64];
 	int can_run;
-	char verdict[512];       /* why not, or "yes" */
+	char verdict[640];       /* why not, or "yes" */
 };
 
+/* Reads the manifest, makes and removes a trial scenario cgroup, decides. */
 void probe_run(struct probe *p);
+/* The verdict (can_run, verdict) from the manifest fields; cg_err: the memory
+ * cgroup could not be read or the trial cgroup made, else NULL. */
+void probe_decide(struct probe *p, const char *cg_err);
 int probe_json(const struct probe *p, char *buf, size_t cap);
 
 #endif

@@ -557,6 +557,10 @@ int cg_swap_check(const struct cg_memory *m, char *why, size_t n)
 	if (m->version == CG_NONE)
 		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and no memory cgroup was found: run swapoff -a, or run in a memory cgroup that forbids swap",
 			 m->swap_total / 1024);
+	/* the v2 root has no swap file and the v1 root memcg takes no limit */
+	else if (!strcmp(m->rel, "/"))
+		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s is the root memory cgroup, which cannot forbid it: run in a child cgroup that forbids swap (residctl check makes one per scenario), or run swapoff -a",
+			 m->swap_total / 1024, m->dir);
 	else if (!m->has_swap_file)
 		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s has no %s (swap accounting off): run swapoff -a, or run in a cgroup that has %s",
 			 m->swap_total / 1024, m->dir, sf, sf);

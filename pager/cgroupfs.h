@@ -91,7 +91,8 @@ enum cg_swap_cond {
 	CG_SWAP_NONE_CONFIGURED,   /* SwapTotal: 0 */
 };
 /* The condition that held, or -1 with a line in why naming the file to set
- * and its value. */
+ * and its value (for a root cgroup, which cannot forbid swap: to run in a
+ * child). It applies to the cgroup the region runs in (SPEC §2.6). */
 int cg_swap_check(const struct cg_memory *m, char *why, size_t n);
 const char *cg_swap_cond_name(int cond); /* for the manifest */
 

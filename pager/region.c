@@ -117,8 +117,9 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		return rc;
 	}
 	r->b = b;
-	if ((rc = K(r, nohugepage, a, r->len)) < 0 ||
-	    (rc = K(r, nohugepage, b, r->len)) < 0) {
+	/* EINVAL: the kernel has no THP (PREEMPT_RT), nothing to forbid */
+	if (((rc = K(r, nohugepage, a, r->len)) < 0 && rc != -EINVAL) ||
+	    ((rc = K(r, nohugepage, b, r->len)) < 0 && rc != -EINVAL)) {
 		snprintf(err, n, "madvise(MADV_NOHUGEPAGE): %s", strerror(-rc));
 		return rc;
 	}

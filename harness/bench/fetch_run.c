@@ -109,7 +109,9 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 
 	if (fd >= 0 && mfd >= 0 && ftruncate(mfd, (off_t)s) == 0)
 		m = mmap(NULL, s, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-	if (m == MAP_FAILED || madvise(m, s, MADV_NOHUGEPAGE) ||
+	/* EINVAL: no THP in this kernel (PREEMPT_RT), nothing to forbid */
+	if (m == MAP_FAILED ||
+	    (madvise(m, s, MADV_NOHUGEPAGE) && errno != EINVAL) ||
 	    (j->o->pin && pin_threads() < 0)) {
 		snprintf(err, n, "plain read setup: %s", strerror(errno));
 		goto out;

@@ -10,6 +10,8 @@ void suite_belady(void);   /* test_belady.c */
 void suite_trace(void);    /* test_belady.c */
 void suite_layout(void);   /* test_layout.c */
 void suite_cgroup(void);   /* test_cgroup.c */
+void suite_cgroup_live(void); /* test_cgroup_live.c */
+void suite_kernel_facts(void); /* test_kernel_facts.c */
 void suite_invariants(void); /* test_invariants.c */
 void suite_pager(void);    /* test_pager.c */
 void suite_fault(void);    /* test_fault.c */

@@ -1,5 +1,6 @@
 /* cgroupfs.c against fake cgroup trees (v1, v2, hybrid) built under a
- * temporary directory, and cgroup_scope.c against this machine's cgroup. */
+ * temporary directory (cgroup_scope.c against a real hierarchy is
+ * test_cgroup_live.c). */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <ftw.h>
@@ -11,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
 #include "cgroupfs.h"
 #include "seam.h"
 #include "suites.h"
@@ -112,10 +112,8 @@ static void fake_free(struct fake *f)
 	CU_ASSERT_EQUAL(drop_live_root(), 0);
 }
 
-/* Also leaves a scope a fatal assertion left entered. */
 static int suite_clean(void)
 {
-	cg_scope_cleanup_all();
 	return drop_live_root() ? -1 : 0;
 }
 
@@ -426,6 +424,18 @@ static void test_swap_check(void)
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no memory cgroup"));
 
+	/* the roots cannot forbid swap: no advice to set their files */
+	m = mem(CG_V2, CG_UNLIMITED, CG_UNLIMITED, 0, G);
+	strcpy(m.rel, "/");
+	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "root memory cgroup"));
+	CU_ASSERT_PTR_NULL(strstr(why, "memory.swap.max"));
+	m = mem(CG_V1, CG_UNLIMITED, CG_UNLIMITED, 1, G);
+	strcpy(m.rel, "/");
+	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "child cgroup that forbids swap"));
+	CU_ASSERT_PTR_NULL(strstr(why, "limit_in_bytes"));
+
 	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V2_MAX_ZERO), "v2_swap_max_0");
 	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V1_MEMSW_EQ_LIMIT), "v1_memsw_eq_limit");
 	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_NONE_CONFIGURED), "no_swap_configured");
@@ -638,86 +648,6 @@ static void test_describe(void)
 	CU_ASSERT_EQUAL(cg_describe(&m, buf, 8), -1);
 }
 
-/* Whether /proc/self/cgroup's memory line (v1) or v2 line names rel. */
-static int self_in(const char *rel)
-{
-	char text[8192], want[CG_PATH_MAX + 16];
-	long got = resid_seam_linux.read_text(resid_seam_linux.ctx,
-					      "/proc/self/cgroup", text,
-					      sizeof(text));
-
-	CU_ASSERT_FATAL(got > 0);
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		char *c = strchr(l, ':');
-
-		fmt(want, sizeof(want), ":%s", rel);
-		if (c && (strstr(c, "memory") || !strncmp(l, "0::", 3))) {
-			size_t wl = strlen(want), ll = strlen(l);
-
-			if (ll >= wl && !strcmp(l + ll - wl, want))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-static void test_real_scope(void)
-{
-	struct cg_scope s, t;
-	struct stat st;
-	char err[CG_PATH_MAX + 256], dir[CG_PATH_MAX];
-
-	if (geteuid() != 0) {
-		printf("\n    note: not root, skipping the real cgroup scope test ");
-		return;
-	}
-	CU_ASSERT_EQUAL(cg_scope_enter(&s, "bad/tag", 64 * MiB, err, sizeof(err)), -1);
-	CU_ASSERT_EQUAL(cg_scope_enter(&s, "unit", 64 * MiB + 1, err, sizeof(err)), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "multiple of 4096"));
-	CU_ASSERT_NOT_EQUAL(stat(s.mem.dir, &st), 0);
-	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
-
-	if (cg_scope_enter(&s, "unit", 64 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
-	strcpy(dir, s.mem.dir);
-	CU_ASSERT_EQUAL(stat(dir, &st), 0);
-	CU_ASSERT(self_in(s.mem.rel));
-	CU_ASSERT_EQUAL(s.mem.limit, 64 * MiB);
-	CU_ASSERT(s.cond >= 0);
-	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
-	CU_ASSERT(stat(dir, &st) != 0 && errno == ENOENT);
-	CU_ASSERT(self_in(s.parent.rel));
-	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
-
-	/* the atexit / signal path */
-	if (cg_scope_enter(&s, "unit2", 64 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
-	strcpy(dir, s.mem.dir);
-	CU_ASSERT_EQUAL(stat(dir, &st), 0);
-	cg_scope_cleanup_all();
-	CU_ASSERT(stat(dir, &st) != 0 && errno == ENOENT);
-	CU_ASSERT(self_in(s.parent.rel));
-
-	/* a later scope may take the same slot: leaving the stale one must
-	 * not remove it */
-	if (cg_scope_enter(&t, "unit3", 32 * MiB, err, sizeof(err))) {
-		printf("\n    cg_scope_enter: %s ", err);
-		CU_FAIL_FATAL("cg_scope_enter failed");
-	}
-	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
-	CU_ASSERT_EQUAL(stat(t.mem.dir, &st), 0);
-	CU_ASSERT(self_in(t.mem.rel));
-	strcpy(dir, t.mem.dir);
-	CU_ASSERT_EQUAL(cg_scope_leave(&t), 0);
-	CU_ASSERT(stat(dir, &st) != 0 && errno == ENOENT);
-	CU_ASSERT(self_in(t.parent.rel));
-}
-
 void suite_cgroup(void)
 {
 	CU_pSuite s = CU_add_suite("cgroup", NULL, suite_clean);
@@ -735,7 +665,6 @@ void suite_cgroup(void)
 	    !CU_add_test(s, "flush tolerance", test_flush_tolerance) ||
 	    !CU_add_test(s, "limit writes order", test_limit_writes) ||
 	    !CU_add_test(s, "mapping end to end", test_mapping_end_to_end) ||
-	    !CU_add_test(s, "describe", test_describe) ||
-	    !CU_add_test(s, "real scope (root)", test_real_scope))
+	    !CU_add_test(s, "describe", test_describe))
 		return; /* run.c reports CU_get_error() */
 }

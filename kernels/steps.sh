@@ -1,0 +1,21 @@
+# Sourced by scripts/kernel-matrix.sh: what a cell runs in the guest, in
+# order, one "name<TAB>command" line each (the guest runs the command with sh
+# from the cell's cgroup; a step passes when it exits 0, and a JSON file it
+# writes to /out/<name>.json comes back to the host). To run one more command
+# in every cell, add one printf line to cell_steps.
+
+# cell_steps GATE_ARGS STORM_SECONDS
+cell_steps() {
+	printf 'probe\tresidctl probe --json >/out/probe.json\n'
+	printf 'cgroup-live\tunit-tests cgroup-live\n'
+	printf 'conformance\tresidctl conformance --json /out/conformance.json\n'
+	printf 'gate\tresidctl check --json /out/gate.json %s\n' "$1"
+	[ "$2" = 0 ] || printf 'storm\tresidctl storm --duration %s --json /out/storm.json\n' "$2"
+}
+
+# A cell the kernel cannot have: probe must say no (exit 1) and the gate
+# must refuse to start (exit 2), never run and fail.
+na_steps() {
+	printf 'probe\tresidctl probe --json >/out/probe.json\n'
+	printf 'gate\tresidctl check T-5\n'
+}

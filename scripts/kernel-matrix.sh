@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# The kernel matrix (SPEC §10, docs/kernels.md): every cell of kernel package
+# x cgroup v1|v2 x started from the root cgroup | a delegated scope that holds
+# a process x swap off | on (forbidden in the scenarios' cgroups), each booted
+# under QEMU from an initramfs of busybox, residctl and its libraries.
+# Exit 0: every cell passed (or is n/a); 1: a cell failed; 3: no cell failed
+# but one could not be run (infrastructure, retried once); 2: bad input.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. kernels/fetch.sh
+. kernels/steps.sh
+
+usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
+                                [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
+  Boots each cell (all by default, in the order --list prints) and runs in it
+  residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
+  cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
+  A cell passes when every step exits 0, the gate has no mismatch, no
+  residctl cgroup is left and the kernel log has no oops, BUG, WARNING, hung
+  task, lockup or OOM. A cell the kernel cannot have (e.g. cgroup v1 on 6.12)
+  is n/a: probe must say no and the gate refuse to start there.
+  --smoke: the cells and steps of make test (probe, cgroup-live, T-4, T-5).
+  --jobs N boots N cells at once (default 1; each guest has 2 vCPUs).
+  Kernels come from kernels/kernels.list (pinned), cached in --cache
+  (default /var/cache/residctl-kernels); results in --out (default
+  build/kernels): one directory per cell and cells.jsonl."
+SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
+CACHE=/var/cache/residctl-kernels OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
+cells="" smoke=0 list=0
+
+bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--help | -h) echo "$usage"; exit 0 ;;
+	--list) list=1 ;;
+	--smoke) smoke=1 ;;
+	--cells) [ $# -ge 2 ] || bad "--cells needs a list; see --list"; cells=${2//,/ }; shift ;;
+	--profile) [ "${2:-}" = quick ] || [ "${2:-}" = full ] || bad "unknown profile '${2:-}'; use quick or full"; PROFILE=$2; shift ;;
+	--storm) [[ ${2:-} =~ ^[0-9]+$ ]] || bad "bad storm duration '${2:-}'; give seconds (0: none)"; STORM=$2; shift ;;
+	--jobs) [[ ${2:-} =~ ^[1-9][0-9]?$ ]] || bad "bad job count '${2:-}'; give 1..99"; JOBS=$2; shift ;;
+	--out) [ -n "${2:-}" ] || bad "--out needs a directory"; OUT=$2; shift ;;
+	--cache) [ -n "${2:-}" ] || bad "--cache needs a directory"; CACHE=$2; shift ;;
+	*) bad "unknown option '$1'; see --help" ;;
+	esac
+	shift
+done
+
+# Every cell, in a stable order with its number: the order --shard splits.
+all_cells() {
+	local k cg place swap i=0
+	for k in $(kernel_ids); do
+		for cg in v1 v2; do
+			for place in root scope; do
+				for swap in off on; do
+					i=$((i + 1))
+					echo "$i $k-$cg-$place-swap$swap $k $cg $place $swap"
+				done
+			done
+		done
+	done
+}
+if [ $list = 1 ]; then
+	all_cells
+	exit 0
+fi
+[ $smoke = 1 ] && [ -z "$cells" ] && cells=$SMOKE_CELLS
+for c in $cells; do
+	all_cells | awk -v c="$c" '$2 == c {f=1} END {exit !f}' || bad "unknown cell '$c'; see --list"
+done
+
+OUT=$(realpath -m "$OUT")
+gate_args="--profile $PROFILE"
+[ $smoke = 1 ] && gate_args="T-4 T-5"
+# a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
+TIMEOUT=2400
+[ $smoke = 1 ] && TIMEOUT=600
+[ "$PROFILE" = full ] && TIMEOUT=$((TIMEOUT + 3600))
+TIMEOUT=$((TIMEOUT + STORM * 2))
+
+# KVM when it boots a guest, TCG otherwise (a /dev/kvm that is there but
+# hangs, as under some nested hypervisors, counts as not working).
+ACCEL=tcg CPU=max
+accel_pick() {
+	[ -w /dev/kvm ] || return 0
+	local t
+	t=$(mktemp -d)
+	mkdir -p "$t/r/bin" "$t/r/dev"
+	cp /bin/busybox "$t/r/bin/"
+	printf '#!/bin/busybox sh\n/bin/busybox mount -t devtmpfs d /dev\n/bin/busybox echo kvm-ok >/dev/ttyS1\n/bin/busybox poweroff -f\n' >"$t/r/init"
+	chmod +x "$t/r/init"
+	(cd "$t/r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$t/i.gz")
+	( timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
+		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$t/i.gz" \
+		-append "console=ttyS0 panic=-1" -serial null -serial "file:$t/out" \
+		>/dev/null 2>&1; true ) 2>/dev/null
+	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
+	rm -rf "$t"
+	return 0
+}
+
+# The initramfs: busybox, residctl, unit-tests, the libraries ldd names, the
+# init, the steps and the RAM-disk module. 1 with a line on stderr.
+initramfs() {
+	local dir=$1 steps=$2 r="$1/root" f libs
+	rm -rf "$r"
+	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/sys/fs/cgroup"
+	libs=$(ldd build/residctl build/unit-tests | grep -o '/[^ ]*\.so[^ ]*' | sort -u) &&
+	cp /bin/busybox build/residctl build/unit-tests "$r/bin/" || return 1
+	for f in $libs; do
+		mkdir -p "$r$(dirname "$f")" && cp -L "$f" "$r$f" || return 1
+	done
+	cp kernels/guest-init.sh "$r/init" && cp "$KDIR/brd.ko" "$r/brd.ko" &&
+	printf '%s\n' "$steps" >"$r/steps" &&
+	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.gz") ||
+		return 1
+	rm -rf "$r"
+}
+
+# What the kernel says on an oops, BUG, WARNING, hung task, soft or hard
+# lockup, RCU stall, OOM or panic (not the words of its command line).
+BADLOG='Oops|BUG:|WARNING:|blocked for more than|soft lockup|hard LOCKUP|detected stall|self-detected stall|Out of memory|oom-kill|invoked oom-killer|Kernel panic|general protection fault'
+
+# boot_cell DIR CG PLACE SWAP: one boot; results.log (the second serial
+# port), console.log, qemu.log. Returns qemu's status (124: timeout). The
+# stall and lockup detectors get their longest thresholds: an emulated CPU
+# that a loaded host leaves unscheduled for a minute is not a kernel bug.
+boot_cell() {
+	local d=$1 rc
+	: >"$d/results.log"
+	: >"$d/console.log"
+	timeout --kill-after=10 "$TIMEOUT" nice -n 10 qemu-system-x86_64 \
+		-accel "$ACCEL" -cpu "$CPU" -m 1536 -smp 2 -display none \
+		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" \
+		-initrd "$d/initramfs.gz" \
+		-append "console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 residctl.cg=$2 residctl.place=$3 residctl.swap=$4" \
+		-serial "file:$d/console.log" -serial "file:$d/results.log" \
+		>"$d/qemu.log" 2>&1
+	rc=$?
+	tr -d '\r' <"$d/results.log" >"$d/results.txt"
+	return $rc
+}
+
+# The text between @file NAME begin/end of results.txt.
+result_file() {
+	awk -v n="$2" '$0 == "@file " n " end" {f=0} f {print} $0 == "@file " n " begin" {f=1}' "$1/results.txt"
+}
+step_rc() { awk -v n="$2" '$1 == "@step" && $2 == n && $3 == "end" {print $4}' "$1/results.txt"; }
+
+# judge DIR NA: sets VERDICT (pass, fail, n/a, infrastructure) and REASON.
+judge() {
+	local d=$1 na=$2 qrc=$3 r=$d/results.txt name rc want bad
+	VERDICT=fail REASON=""
+	if ! grep -q '^@cell ' "$r"; then
+		VERDICT=infrastructure REASON="the guest did not boot (qemu status $qrc; see $d/console.log)"
+		return
+	fi
+	if grep -q '^@setup-failed' "$r"; then
+		VERDICT=infrastructure REASON="cell setup: $(sed -n 's/^@setup-failed //p' "$r" | head -1)"
+		return
+	fi
+	bad=$(grep -aE "$BADLOG" "$d/console.log" | head -3 | tr '\n' ' ')
+	if ! grep -q '^@done' "$r"; then
+		if [ "$qrc" != 0 ] && [ "$qrc" != 124 ] && [ -z "$bad" ]; then
+			VERDICT=infrastructure REASON="qemu stopped (status $qrc): $(tail -1 "$d/qemu.log")"
+		else
+			REASON="the guest stopped in step $(awk '$1 == "@step" {s=$2} END {print s}' "$r") (qemu status $qrc) $bad"
+		fi
+		return
+	fi
+	for name in $(awk '$1 == "@step" && $3 == "begin" {print $2}' "$r"); do
+		rc=$(step_rc "$d" "$name")
+		want=0
+		[ "$na" = 1 ] && { [ "$name" = probe ] && want=1 || want=2; }
+		[ "$rc" = "$want" ] || REASON="$REASON$name exited ${rc:-?} (want $want); "
+	done
+	[ -n "$bad" ] && REASON="${REASON}kernel log: $bad; "
+	grep -q '^@leftover' "$r" && REASON="${REASON}cgroups left: $(sed -n 's/^@leftover //p' "$r" | tr '\n' ' '); "
+	if [ -z "$REASON" ]; then
+		VERDICT=pass
+		[ "$na" = 1 ] && VERDICT=n/a
+	fi
+}
+
+# run_cell N ID KERNEL CG PLACE SWAP: one line of JSON on cells.jsonl.
+run_cell() {
+	local n=$1 id=$2 k=$3 cg=$4 place=$5 swap=$6 d="$OUT/$2" t0 lacks na=0 steps
+	local attempt=0 qrc gate probe
+	rm -rf "$d"
+	mkdir -p "$d"
+	t0=$(date +%s)
+	VERDICT="" REASON=""
+	if ! kernel_fetch "$k" 2>"$d/fetch.log" && ! kernel_fetch "$k" 2>>"$d/fetch.log"; then
+		VERDICT=infrastructure REASON="kernel $k: $(tail -1 "$d/fetch.log")"
+	else
+		lacks=$(kernel_lacks "$cg")
+		steps=$(cell_steps "$gate_args" "$STORM")
+		[ -n "$lacks" ] && na=1 steps=$(na_steps)
+		initramfs "$d" "$steps" 2>"$d/initramfs.log" ||
+			VERDICT=infrastructure REASON="initramfs: $(tail -1 "$d/initramfs.log")"
+	fi
+	while [ -z "$VERDICT" ] || { [ "$VERDICT" = infrastructure ] && [ $attempt = 1 ]; }; do
+		[ $attempt = 1 ] && echo "  $id: infrastructure ($REASON), retrying once"
+		attempt=$((attempt + 1))
+		boot_cell "$d" "$cg" "$place" "$swap"
+		qrc=$?
+		judge "$d" "$na" "$qrc"
+	done
+	[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
+	touch "$d/results.txt"
+	probe=$(result_file "$d" probe | grep -m1 '^{' || true)
+	gate=$(result_file "$d" gate)
+	jq -cn --argjson n "$n" --arg id "$id" --arg kernel "$k" --arg cg "$cg" \
+		--arg place "$place" --arg swap "$swap" --arg verdict "$VERDICT" \
+		--arg reason "$REASON" --argjson seconds $(($(date +%s) - t0)) \
+		--arg accel "$ACCEL" --argjson attempts "$attempt" \
+		--arg package "$(cat "${KDIR:-/nonexistent}/package" 2>/dev/null)" \
+		--argjson probe "${probe:-null}" --argjson gate "${gate:-null}" '{
+		n: $n, id: $id, kernel: $kernel, package: $package,
+		release: ($probe.kernel // null),
+		uffd_features: ($probe.uffd_features // null),
+		cgroup: $cg, place: $place, swap: $swap, verdict: $verdict,
+		reason: ($reason + (if $gate then [$gate.scenarios[] | select(.passed | not) | "\(.id): \(.message)"] | join("; ") else "" end)),
+		scenarios: (if $gate then "\([$gate.scenarios[] | select(.passed)] | length)/\($gate.scenarios | length)" else null end),
+		mismatches: (if $gate then ([$gate.scenarios[].mismatches] | add) else null end),
+		seconds: $seconds, accel: $accel, attempts: $attempts}' >"$d/cell.json"
+	cat "$d/cell.json" >>"$OUT/cells.jsonl"
+	printf '  %-24s %-14s %-6s %4ss  %s\n' "$id" "$VERDICT" \
+		"$(jq -r '.scenarios // "-"' "$d/cell.json")" \
+		"$(jq -r .seconds "$d/cell.json")" "$REASON"
+}
+
+if ! bash scripts/kernel-deps.sh; then
+	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
+	exit 3
+fi
+make -s all || bad "the build failed"
+mkdir -p "$OUT"
+: >"$OUT/cells.jsonl"
+todo=$(all_cells | awk -v want=" $cells " 'want == "  " || index(want, " " $2 " ")')
+echo "kernel matrix: $(echo "$todo" | wc -l) cells, steps: $(cell_steps "$gate_args" "$STORM" | cut -f1 | tr '\n' ' ')"
+# each kernel once before the cells share it; the accelerator once
+picked=0
+for k in $(awk '{print $3}' <<<"$todo" | uniq); do
+	kernel_fetch "$k" 2>/dev/null && [ $picked = 0 ] && accel_pick && picked=1
+done
+running=0
+while read -r n id k cg place swap; do
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_cell "$n" "$id" "$k" "$cg" "$place" "$swap" </dev/null &
+	running=$((running + 1))
+done <<<"$todo"
+wait
+jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells.sorted" "$OUT/cells.jsonl"
+fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
+infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
+echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
+[ "$fails" -gt 0 ] && exit 1
+[ "$infra" -gt 0 ] && exit 3
+exit 0

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs the kernel matrix (scripts/kernel-matrix.sh; arguments go to it) and
+# records it: results/kernels.json (one object per cell) and
+# results/kernels.md (one row per cell); with --smoke,
+# results/kernels-smoke.{md,json}. The cells run replace their rows, the
+# others keep theirs, and each row says the options and date of its run. The
+# record is written also when a cell failed; the exit status is the matrix's.
+# --from DIR [--smoke] records the cells of an earlier run's --out DIR
+# instead (one cut short, say) without running anything.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+name=kernels
+[[ " $* " == *" --smoke "* ]] && name=kernels-smoke
+out=build/$name-record
+mkdir -p build
+if [ "${1:-}" = --from ]; then
+	[ -s "${2:-}/cells.jsonl" ] || { echo "record-kernels: --from ${2:-}: no cells.jsonl there; give a --out directory of scripts/kernel-matrix.sh" >&2; exit 2; }
+	out=$2 rc=0 last="recorded from $2"
+else
+	bash scripts/kernel-matrix.sh --out "$out" "$@" | tee "build/$name-record.txt"
+	rc=${PIPESTATUS[0]}
+	last="exit status $rc"
+fi
+[ -s "$out/cells.jsonl" ] || { echo "record-kernels: no cell ran" >&2; exit "$rc"; }
+mkdir -p results
+old=$(cat "results/$name.json" 2>/dev/null || echo '[]')
+jq -s --argjson old "$old" --arg run "$* ($(date -u +%Y-%m-%d))" \
+	'map(. + {run: $run}) as $new | ($old | map(select(.id as $i | $new | all(.id != $i)))) + $new | sort_by(.n)' \
+	"$out/cells.jsonl" >"results/$name.json.new" && mv "results/$name.json.new" "results/$name.json"
+total=$(bash scripts/kernel-matrix.sh --list | wc -l)
+{
+	echo "# Kernel matrix${name#kernels}" | sed 's/-smoke$/: the smoke cells/'
+	echo
+	echo "Produced by \`scripts/record-kernels.sh\` ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr a-z A-Z)); each row's run is in the last column; see [docs/kernels.md](../docs/kernels.md)."
+	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; the last run: $last; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
+	echo
+	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note | run |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	jq -r '.[] | "| \(.n) | \(.id) | \(.package) | \(.release // "-") | \(.uffd_features // "-") | \(.cgroup) | \(if .place == "scope" then "delegated scope" else "root" end) | \(if .swap == "on" then "on, forbidden" else "off" end) | \(.verdict) | \(.scenarios // "-") | \(.mismatches // "-") | \(.seconds) | \(.reason | gsub("\\|"; "/")) | \(.run) |"' results/$name.json
+} >"results/$name.md"
+echo "record-kernels: results/$name.md, results/$name.json"
+exit "$rc"
