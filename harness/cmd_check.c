@@ -31,9 +31,11 @@ static const char usage[] =
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
 	"  a failure prints its shrunk schedule's replay line.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list). --fault injects faults into the\n"
-	"  storms T-3, T-6, T-7 as in residctl storm (RESIDCTL_FAULTS too);\n"
-	"  --chunk sets their chunk size (default 1M; 16 MiB region).\n";
+	"  too; see residctl repro --list). --fault injects faults into every\n"
+	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
+	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
+	"  point. A fault a named scenario cannot fire (any in T-5) is refused.\n"
+	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region).\n";
 
 static void list(void)
 {
@@ -41,27 +43,72 @@ static void list(void)
 		printf("%-4s %s\n", scenarios[i]->id, scenarios[i]->title);
 }
 
-static void run_one(const struct scenario *s, const struct run_opts *o,
+/* Fits the user's faults to each scenario. One a scenario named on the
+ * command line cannot fire is refused; run as part of the whole gate, a
+ * scenario that cannot fire them runs without. -1 with err set. */
+static int fit_faults(const struct scenario *const *chosen, int n, int named,
+		      int sim, const struct fault_plan *user,
+		      struct fault_plan *fitted, char *err, size_t errn)
+{
+	int fits = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t can = sim ? sim_gate_can_fire(chosen[i]) :
+			chosen[i]->no_seam ? 0 : FAULT_ALL;
+
+		fitted[i] = *user;
+		if (!user->on)
+			continue;
+		if (fault_plan_fit(&fitted[i], can, chosen[i]->id, err,
+				   errn) == 0) {
+			fits++;
+		} else if (named) {
+			return -1;
+		} else {
+			memset(&fitted[i], 0, sizeof(fitted[i]));
+		}
+	}
+	return user->on && !fits ? -1 : 0;
+}
+
+static void run_one(const struct scenario *s, const struct run_opts *opts,
 		    uint64_t sim_schedules, struct scen_result *res)
 {
+	struct run_opts o = *opts;
+	struct fault_seam *fs = NULL;
 	struct cg_scope scope;
+	uint64_t fired[FP_COUNT];
 	char err[512];
 	double t0 = wl_now();
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
+	if (!sim_schedules) {
+		fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed, NULL,
+				    NULL);
+		if (!fs) {
+			scen_fail(res, "out of memory for the fault seam");
+			return;
+		}
+		o.seam = fault_seam_ops(fs);
+	}
 	if (sim_schedules) {
-		rc = sim_gate_run(s, o, sim_schedules, res);
+		rc = sim_gate_run(s, &o, sim_schedules, res);
 	} else if (s->needs_cgroup &&
 	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
-		rc = s->run(o, res);
+		rc = s->run(&o, res);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
 			scen_fail(res, "could not remove its cgroup %s",
 				  scope.mem.dir);
+	}
+	if (fs) {
+		fault_seam_fired_all(fs, fired);
+		fault_report(o.faults, fired, res);
+		fault_seam_free(fs);
 	}
 	res->seconds = wl_now() - t0;
 	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
@@ -70,15 +117,16 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
-	struct scen_result res[64];
+	static struct scen_result res[64];
+	static struct fault_plan user, fitted[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
 	const char *json = NULL, *junit = NULL;
-	int n = 0, passed = 0, sim = 0;
+	int n = 0, passed = 0, sim = 0, named;
 	uint64_t schedules = 0;
-	char err[256];
+	char err[1024];
 
-	if (fault_enable_env(err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl check: RESIDCTL_FAULTS: %s\n", err);
+	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
 		return 2;
 	}
 
@@ -117,7 +165,8 @@ int cmd_check(int argc, char **argv)
 		} else if (!strncmp(a, "--fault", 7)) {
 			if (!(v = cli_value("check", argc, argv, &i)))
 				return 2;
-			if (fault_enable(v, err, sizeof(err)) < 0) {
+			if (fault_plan_add(&user, "fault", v, err,
+					   sizeof(err)) < 0) {
 				fprintf(stderr, "residctl check: %s\n", err);
 				return 2;
 			}
@@ -164,6 +213,7 @@ int cmd_check(int argc, char **argv)
 				chosen[n++] = s;
 		}
 	}
+	named = n > 0;
 	if (n == 0)
 		for (; n < nscenarios; n++)
 			chosen[n] = scenarios[n];
@@ -177,6 +227,11 @@ int cmd_check(int argc, char **argv)
 	}
 	if (sim && !schedules)
 		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
+	if (fit_faults(chosen, n, named, sim, &user, fitted, err,
+		       sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
+		return 2;
+	}
 	probe_run(&p);
 	if (!sim && !p.can_run) {
 		fprintf(stderr, "residctl check: can the pager run here? %s\n",
@@ -190,6 +245,7 @@ int cmd_check(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
 		fflush(stdout);
+		o.faults = &fitted[i];
 		run_one(chosen[i], &o, sim ? schedules : 0, &res[i]);
 		passed += res[i].passed;
 	}
@@ -198,9 +254,15 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	if (junit && report_junit(junit, res, n) < 0)
 		return 2;
-	if (passed != n)
-		printf("replay: residctl check %s--seed %" PRIu64 " --profile %s\n",
-		       sim ? "--sim " : "", o.seed,
-		       o.profile == PROFILE_FULL ? "full" : "quick");
+	if (passed != n) {
+		char spec[2048];
+
+		if (fault_plan_format(&user, spec, sizeof(spec)) < 0)
+			snprintf(spec, sizeof(spec), "...");
+		printf("replay: residctl check %s--seed %" PRIu64 " --profile "
+		       "%s%s%s\n", sim ? "--sim " : "", o.seed,
+		       o.profile == PROFILE_FULL ? "full" : "quick",
+		       spec[0] ? " --fault " : "", spec);
+	}
 	return passed == n ? 0 : 1;
 }

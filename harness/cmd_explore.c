@@ -13,7 +13,7 @@
 
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
-	"                        [--schedules N]\n"
+	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -23,15 +23,19 @@ static const char explore_usage[] =
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list).\n"
+	"  too; see residctl repro --list). --fault adds faults to the\n"
+	"  scenario's own (T-7 fails and shortens half its reads), decided by\n"
+	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"
+	"  scenario cannot fire is refused. Shrinking drops faults too.\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
 	"usage: residctl replay 'LINE'\n"
-	"  Runs the schedule a failure printed (rc2/REV/SCENARIO/STRATEGY/SEED/\n"
-	"  BUGS/OPS/SCHEDULE), with the bug switches it names, and prints its\n"
-	"  verdict and event-log hash. Exit 0 when\n"
-	"  it passes, 1 when it fails (reproduced), 2 on a bad line.\n";
+	"  Runs the schedule a failure printed (rc3/REV/SCENARIO/STRATEGY/SEED/\n"
+	"  BUGS/OPS/FAULTS/SCHEDULE), with the bug switches and the faults it\n"
+	"  names, and prints its verdict, the faults that fired and its\n"
+	"  event-log hash. Exit 0 when it passes, 1 when it fails (reproduced),\n"
+	"  2 on a bad line.\n";
 
 static void list(void)
 {
@@ -44,8 +48,14 @@ int cmd_explore(int argc, char **argv)
 	struct explore_opts o = { .strategy = SIM_PCT, .depth = 3,
 				  .schedules = 1000, .seed = 1, .shrink = 1 };
 	struct explore_result r;
+	static struct fault_plan user, faults;
 	const char *v;
+	char err[1024];
 
+	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl explore: %s\n", err);
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -82,6 +92,12 @@ int cmd_explore(int argc, char **argv)
 		} else if (!strncmp(a, "--bug", 5)) {
 			if (bugs_option("explore", v))
 				return 2;
+		} else if (!strncmp(a, "--fault", 7)) {
+			if (fault_plan_add(&user, "fault", v, err,
+					   sizeof(err)) < 0) {
+				fprintf(stderr, "residctl explore: %s\n", err);
+				return 2;
+			}
 		} else if (!strncmp(a, "--seed", 6)) {
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
@@ -99,6 +115,11 @@ int cmd_explore(int argc, char **argv)
 			"residctl explore --list\n");
 		return 2;
 	}
+	if (simprog_faults(o.p, &user, &faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl explore: %s\n", err);
+		return 2;
+	}
+	o.faults = &faults;
 	o.progress = isatty(STDERR_FILENO);
 	o.bugs = bugs_enabled();
 	explore(&o, &r);
@@ -133,6 +154,10 @@ int cmd_replay(int argc, char **argv)
 	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
 	       sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
 	       out.steps, out.preemptions, out.log_hash);
+	for (int p = 0; p < FP_COUNT; p++)
+		if (rp.faults.on & 1u << p)
+			printf("  fault %-28s fired %" PRIu64 "\n",
+			       fault_name(p), out.fired[p]);
 	int failed = out.verdict != SIM_PASS;
 
 	sim_outcome_free(&out);

@@ -7,11 +7,19 @@
 
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 
+struct fault_plan;
+struct resid_seam;
+
 struct run_opts {
 	uint64_t seed;
 	enum profile profile;
 	int verbose;
 	uint64_t storm_chunk; /* the storms' chunk size; 0: 1 MiB */
+	/* The faults to inject, fitted to this scenario (never NULL), and the
+	 * run's fault seam over the kernel, which every region it opens in
+	 * this process uses (wl_open); a storm makes its own in its child. */
+	const struct fault_plan *faults;
+	const struct resid_seam *seam;
 };
 
 #define SCEN_MAX_COUNTERS 24
@@ -41,6 +49,8 @@ struct scenario {
 	/* Returns 0 when it ran (passed or not), -1 when it could not run;
 	 * either way res->message says why it did not pass. */
 	int (*run)(const struct run_opts *o, struct scen_result *res);
+	/* Runs no pager, so no fault point can fire in it (T-5). */
+	int no_seam;
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);

@@ -50,6 +50,7 @@ struct run {
 	int failed[MAX_ROUNDS];
 	double start, duration;
 	int tty;
+	struct fault_plan faults;
 };
 
 static double now_s(void)
@@ -141,7 +142,7 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	for (int i = 0; i < FP_COUNT; i++)
-		if (fault_calls(i) || t->fired[i])
+		if (run->faults.on & 1u << i)
 			fprintf(f, "  fault %-28s fired %" PRIu64 "\n",
 				fault_name(i), t->fired[i]);
 }
@@ -197,12 +198,12 @@ int cmd_storm(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
 	const char *json = NULL, *v;
-	char err[1024], faults[1024] = "";
+	char err[1024], specs[1024] = "";
 	size_t flen = 0;
 	struct probe p;
 
-	if (fault_enable_env(err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl storm: RESIDCTL_FAULTS: %s\n", err);
+	if (fault_plan_env(&run.faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl storm: %s\n", err);
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -240,13 +241,14 @@ int cmd_storm(int argc, char **argv)
 				return 2;
 			}
 		} else if (!strncmp(a, "--fault", 7)) {
-			if (fault_enable(v, err, sizeof(err)) < 0) {
+			if (fault_plan_add(&run.faults, "fault", v, err,
+					   sizeof(err)) < 0) {
 				fprintf(stderr, "residctl storm: %s\n", err);
 				return 2;
 			}
-			if (flen < sizeof(faults))
-				flen += (size_t)snprintf(faults + flen,
-						 sizeof(faults) - flen,
+			if (flen < sizeof(specs))
+				flen += (size_t)snprintf(specs + flen,
+						 sizeof(specs) - flen,
 						 " --fault %s", v);
 		} else if (!strncmp(a, "--only", 6)) {
 			if (cli_u64(v, &only) || !only) {
@@ -295,6 +297,7 @@ int cmd_storm(int argc, char **argv)
 		     left < (double)round ? left : (double)round, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
+		c.faults = &run.faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
 			return 2;
@@ -314,7 +317,7 @@ int cmd_storm(int argc, char **argv)
 				"%s\n  rerun: residctl storm --only %" PRIu64
 				" --round %.0f --duration %.0f%s%s%s\n",
 				run.tty ? "\n" : "", run.t.rounds, r.message,
-				line, c.seed, c.seconds, c.seconds + 1, faults,
+				line, c.seed, c.seconds, c.seconds + 1, specs,
 				bugs_enabled() ? " --bug " : "",
 				bugs_enabled() ? bugs : "");
 		}

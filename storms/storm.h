@@ -23,6 +23,8 @@ struct storm_config {
 	double seconds;          /* how long the threads read */
 	double watchdog_seconds; /* then how long they may take to finish */
 	uint64_t limit_bytes;    /* the child cgroup's memory limit */
+	/* Faults to inject (NULL: none); the storm's seed seeds them. */
+	const struct fault_plan *faults;
 	/* Called about once a second while the storm runs (may be NULL). */
 	void (*progress)(void *arg, double elapsed);
 	void *progress_arg;

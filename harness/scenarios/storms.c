@@ -27,6 +27,7 @@ static void configure(const struct run_opts *o, uint64_t salt,
 	};
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
+	c->faults = o->faults;
 }
 
 static int storm(const struct run_opts *o, uint64_t salt,
@@ -48,6 +49,7 @@ static int storm(const struct run_opts *o, uint64_t salt,
 	scen_count(res, "prefetches", sr->stats.prefetch_jobs);
 	scen_count(res, "dedup_fetching", sr->stats.dedup_fetching);
 	scen_count(res, "dedup_resident", sr->stats.dedup_resident);
+	fault_report(o->faults, sr->fired, res);
 	if (!storm_passed(sr)) {
 		storm_describe(&c, line, sizeof(line));
 		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :
@@ -91,11 +93,17 @@ static int t7_run(const struct run_opts *o, struct scen_result *res)
 }
 
 const struct scenario scenario_t3 = {
-	"T-3", "concurrent storm, every byte checked", 0, t3_run,
+	.id = "T-3",
+	.title = "concurrent storm, every byte checked",
+	.run = t3_run,
 };
 const struct scenario scenario_t6 = {
-	"T-6", "storm: dedup of faults fires", 0, t6_run,
+	.id = "T-6",
+	.title = "storm: dedup of faults fires",
+	.run = t6_run,
 };
 const struct scenario scenario_t7 = {
-	"T-7", "storm: no lost fault (watchdog)", 0, t7_run,
+	.id = "T-7",
+	.title = "storm: no lost fault (watchdog)",
+	.run = t7_run,
 };

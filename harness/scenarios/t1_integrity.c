@@ -27,7 +27,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		cfg.budget_bytes = 4 * MiB;
 		cfg.seed = o->seed + p;
 		cfg.policy = policies[p];
-		r = wl_open(&cfg, res);
+		r = wl_open(&cfg, o, res);
 		if (!r)
 			return -1;
 		for (unsigned pass = 0; pass < passes; pass++)
@@ -52,5 +52,8 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 }
 
 const struct scenario scenario_t1 = {
-	"T-1", "data integrity, every policy, every byte", 1, t1_run,
+	.id = "T-1",
+	.title = "data integrity, every policy, every byte",
+	.needs_cgroup = 1,
+	.run = t1_run,
 };

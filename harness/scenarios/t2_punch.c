@@ -19,7 +19,7 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	cfg.budget_bytes = CHUNK;
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
-	r = wl_open(&cfg, res);
+	r = wl_open(&cfg, o, res);
 	if (!r)
 		return -1;
 	for (unsigned i = 0; i < cycles; i++) {
@@ -38,5 +38,8 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 }
 
 const struct scenario scenario_t2 = {
-	"T-2", "punch and refetch", 1, t2_run,
+	.id = "T-2",
+	.title = "punch and refetch",
+	.needs_cgroup = 1,
+	.run = t2_run,
 };

@@ -26,7 +26,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	cfg.budget_bytes = 16 * 64 * KiB;
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
-	r = wl_open(&cfg, res);
+	r = wl_open(&cfg, o, res);
 	if (!r)
 		return -1;
 	for (size_t i = 0; i < sizeof(touches) / sizeof(touches[0]); i++)
@@ -57,5 +57,8 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 }
 
 const struct scenario scenario_t4 = {
-	"T-4", "accounting against the kernel", 1, t4_run,
+	.id = "T-4",
+	.title = "accounting against the kernel",
+	.needs_cgroup = 1,
+	.run = t4_run,
 };

@@ -183,4 +183,9 @@ static int t5_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
-const struct scenario scenario_t5 = { "T-5", "Belady sanity", 0, t5_run };
+const struct scenario scenario_t5 = {
+	.id = "T-5",
+	.title = "Belady sanity",
+	.run = t5_run,
+	.no_seam = 1,
+};

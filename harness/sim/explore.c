@@ -53,7 +53,7 @@ void replay_run(const struct replay *rp, struct sim_outcome *out)
 	unsigned saved = bugs_enabled();
 
 	bugs_enable(rp->bugs);
-	simprog_run(rp->p, &c, rp->ops, out);
+	simprog_run(rp->p, &c, rp->ops, &rp->faults, out);
 	bugs_enable(saved);
 }
 
@@ -121,6 +121,84 @@ static void run_deviations(struct replay *rp, const struct deviation *d,
 	}
 }
 
+/* Tries best without each window of 1, 2 or 3 neighbouring deviations
+ * (some only go together: a preemption and the switch back), latest
+ * first; keeps a removal while the run fails the same way with no more
+ * preemptions. */
+static void drop_deviations(struct replay *best, struct deviation *d,
+			    size_t *n, struct sim_outcome *out, int *runs)
+{
+	struct deviation *cand = malloc((*n + 1) * sizeof(*cand));
+
+	for (size_t w = 1; cand && w <= 3 && w <= *n; w++) {
+		for (size_t k = *n - w + 1; k-- > 0 && *runs < SHRINK_RUNS;) {
+			struct replay t = *best;
+			struct sim_outcome o;
+
+			memcpy(cand, d, k * sizeof(*d));
+			memcpy(cand + k, d + k + w, (*n - k - w) * sizeof(*d));
+			t.schedule = NULL;
+			*runs += (int)(*n - w + 1);
+			run_deviations(&t, cand, *n - w, &o);
+			if (!same_failure(&o, out) ||
+			    o.preemptions > out->preemptions) {
+				free(t.schedule);
+				sim_outcome_free(&o);
+				continue;
+			}
+			*n -= w;
+			memcpy(d, cand, *n * sizeof(*d));
+			free(best->schedule);
+			*best = t;
+			sim_outcome_free(out);
+			*out = o;
+			w = 0; /* start over with single deviations */
+			break;
+		}
+	}
+	free(cand);
+}
+
+/* Tries best without each injected fault, latest call first; keeps a
+ * removal while the run fails the same way with no more preemptions.
+ * Returns whether one was removed. */
+static int drop_faults(struct replay *best, const struct deviation *d,
+		       size_t n, struct sim_outcome *out, int *runs)
+{
+	int dropped = 0;
+
+	for (int p = FP_COUNT; p-- > 0;) {
+		for (int i = best->faults.rule[p].ncalls;
+		     i-- > 0 && *runs < SHRINK_RUNS;) {
+			struct replay t = *best;
+			struct fault_rule *r = &t.faults.rule[p];
+			struct sim_outcome o;
+
+			if (r->prob[0])
+				break;
+			memmove(&r->calls[i], &r->calls[i + 1],
+				(size_t)(r->ncalls - i - 1) * sizeof(r->calls[0]));
+			if (!--r->ncalls)
+				t.faults.on &= ~(1u << p);
+			t.schedule = NULL;
+			*runs += (int)n + 1;
+			run_deviations(&t, d, n, &o);
+			if (!same_failure(&o, out) ||
+			    o.preemptions > out->preemptions) {
+				free(t.schedule);
+				sim_outcome_free(&o);
+				continue;
+			}
+			free(best->schedule);
+			*best = t;
+			sim_outcome_free(out);
+			*out = o;
+			dropped = 1;
+		}
+	}
+	return dropped;
+}
+
 void replay_shrink(struct replay *rp, struct sim_outcome *out)
 {
 	int runs = 0;
@@ -152,8 +230,9 @@ void replay_shrink(struct replay *rp, struct sim_outcome *out)
 		sim_outcome_free(out);
 		*out = o;
 	}
-	/* The same run as a DFS replay, then without each deviation it does
-	 * not need, latest first, until none can go. */
+	/* The same run as a DFS replay with the faults that fired named by
+	 * their calls; then without each deviation and each fault it does
+	 * not need, until none can go. */
 	struct deviation *d = malloc((out->nschedule + 1) * sizeof(*d));
 
 	if (!d)
@@ -165,37 +244,12 @@ void replay_shrink(struct replay *rp, struct sim_outcome *out)
 	best.depth = 0;
 	best.steps = 0;
 	best.schedule = NULL;
-	struct deviation *cand = malloc((n + 1) * sizeof(*cand));
-
-	/* Windows of 1, 2 and 3 neighbours: some deviations only go together
-	 * (a preemption and the switch back). */
-	for (size_t w = 1; cand && w <= 3 && w <= n; w++) {
-		for (size_t k = n - w + 1; k-- > 0 && runs < SHRINK_RUNS;) {
-			struct replay t = best;
-			struct sim_outcome o;
-
-			memcpy(cand, d, k * sizeof(*d));
-			memcpy(cand + k, d + k + w, (n - k - w) * sizeof(*d));
-			t.schedule = NULL;
-			runs += (int)(n - w + 1);
-			run_deviations(&t, cand, n - w, &o);
-			if (!same_failure(&o, out) ||
-			    o.preemptions > out->preemptions) {
-				free(t.schedule);
-				sim_outcome_free(&o);
-				continue;
-			}
-			n -= w;
-			memcpy(d, cand, n * sizeof(*d));
-			free(best.schedule);
-			best = t;
-			sim_outcome_free(out);
-			*out = o;
-			w = 0; /* start over with single deviations */
-			break;
-		}
-	}
-	free(cand);
+	if (out->fired_complete)
+		best.faults = out->fired_plan;
+	drop_deviations(&best, d, &n, out, &runs);
+	while (out->fired_complete && runs < SHRINK_RUNS &&
+	       drop_faults(&best, d, n, out, &runs))
+		drop_deviations(&best, d, &n, out, &runs);
 	free(d);
 	if (best.schedule) {
 		free(rp->schedule);
@@ -256,6 +310,8 @@ static void tally(struct explore_result *r, struct hashset *seen, uint64_t i,
 	r->by_verdict[out->verdict]++;
 	r->dedup_fetching += out->stats.dedup_fetching;
 	r->dedup_resident += out->stats.dedup_resident;
+	for (int p = 0; p < FP_COUNT; p++)
+		r->fired[p] += out->fired[p];
 	set_add(seen, out->lock_hash);
 	if (out->verdict != SIM_PASS) {
 		r->failures++;
@@ -322,7 +378,8 @@ static void explore_dfs(const struct explore_opts *o, struct explore_result *r,
 		struct prefix pf = st[--n];
 		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
 				     .depth = o->depth, .seed = o->seed,
-				     .bugs = o->bugs, .ops = o->p->ops, .schedule = pf.ids,
+				     .bugs = o->bugs, .ops = o->p->ops,
+				     .faults = *o->faults, .schedule = pf.ids,
 				     .nschedule = pf.n };
 		struct sim_outcome out;
 		unsigned pre = 0;
@@ -353,12 +410,23 @@ static void explore_dfs(const struct explore_opts *o, struct explore_result *r,
 	free(st);
 }
 
-uint64_t explore(const struct explore_opts *o, struct explore_result *r)
+uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 {
+	struct explore_opts with = *opts, *o = &with;
 	struct hashset seen = { 0 };
 	double t0 = now_s(), last = t0;
+	char err[512];
 
 	memset(r, 0, sizeof(*r));
+	if (o->faults) {
+		r->faults = *o->faults;
+	} else if (simprog_faults(o->p, NULL, &r->faults, err,
+				  sizeof(err)) < 0) {
+		/* A scenario's own defaults must fit it: a unit test says so. */
+		fprintf(stderr, "residctl: %s\n", err);
+		abort();
+	}
+	o->faults = &r->faults;
 	/* PCT's change points must fall within a run: k is the length of a
 	 * random-walk run of the scenario from the campaign's seed. */
 	uint64_t k = 0;
@@ -366,7 +434,7 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 	if (o->strategy == SIM_PCT) {
 		struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
 				      .seed = o->seed, .bugs = o->bugs,
-				      .ops = o->p->ops };
+				      .ops = o->p->ops, .faults = *o->faults };
 		struct sim_outcome out;
 
 		replay_run(&cal, &out);
@@ -378,7 +446,8 @@ uint64_t explore(const struct explore_opts *o, struct explore_result *r)
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
-				     .bugs = o->bugs, .ops = o->p->ops };
+				     .bugs = o->bugs, .ops = o->p->ops,
+				     .faults = *o->faults };
 		struct sim_outcome out;
 
 		replay_run(&rp, &out);
@@ -462,13 +531,31 @@ void replay_free(struct replay *rp)
 	rp->nschedule = 0;
 }
 
+/* The line's fault field: a spec list with ':' for '/', or "-". */
+static int faults_encode(const struct fault_plan *f, char *buf, size_t n)
+{
+	if (fault_plan_format(f, buf, n) < 0)
+		return -1;
+	if (!buf[0])
+		snprintf(buf, n, "-");
+	for (char *c = buf; *c; c++)
+		if (*c == '/')
+			*c = ':';
+	return 0;
+}
+
+#define FAULTS_MAX 8192
+
 char *replay_encode(const struct replay *rp)
 {
-	size_t cap = 128 + rp->nschedule * 12, len;
-	char *s = malloc(cap);
+	size_t cap = 128 + FAULTS_MAX + rp->nschedule * 12, len;
+	char *s = malloc(cap), *faults = malloc(FAULTS_MAX);
 
-	if (!s)
+	if (!s || !faults || faults_encode(&rp->faults, faults, FAULTS_MAX)) {
+		free(s);
+		free(faults);
 		return NULL;
+	}
 	char strat[16], bugs[24];
 
 	if (rp->strategy == SIM_PCT)
@@ -479,9 +566,10 @@ char *replay_encode(const struct replay *rp)
 	else
 		snprintf(strat, sizeof(strat), "random");
 	bugs_format(rp->bugs, bugs, sizeof(bugs));
-	len = (size_t)snprintf(s, cap, "rc2/%s/%s/%s/%" PRIu64 "/%s/%u/",
+	len = (size_t)snprintf(s, cap, "rc3/%s/%s/%s/%" PRIu64 "/%s/%u/%s/",
 			       RESID_REV, rp->p->id, strat, rp->seed, bugs,
-			       rp->ops);
+			       rp->ops, faults);
+	free(faults);
 	/* Run-length: "thread*count" or "thread", dot-separated. */
 	for (size_t i = 0; i < rp->nschedule;) {
 		size_t j = i;
@@ -506,17 +594,26 @@ static int bad(char *err, size_t n, const char *what)
 
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 {
-	char rev[64], id[64], strat[32], bugs[32], why[160];
+	char rev[64], id[64], strat[32], bugs[32], why[400];
+	char faults[FAULTS_MAX];
 	unsigned long long seed;
 	unsigned ops;
 	int used = 0;
 
 	memset(rp, 0, sizeof(*rp));
-	if (sscanf(line, "rc2/%63[^/]/%63[^/]/%31[^/]/%llu/%31[^/]/%u/%n", rev,
-		   id, strat, &seed, bugs, &ops, &used) != 6 || !used)
-		return bad(err, n, "expected rc2/REV/SCENARIO/STRATEGY/SEED/"
-			   "BUGS/OPS/SCHEDULE");
+	if (sscanf(line, "rc3/%63[^/]/%63[^/]/%31[^/]/%llu/%31[^/]/%u/%8191[^/]/%n",
+		   rev, id, strat, &seed, bugs, &ops, faults, &used) != 7 ||
+	    !used)
+		return bad(err, n, "expected rc3/REV/SCENARIO/STRATEGY/SEED/"
+			   "BUGS/OPS/FAULTS/SCHEDULE");
 	if (bugs_parse(bugs, &rp->bugs, why, sizeof(why)) < 0)
+		return bad(err, n, why);
+	for (char *c = faults; *c; c++)
+		if (*c == ':')
+			*c = '/';
+	if (strcmp(faults, "-") &&
+	    fault_plan_add(&rp->faults, "faults", faults, why,
+			   sizeof(why)) < 0)
 		return bad(err, n, why);
 	if (strcmp(rev, RESID_REV)) {
 		snprintf(err, n, "replay line is from build %s, this is %s: "
@@ -526,6 +623,9 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 	rp->p = simprog_find(id);
 	if (!rp->p)
 		return bad(err, n, "unknown scenario");
+	if (fault_plan_fit(&rp->faults, simprog_can_fire(rp->p), rp->p->id,
+			   why, sizeof(why)) < 0)
+		return bad(err, n, why);
 	if (!strcmp(strat, "random")) {
 		rp->strategy = SIM_RANDOM;
 	} else if (!strncmp(strat, "dfs", 3) && strat[3] >= '0' &&

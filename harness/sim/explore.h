@@ -17,6 +17,9 @@ struct replay {
 	uint64_t seed;
 	unsigned bugs;           /* the bug switches on (harness/bugs.h) */
 	uint32_t ops;
+	/* The faults injected: the scenario's defaults and the user's, or,
+	 * after shrinking, the calls that must fail. */
+	struct fault_plan faults;
 	uint16_t *schedule;      /* malloc'd, may be NULL */
 	size_t nschedule;
 };
@@ -28,6 +31,9 @@ struct explore_opts {
 	uint64_t seed;
 	uint64_t schedules;
 	unsigned bugs;
+	/* simprog_faults(): the user's on the scenario's defaults; NULL: the
+	 * defaults alone. */
+	const struct fault_plan *faults;
 	int stop_at_failure;     /* end the campaign at the first failure */
 	int shrink;              /* shrink the first failure */
 	int progress;            /* a progress line on stderr */
@@ -37,6 +43,8 @@ struct explore_result {
 	uint64_t schedules, failures, distinct, steps;
 	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
 	uint64_t dedup_fetching, dedup_resident;
+	struct fault_plan faults; /* what every schedule injected */
+	uint64_t fired[FP_COUNT]; /* faults injected over every schedule */
 	double seconds;
 	/* The first failure, shrunk when asked. */
 	struct replay fail;
@@ -55,12 +63,14 @@ void explore_print(FILE *f, const struct explore_opts *o,
 
 /* Runs rp once. */
 void replay_run(const struct replay *rp, struct sim_outcome *out);
-/* Shrinks rp (fewer steps, preemptions, operations) while it still fails
- * the way *out does; out is updated to the final run. */
+/* Shrinks rp (fewer operations, preemptions and injected faults) while it
+ * still fails the way *out does; out is updated to the final run. */
 void replay_shrink(struct replay *rp, struct sim_outcome *out);
 
-/* "rc2/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/SCHEDULE": one shell word;
- * STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2", "1+5". */
+/* "rc3/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
+ * word; STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
+ * "1+5"; FAULTS "-" or a fault spec list with ':' for '/' in the names,
+ * e.g. "backing_read:eio@3+9,wake=0.1". */
 char *replay_encode(const struct replay *rp);
 /* -1 with one line in err on a malformed line or one from another build. */
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n);

@@ -19,21 +19,23 @@ enum pattern {
 
 static const struct simprog progs[] = {
 	{ "T-1", "integrity, every byte, policy by seed", 1, 4, 1, 2, 0, 2,
-	  PAT_SCAN, 0, 0, 0, 0 },
-	{ "T-2", "punch and refetch", 1, 2, 1, 1, 0, 10, PAT_ALTERNATE, 0, 0,
+	  PAT_SCAN, NULL, 0, 0 },
+	{ "T-2", "punch and refetch", 1, 2, 1, 1, 0, 10, PAT_ALTERNATE, NULL,
 	  0, 0 },
 	{ "T-3", "storm: random pieces, prefetch", 3, 4, 1, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 0, 0 },
+	  PAT_RANDOM, NULL, 0, 0 },
 	{ "T-4", "accounting against the simulated kernel", 1, 6, 2, 2, 0, 1,
-	  PAT_ACCOUNT, 0, 0, 16384, 0 },
+	  PAT_ACCOUNT, NULL, 16384, 0 },
 	{ "T-6", "storm: dedup fires (campaign)", 3, 4, 2, 2, 1, 4,
-	  PAT_RANDOM, 0, 0, 0, 1 },
-	/* Half the backing reads fail: some fetches exhaust their retries and
-	 * are dropped, and their faulters must be woken. */
+	  PAT_RANDOM, NULL, 0, 1 },
+	/* Half the backing reads fail and half come back short: some
+	 * fetches exhaust their retries and are dropped, and their faulters
+	 * must be woken. */
 	{ "T-7", "storm with short and failing reads: no lost fault", 3, 4, 1,
-	  2, 1, 4, PAT_RANDOM, 1, 1, 0, 0 },
+	  2, 1, 4, PAT_RANDOM, "backing_read/eio=0.5,backing_read/short=0.5",
+	  0, 0 },
 	{ "self-deadlock", "harness self-test: a lock-order inversion that "
-	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, 0, 0, 0, 0 },
+	  "must be found", 2, 0, 0, 0, 0, 1, PAT_SELF_DEADLOCK, NULL, 0, 0 },
 };
 
 const struct simprog *const simprogs[] = {
@@ -52,6 +54,7 @@ const struct simprog *simprog_find(const char *id)
 
 struct run {
 	struct sim *s;
+	struct fault_seam *fs;
 	const struct simprog *p;
 	uint32_t ops;
 	uint64_t seed;
@@ -205,11 +208,39 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->eager_reconcile = 1;
 	c->fetching_timeout_ms = 2000;
 	c->demand_retries = 8;
-	c->seam = sim_seam(run->s);
+	c->seam = fault_seam_ops(run->fs);
+}
+
+uint32_t simprog_can_fire(const struct simprog *p)
+{
+	return p->pattern == PAT_SELF_DEADLOCK ? 0 : FAULT_ALL;
+}
+
+int simprog_faults(const struct simprog *p, const struct fault_plan *user,
+		   struct fault_plan *out, char *err, size_t n)
+{
+	memset(out, 0, sizeof(*out));
+	if (p->faults && fault_plan_add(out, p->id, p->faults, err, n) < 0)
+		return -1;
+	for (int f = 0; user && f < FP_COUNT; f++) {
+		if (user->on & 1u << f) {
+			out->rule[f] = user->rule[f];
+			out->on |= 1u << f;
+		}
+	}
+	out->all = user && user->all;
+	return fault_plan_fit(out, simprog_can_fire(p), p->id, err, n);
+}
+
+/* The fault seam's draws come from the run's one decision stream. */
+static uint64_t draw(void *s)
+{
+	return sim_draw(s);
 }
 
 void simprog_run(const struct simprog *p, const struct sim_config *sc,
-		 uint32_t ops, struct sim_outcome *out)
+		 uint32_t ops, const struct fault_plan *faults,
+		 struct sim_outcome *out)
 {
 	struct sim_config c = *sc;
 	struct run run = { .p = p, .ops = ops ? ops : p->ops, .seed = sc->seed,
@@ -217,11 +248,13 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 	const uint16_t *sched;
 
 	memset(out, 0, sizeof(*out));
-	c.short_reads = p->short_reads;
-	c.read_errors = p->read_errors;
 	c.stat_lag_bytes = p->stat_lag;
 	run.s = sim_create(&c);
-	if (!run.s) {
+	if (run.s)
+		run.fs = fault_seam_new(sim_seam(run.s), faults, sc->seed, draw,
+					run.s);
+	if (!run.fs) {
+		sim_destroy(run.s);
 		out->verdict = SIM_FAILED;
 		snprintf(out->why, sizeof(out->why), "out of memory for the "
 			 "simulation");
@@ -249,9 +282,13 @@ void simprog_run(const struct simprog *p, const struct sim_config *sc,
 	} else {
 		out->nschedule = 0;
 	}
+	fault_seam_fired_all(run.fs, out->fired);
+	out->fired_complete = fault_seam_fired_plan(run.fs,
+						    &out->fired_plan) == 0;
 	/* A run that ended early (deadlock, lost wakeup) never closed its
 	 * region: the simulated kernel goes, the pager's heap blocks of that
 	 * run are left (a few KiB per failing schedule). */
+	fault_seam_free(run.fs);
 	sim_destroy(run.s);
 	current = NULL;
 }

@@ -938,9 +938,9 @@ void sim_join_apps(struct sim *s)
 		sched_block(s, W_APPS, 0, 0, 0);
 }
 
-void sim_point(struct sim *s, const char *what)
+uint64_t sim_draw(struct sim *s)
 {
-	sched_point(s, OP_POINT, sim_str_hash(what));
+	return rng_next(&s->rng);
 }
 
 void sim_fail(struct sim *s, const char *fmt, ...)
@@ -1013,7 +1013,3 @@ uint64_t sim_continues_ok(const struct sim *s)
 	return s->continues_ok;
 }
 
-uint64_t sim_virtual_ns(const struct sim *s)
-{
-	return s->now - CLOCK_START_NS;
-}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fault.h"
 #include "invariants.h"
 #include "resid.h"
 #include "seam.h"
@@ -27,6 +28,7 @@
 
 struct scen {
 	struct sim *s;
+	struct fault_seam *fs;    /* the pager's seam over the sim's */
 	struct resid_region *r;
 	struct resid_stats st;
 	uintptr_t base;
@@ -73,7 +75,7 @@ static void scenario(void *arg)
 	c.fetch_workers = 2;
 	c.prefetch_depth = 1;
 	c.eager_reconcile = 1;
-	c.seam = sim_seam(sc->s);
+	c.seam = fault_seam_ops(sc->fs);
 	sc->r = resid_open(&c, err);
 	if (!sc->r) {
 		sim_fail(sc->s, "resid_open: %s", err);
@@ -94,8 +96,17 @@ static void scenario(void *arg)
 	resid_close(sc->r);
 }
 
+/* The faults run_pager injects: none but in schedule_replays. */
+static struct fault_plan faults;
+
+static uint64_t draw(void *s)
+{
+	return sim_draw(s);
+}
+
 struct outcome {
 	enum sim_verdict v;
+	uint64_t fired;
 	uint64_t hash, lock_hash, steps, preemptions;
 	uint16_t *sched;
 	size_t n;
@@ -111,6 +122,8 @@ static void run_pager(const struct sim_config *cfg, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc.s);
+	sc.fs = fault_seam_new(sim_seam(sc.s), &faults, cfg->seed, draw, sc.s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc.fs);
 	inv_set_handler(inv_to_sim, sc.s);
 	o->v = sim_run(sc.s, scenario, &sc);
 	inv_set_handler(NULL, NULL);
@@ -125,6 +138,9 @@ static void run_pager(const struct sim_config *cfg, struct outcome *o)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o->sched);
 	memcpy(o->sched, sched, o->n * sizeof(*o->sched));
 	o->base = sc.base;
+	for (int p = 0; p < FP_COUNT; p++)
+		o->fired += fault_seam_fired(sc.fs, p);
+	fault_seam_free(sc.fs);
 	sim_destroy(sc.s);
 }
 
@@ -204,20 +220,28 @@ static void seed_replays(void)
 	free(d.sched);
 }
 
-/* With short reads the stream decides read sizes too: a replay still draws
- * the strategy's numbers, so the same seed and schedule give the same run. */
+/* With injected faults the stream decides them too: a replay still draws
+ * the strategy's numbers, so the same seed and schedule give the same run,
+ * faults and all. */
 static void schedule_replays(void)
 {
 	struct sim_config c = config(5, SIM_RANDOM);
 	struct outcome a, b;
+	char err[256];
 
-	c.short_reads = 1;
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&faults, "test",
+					     "backing_read/short=0.5,"
+					     "backing_read/eintr=0.2", err,
+					     sizeof(err)), 0);
 	run_pager(&c, &a);
 	c.replay = a.sched;
 	c.nreplay = a.n;
 	run_pager(&c, &b);
+	memset(&faults, 0, sizeof(faults));
 	CU_ASSERT_EQUAL(a.v, SIM_PASS);
 	CU_ASSERT(a.st.io_short > 0);
+	CU_ASSERT(a.fired > a.st.io_short);
+	CU_ASSERT_EQUAL(b.fired, a.fired);
 	CU_ASSERT_EQUAL(b.hash, a.hash);
 	CU_ASSERT_EQUAL(b.steps, a.steps);
 	free(a.sched);
