@@ -16,7 +16,7 @@ HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
 B := build
 
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
-TOOL_SRC := $(filter-out harness/tests/%,$(wildcard harness/*.c harness/*/*.c storms/*.c))
+TOOL_SRC := $(filter-out harness/tests/%,$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c storms/*.c))
 TEST_SRC := $(wildcard harness/tests/*.c)
 
 PROD_OBJ := $(CORE_SRC:%.c=$(B)/prod/%.o)

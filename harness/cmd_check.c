@@ -12,10 +12,14 @@
 #include "fault.h"
 #include "probe.h"
 #include "report.h"
+#include "scenario_child.h"
 #include "sim_gate.h"
 #include "workload.h"
 
 #define SCOPE_LIMIT (512ull << 20)
+/* A scenario that runs the pager in this process is killed after this
+ * long without a byte checked. */
+#define STALL_S 30
 
 static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
@@ -100,7 +104,8 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
-		rc = s->run(&o, res);
+		rc = s->needs_cgroup ? scen_run_child(s, &o, STALL_S, res) :
+			s->run(&o, res);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
 			scen_fail(res, "could not remove its cgroup %s",
 				  scope.mem.dir);

@@ -79,7 +79,8 @@ struct fault_seam;
 typedef uint64_t (*fault_draw_fn)(void *arg);
 
 /* Wraps inner (same ops, and ctx the instance) with plan's faults; plan is
- * copied. NULL when out of memory. */
+ * copied. Its counts live in shared memory: a child forked after this
+ * counts where the parent reads them. NULL when out of memory. */
 struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 				  const struct fault_plan *plan, uint64_t seed,
 				  fault_draw_fn draw, void *draw_arg);

@@ -8,8 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define FIU_ENABLE 1
 #include <fiu.h>
@@ -326,13 +326,16 @@ static const struct resid_seam wrapper = {
 	.yield = fw_yield,
 };
 
+/* Shared mappings: a scenario's child counts where the parent reads, also
+ * when the parent has to kill it. */
 struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 				  const struct fault_plan *plan, uint64_t seed,
 				  fault_draw_fn draw, void *draw_arg)
 {
-	struct fault_seam *f = calloc(1, sizeof(*f));
+	struct fault_seam *f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	if (!f)
+	if (f == MAP_FAILED)
 		return NULL;
 	pthread_once(&fiu_once, fiu_start);
 	f->in = *inner;
@@ -349,7 +352,8 @@ struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 
 void fault_seam_free(struct fault_seam *f)
 {
-	free(f);
+	if (f && munmap(f, sizeof(*f)) < 0)
+		perror("residctl: munmap(fault seam)");
 }
 
 const struct resid_seam *fault_seam_ops(const struct fault_seam *f)

@@ -1,5 +1,6 @@
-/* Campaigns of schedules over a simulated scenario, shrinking of a failing
- * schedule, and the replay line that reproduces it. */
+/* Campaigns of schedules over a simulated scenario (explore.c), shrinking
+ * of a failing schedule (shrink.c), and the replay line that reproduces it
+ * (replay_line.c). */
 #ifndef HARNESS_SIM_EXPLORE_H
 #define HARNESS_SIM_EXPLORE_H
 
@@ -75,6 +76,14 @@ char *replay_encode(const struct replay *rp);
 /* -1 with one line in err on a malformed line or one from another build. */
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n);
 void replay_free(struct replay *rp);
+
+/* The campaign's side of two strategies (strategies/): the bounded
+ * exhaustive search calls visit on each schedule until it returns
+ * non-zero or the tree is done; PCT's k is a random-walk run's length. */
+typedef int (*dfs_visit_fn)(void *arg, const struct replay *rp,
+			    struct sim_outcome *out);
+void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg);
+uint64_t pct_calibrate(const struct explore_opts *o);
 
 /* "random" or "pct:D". -1 when unknown. */
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth);
