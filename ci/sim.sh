@@ -11,6 +11,10 @@ R=build/residctl
 schedules=${SIM_SCHEDULES:-2000}
 
 $R check --sim --schedules "$schedules" || exit 1
+# The pager's error paths under the scheduler: every fault point at 2 %,
+# decided by each schedule's stream; the rows count what fired.
+$R check --sim T-3 T-6 --fault all=0.02 --schedules "$((schedules / 2))" ||
+	exit 1
 # The bounded exhaustive search over a tiny pager run: no failure.
 $R explore T-2 --strategy dfs:1 --schedules 1000 || exit 1
 # The planted inversion needs one preemption: dfs:0 must not find it,

@@ -11,6 +11,7 @@ stage "build"; make -s all || fail "build"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
+stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # ThreadSanitizer: a report is a failure (exit 66), also in a storm's child.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"

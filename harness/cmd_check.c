@@ -88,22 +88,18 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
-	if (!sim_schedules) {
-		fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed, NULL,
-				    NULL);
-		if (!fs) {
-			scen_fail(res, "out of memory for the fault seam");
-			return;
-		}
-		o.seam = fault_seam_ops(fs);
-	}
 	if (sim_schedules) {
 		rc = sim_gate_run(s, &o, sim_schedules, res);
+	} else if (!(fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed,
+					 NULL, NULL))) {
+		scen_fail(res, "out of memory for the fault seam");
+		rc = -1;
 	} else if (s->needs_cgroup &&
 	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
+		o.seam = fault_seam_ops(fs);
 		rc = s->needs_cgroup ? scen_run_child(s, &o, STALL_S, res) :
 			s->run(&o, res);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)

@@ -91,7 +91,7 @@ const struct resid_seam *fault_seam_ops(const struct fault_seam *fs);
 uint64_t fault_seam_fired(const struct fault_seam *fs, int point);
 /* Calls of the op the point belongs to: every backing read counts all
  * four read points; cgroup_read counts only cgroup paths and worker/slow
- * only the "worker-job" yield. */
+ * only the "worker-job" yield. A seam with an empty plan counts nothing. */
 uint64_t fault_seam_calls(const struct fault_seam *fs, int point);
 /* What fired, as a plan of call numbers; -1 when more than
  * FAULT_MAX_CALLS of a point fired (the plan is then incomplete). */

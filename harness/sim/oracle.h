@@ -36,8 +36,10 @@ void oracle_appendf(char *buf, size_t n, const char *fmt, ...)
  * the run s (invariants/). */
 void oracle_invariants_watch(struct sim *s);
 void oracle_invariants_stop(void);
-/* I-14 against the simulated kernel's own tally of CONTINUEs. */
-void oracle_kernel_tally(struct sim *s, const struct resid_stats *st);
+/* I-14 against the simulated kernel's own tally of CONTINUEs, less the
+ * `partial` ones the fault seam cut short and answered with EAGAIN. */
+void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
+			 uint64_t partial);
 
 /* Every byte of buf, read at region offset off, against the content of
  * (offset, seed); a mismatch fails the run naming chunk and range.

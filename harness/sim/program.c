@@ -169,7 +169,8 @@ static void main_thread(void *arg)
 		check_accounting(run);
 	resid_check_quiescent(run->r);
 	resid_get_stats(run->r, &run->out->stats);
-	oracle_kernel_tally(run->s, &run->out->stats);
+	oracle_kernel_tally(run->s, &run->out->stats,
+			    fault_seam_fired(run->fs, FP_CONT_EAGAIN));
 	resid_close(run->r);
 	run->r = NULL;
 }
@@ -201,16 +202,20 @@ uint32_t simprog_can_fire(const struct simprog *p)
 int simprog_faults(const struct simprog *p, const struct fault_plan *user,
 		   struct fault_plan *out, char *err, size_t n)
 {
+	struct fault_plan u = { 0 };
+
+	if (user)
+		u = *user; /* out may be user */
 	memset(out, 0, sizeof(*out));
 	if (p->faults && fault_plan_add(out, p->id, p->faults, err, n) < 0)
 		return -1;
-	for (int f = 0; user && f < FP_COUNT; f++) {
-		if (user->on & 1u << f) {
-			out->rule[f] = user->rule[f];
+	for (int f = 0; f < FP_COUNT; f++) {
+		if (u.on & 1u << f) {
+			out->rule[f] = u.rule[f];
 			out->on |= 1u << f;
 		}
 	}
-	out->all = user && user->all;
+	out->all = u.all;
 	return fault_plan_fit(out, simprog_can_fire(p), p->id, err, n);
 }
 

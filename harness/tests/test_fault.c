@@ -588,6 +588,8 @@ static void passes_the_rest(void)
 	CU_ASSERT_EQUAL(st.slept_ns, 5);
 	CU_ASSERT_EQUAL(punch(), 0);
 	CU_ASSERT_EQUAL(st.punches, 1);
+	/* An empty plan only passes calls on. */
+	CU_ASSERT_EQUAL(calls(FP_PUNCH), 0);
 }
 
 /* Two runs' instances share nothing: plans, counts, streams. */
@@ -675,9 +677,11 @@ static void fit_and_format(void)
 	CU_ASSERT_EQUAL(res.counters[0].value, 6);
 }
 
-/* Points are libfiu's: its own control (fiu-ctrl, fiu_rc) reaches them. */
+/* Points are libfiu's: in a run that injects faults its own control
+ * reaches them too. */
 static void libfiu_control(void)
 {
+	on("punch=0");
 	CU_ASSERT_EQUAL_FATAL(fiu_enable("resid/wake", 1, NULL, 0), 0);
 	CU_ASSERT_EQUAL(wake(), -EIO);
 	CU_ASSERT_EQUAL(fired(FP_WAKE), 1);

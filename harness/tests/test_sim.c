@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "explore.h"
 #include "fault.h"
 #include "invariants.h"
 #include "resid.h"
@@ -685,6 +686,51 @@ static void stat_lag(void)
 	CU_ASSERT_EQUAL(p.v[0], 2);
 }
 
+/* Every simulated scenario's default faults parse and fit it (explore
+ * relies on it), and T-7's failing reads are one of them. */
+static void default_faults_fit(void)
+{
+	struct fault_plan f;
+	char err[512];
+
+	for (int i = 0; i < nsimprogs; i++)
+		CU_ASSERT_EQUAL(simprog_faults(simprogs[i], NULL, &f, err,
+					       sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(simprog_faults(simprog_find("T-7"), NULL, &f, err,
+					     sizeof(err)), 0);
+	CU_ASSERT(f.on & 1u << FP_READ_EIO);
+	CU_ASSERT_EQUAL(simprog_faults(simprog_find("self-deadlock"), &f, &f,
+				       err, sizeof(err)), -1);
+}
+
+/* A line carries its faults: written, read back, written again. */
+static void line_carries_faults(void)
+{
+	uint16_t sched[] = { 0, 0, 0, 1, 2, 2 };
+	struct replay rp = { .p = simprog_find("T-7"), .strategy = SIM_DFS,
+			     .seed = 9, .ops = 2, .schedule = sched,
+			     .nschedule = 6 };
+	struct replay back;
+	char err[512], *a, *b;
+
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&rp.faults, "t",
+					     "backing_read/eio@3+9,wake=0.25",
+					     err, sizeof(err)), 0);
+	a = replay_encode(&rp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a, "/backing_read:eio@3+9,wake=0.25/"
+				      "0*3.1.2*2"));
+	CU_ASSERT_EQUAL_FATAL(replay_decode(a, &back, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(back.faults.on, rp.faults.on);
+	CU_ASSERT_EQUAL(back.faults.rule[FP_READ_EIO].calls[1], 9);
+	b = replay_encode(&back);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	free(a);
+	free(b);
+	replay_free(&back);
+}
+
 void suite_sim(void)
 {
 	CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -706,4 +752,7 @@ void suite_sim(void)
 	CU_add_test(s, "CONTINUE keeps the kernel's errno rules",
 		    continue_errnos);
 	CU_add_test(s, "memory.stat lags, st_blocks is exact", stat_lag);
+	CU_add_test(s, "default faults fit their scenarios",
+		    default_faults_fit);
+	CU_add_test(s, "a replay line carries its faults", line_carries_faults);
 }
