@@ -203,7 +203,7 @@ void sched_cond_signal(void *ctx, resid_cond *c);
 void sched_cond_broadcast(void *ctx, resid_cond *c);
 void sched_yield_op(void *ctx, const char *what);
 
-/* kernel.c, for sched.c */
+/* kernel.c, for sim.c */
 void kernel_destroy(struct sim *s);
 /* An address as an object of the log: memfd fd and offset in mapping A. */
 uint64_t kernel_a_obj(struct sim *s, uint64_t addr);
