@@ -21,7 +21,7 @@ B := build
 # The simulation build's runtime for the instrumentation (make simx only).
 ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
-TOOL_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c storms/*.c))
+TOOL_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c storms/*.c))
 TEST_SRC := $(wildcard harness/tests/*.c)
 
 PROD_OBJ := $(CORE_SRC:%.c=$(B)/prod/%.o)

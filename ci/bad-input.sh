@@ -57,9 +57,12 @@ expect2 "a scenario with no simulated form" $R explore T-5
 expect2 "a simulated-only scenario on the real kernel" $R check self-deadlock
 expect2 "unknown strategy" $R explore T-3 --strategy pct:x
 expect2 "malformed replay line" $R replay 'garbage'
-expect2 "replay line from another build" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
-expect2 "replay line, old format" $R replay 'rc1/0123456789ab/T-3/random/1/4/0*5'
-expect2 "replay line, bad bug field" $R replay 'rc2/x/T-3/random/1/9/4/0*5'
+expect2 "replay line from another build" $R replay 'rc3/0123456789ab/T-3/random/1/-/4/-/0*5'
+expect2 "replay line, old format" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
+expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/9/4/-/0*5'
+expect2 "replay line, bad fault field" $R replay 'rc3/x/T-3/random/1/-/4/wake@0/0*5'
+rev=$(sed -n 's/.*"\(.*\)".*/\1/p' build/rev.h)
+expect2 "replay line, fault it cannot fire" $R replay "rc3/$rev/self-deadlock/random/1/-/1/punch=1/0*5"
 expect2 "repro without a bug" $R repro
 expect2 "repro of bug 8" $R repro 8
 expect2 "repro bad seed" $R repro 2 --seed x
@@ -69,6 +72,10 @@ expect2 "storm --bug" $R storm --bug 9
 expect2 "RESIDCTL_BUGS bad" env RESIDCTL_BUGS=all,3 $R check T-2
 expect2 "matrix no seeds" $R matrix --seeds 0
 expect2 "check --fault unknown point" $R check T-3 --fault nosuch=0.5
+expect2 "check --fault T-5 cannot fire" $R check T-5 --fault punch=1
+expect2 "check --sim --fault all, T-5" $R check --sim T-5 --fault all=0.1
+expect2 "explore --fault it cannot fire" $R explore self-deadlock --fault wake@1
+expect2 "explore --fault bad calls" $R explore T-7 --fault wake@2+2
 expect2 "check --chunk not 4K" $R check T-3 --chunk 5000
 expect2 "schedules without --sim" $R check --schedules 10
 expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K

@@ -4,13 +4,19 @@
 # harness's self-tests: a planted lock-order inversion, and in the
 # simulation build (make simx) an unannotated lost update and a pager
 # mutant, must be found, shrunk, and their replay lines must reproduce them
-# 10 times out of 10 with the same event log.
+# 10 times out of 10 with the same event log; and a failure that needs
+# injected faults must carry them in its line, replay 10/10, and pass once
+# they are taken out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=build/residctl
 schedules=${SIM_SCHEDULES:-2000}
 
 $R check --sim --schedules "$schedules" || exit 1
+# The pager's error paths under the scheduler: every fault point at 2 %,
+# decided by each schedule's stream; the rows count what fired.
+$R check --sim T-3 T-6 --fault all=0.02 --schedules "$((schedules / 2))" ||
+	exit 1
 # The bounded exhaustive search over a tiny pager run: no failure.
 $R explore T-2 --strategy dfs:1 --schedules 1000 || exit 1
 # The planted inversion needs one preemption: dfs:0 must not find it,
@@ -23,6 +29,11 @@ if $R explore self-deadlock --strategy dfs:1 >/dev/null; then
 	echo "sim self-test: dfs:1 missed the planted deadlock" >&2
 	exit 1
 fi
+
+# The replay line in a campaign's output.
+line_of() {
+	sed -n "s/^  replay: residctl replay '\(.*\)'$/\1/p" <<<"$1"
+}
 
 # A failure's replay line, run 10 times: the same failure, one event log.
 # $1: the tool, $2: the line, $3: what the failure says.
@@ -48,7 +59,7 @@ replays_ten() {
 # A campaign that must fail with $3: prints it, then replays its line.
 # $1: the tool, $2: the explore arguments.
 must_find() {
-	local out rc line
+	local out rc
 	out=$($1 explore $2)
 	rc=$?
 	echo "$out"
@@ -56,12 +67,32 @@ must_find() {
 		echo "sim self-test: $1 explore $2 did not find the $3 (exit $rc)" >&2
 		return 1
 	fi
-	line=$(sed -n "s/^  replay: residctl replay '\(.*\)'$/\1/p" <<<"$out")
-	replays_ten "$1" "$line" "$3"
+	replays_ten "$1" "$(line_of "$out")" "$3"
 }
 
 must_find $R "self-deadlock --strategy pct:3 --schedules 200 --seed 1" \
 	deadlock || exit 1
+
+# Bug 7 drops a wake only when a fetch is abandoned, which T-7's failing
+# reads (its default faults) cause: the shrunk line names the read calls
+# that must fail, replays 10/10, and passes without them.
+out=$($R explore T-7 --bug 7 --schedules 500 --seed 1)
+rc=$?
+line=$(line_of "$out")
+if [ "$rc" -ne 1 ] || ! grep -q '/backing_read:eio@[0-9+]*[,/]' <<<"$line"; then
+	echo "sim self-test: bug 7 under T-7's faults gave no line naming its" \
+		"failing reads (exit $rc): $line" >&2
+	exit 1
+fi
+replays_ten $R "$line" lost-wakeup || exit 1
+# The faults field is the one before the schedule.
+nofaults=$(sed 's#/[^/]*/\([^/]*\)$#/-/\1#' <<<"$line")
+if ! $R replay "$nofaults" >/dev/null; then
+	echo "sim self-test: the bug 7 line still fails without its faults:" \
+		"$nofaults" >&2
+	exit 1
+fi
+echo "sim self-test: bug 7's line carries its faults and passes without them"
 
 # The simulation build (make simx): the pager's plain loads and stores,
 # instrumented by the compiler, are scheduling points where no common lock

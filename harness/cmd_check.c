@@ -12,10 +12,14 @@
 #include "fault.h"
 #include "probe.h"
 #include "report.h"
+#include "scenario_child.h"
 #include "sim_gate.h"
 #include "workload.h"
 
 #define SCOPE_LIMIT (512ull << 20)
+/* A scenario that runs the pager in this process is killed after this
+ * long without a byte checked. */
+#define STALL_S 30
 
 static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
@@ -31,9 +35,11 @@ static const char usage[] =
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
 	"  a failure prints its shrunk schedule's replay line.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list). --fault injects faults into the\n"
-	"  storms T-3, T-6, T-7 as in residctl storm (RESIDCTL_FAULTS too);\n"
-	"  --chunk sets their chunk size (default 1M; 16 MiB region).\n";
+	"  too; see residctl repro --list). --fault injects faults into every\n"
+	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
+	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
+	"  point. A fault a named scenario cannot fire (any in T-5) is refused.\n"
+	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region).\n";
 
 static void list(void)
 {
@@ -43,10 +49,41 @@ static void list(void)
 			       scenarios[i]->title);
 }
 
-static void run_one(const struct scenario *s, const struct run_opts *o,
+/* Fits the user's faults to each scenario. One a scenario named on the
+ * command line cannot fire is refused; run as part of the whole gate, a
+ * scenario that cannot fire them runs without. -1 with err set. */
+static int fit_faults(const struct scenario *const *chosen, int n, int named,
+		      int sim, const struct fault_plan *user,
+		      struct fault_plan *fitted, char *err, size_t errn)
+{
+	int fits = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t can = sim ? sim_gate_can_fire(chosen[i]) :
+			chosen[i]->no_seam ? 0 : FAULT_ALL;
+
+		fitted[i] = *user;
+		if (!user->on)
+			continue;
+		if (fault_plan_fit(&fitted[i], can, chosen[i]->id, err,
+				   errn) == 0) {
+			fits++;
+		} else if (named) {
+			return -1;
+		} else {
+			memset(&fitted[i], 0, sizeof(fitted[i]));
+		}
+	}
+	return user->on && !fits ? -1 : 0;
+}
+
+static void run_one(const struct scenario *s, const struct run_opts *opts,
 		    uint64_t sim_schedules, struct scen_result *res)
 {
+	struct run_opts o = *opts;
+	struct fault_seam *fs = NULL;
 	struct cg_scope scope;
+	uint64_t fired[FP_COUNT];
 	char err[512];
 	double t0 = wl_now();
 	int rc = 0;
@@ -54,21 +91,27 @@ static void run_one(const struct scenario *s, const struct run_opts *o,
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
 	if (sim_schedules) {
-		rc = sim_gate_run(s, o, sim_schedules, res);
+		rc = sim_gate_run(s, &o, sim_schedules, res);
+	} else if (!(fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed,
+					 NULL, NULL))) {
+		scen_fail(res, "out of memory for the fault seam");
+		rc = -1;
 	} else if (s->needs_cgroup &&
 	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
-		uint64_t mark[CP_COUNT], hits[CP_COUNT];
-
-		coverage_mark(mark);
-		rc = s->run(o, res);
-		coverage_since(mark, hits);
-		coverage_add_run(&res->cov, hits);
+		o.seam = fault_seam_ops(fs);
+		rc = s->needs_cgroup ? scen_run_child(s, &o, STALL_S, res) :
+			scen_run_counted(s, &o, res);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
 			scen_fail(res, "could not remove its cgroup %s",
 				  scope.mem.dir);
+	}
+	if (fs) {
+		fault_seam_fired_all(fs, fired);
+		fault_report(o.faults, fired, res);
+		fault_seam_free(fs);
 	}
 	res->seconds = wl_now() - t0;
 	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
@@ -97,15 +140,16 @@ static int choose(const char *v, const struct scenario **chosen, int *n)
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
-	struct scen_result res[64];
+	static struct scen_result res[64];
+	static struct fault_plan user, fitted[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
 	const char *json = NULL, *junit = NULL;
-	int n = 0, passed = 0, sim = 0;
+	int n = 0, passed = 0, sim = 0, named;
 	uint64_t schedules = 0;
-	char err[256];
+	char err[1024];
 
-	if (fault_enable_env(err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl check: RESIDCTL_FAULTS: %s\n", err);
+	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
 		return 2;
 	}
 
@@ -160,7 +204,8 @@ int cmd_check(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (fault_enable(v, err, sizeof(err)) < 0) {
+			if (fault_plan_add(&user, "fault", v, err,
+					   sizeof(err)) < 0) {
 				fprintf(stderr, "residctl check: %s\n", err);
 				return 2;
 			}
@@ -195,6 +240,7 @@ int cmd_check(int argc, char **argv)
 			break;
 		}
 	}
+	named = n > 0;
 	if (n == 0)
 		for (int i = 0; i < nscenarios; i++)
 			if (scenarios[i]->run)
@@ -209,6 +255,11 @@ int cmd_check(int argc, char **argv)
 	}
 	if (sim && !schedules)
 		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
+	if (fit_faults(chosen, n, named, sim, &user, fitted, err,
+		       sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
+		return 2;
+	}
 	probe_run(&p);
 	if (!sim && !p.can_run) {
 		fprintf(stderr, "residctl check: can the pager run here? %s\n",
@@ -222,6 +273,7 @@ int cmd_check(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
 		fflush(stdout);
+		o.faults = &fitted[i];
 		run_one(chosen[i], &o, sim ? schedules : 0, &res[i]);
 		passed += res[i].passed;
 	}
@@ -235,9 +287,15 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	if (junit && report_junit(junit, res, n) < 0)
 		return 2;
-	if (passed != n)
-		printf("replay: residctl check %s--seed %" PRIu64 " --profile %s\n",
-		       sim ? "--sim " : "", o.seed,
-		       o.profile == PROFILE_FULL ? "full" : "quick");
+	if (passed != n) {
+		char spec[2048];
+
+		if (fault_plan_format(&user, spec, sizeof(spec)) < 0)
+			snprintf(spec, sizeof(spec), "...");
+		printf("replay: residctl check %s--seed %" PRIu64 " --profile "
+		       "%s%s%s\n", sim ? "--sim " : "", o.seed,
+		       o.profile == PROFILE_FULL ? "full" : "quick",
+		       spec[0] ? " --fault " : "", spec);
+	}
 	return passed == n ? 0 : 1;
 }

@@ -14,7 +14,8 @@
 
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
-	"                        [--schedules N] [--json FILE]\n"
+	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
+	"                        [--json FILE]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -24,16 +25,20 @@ static const char explore_usage[] =
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list). --json writes the summary and the\n"
-	"  code probes the campaign hit and missed.\n"
+	"  too; see residctl repro --list). --fault adds faults to the\n"
+	"  scenario's own (T-7 fails and shortens half its reads), decided by\n"
+	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"
+	"  scenario cannot fire is refused. Shrinking drops faults too. --json\n"
+	"  writes the summary and the code probes the campaign hit and missed.\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
 	"usage: residctl replay 'LINE'\n"
-	"  Runs the schedule a failure printed (rc2/REV/SCENARIO/STRATEGY/SEED/\n"
-	"  BUGS/OPS/SCHEDULE), with the bug switches it names, and prints its\n"
-	"  verdict and event-log hash. Exit 0 when\n"
-	"  it passes, 1 when it fails (reproduced), 2 on a bad line.\n";
+	"  Runs the schedule a failure printed (rc3/REV/SCENARIO/STRATEGY/SEED/\n"
+	"  BUGS/OPS/FAULTS/SCHEDULE), with the bug switches and the faults it\n"
+	"  names, and prints its verdict, the faults that fired and its\n"
+	"  event-log hash. Exit 0 when it passes, 1 when it fails (reproduced),\n"
+	"  2 on a bad line.\n";
 
 static int write_json(const char *path, const struct explore_opts *o,
 		      const struct explore_result *r)
@@ -74,6 +79,7 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("strategy", 't'),
 		CLI_VALUE("schedules", 'n'),
 		CLI_VALUE("bug", 'b'),
+		CLI_VALUE("fault", 'f'),
 		CLI_VALUE("seed", 's'),
 		CLI_VALUE("json", 'j'),
 		{ 0 },
@@ -81,9 +87,15 @@ int cmd_explore(int argc, char **argv)
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
 			 .argc = argc, .argv = argv, .opts = opts,
 			 .operands = 1 };
+	static struct fault_plan user, faults;
 	const char *v, *json = NULL;
+	char err[1024];
 	int opt;
 
+	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl explore: %s\n", err);
+		return 2;
+	}
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
@@ -125,6 +137,13 @@ int cmd_explore(int argc, char **argv)
 		case 'j':
 			json = v;
 			break;
+		case 'f':
+			if (fault_plan_add(&user, "fault", v, err,
+					   sizeof(err)) < 0) {
+				fprintf(stderr, "residctl explore: %s\n", err);
+				return 2;
+			}
+			break;
 		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
@@ -139,6 +158,11 @@ int cmd_explore(int argc, char **argv)
 			"residctl explore --list\n");
 		return 2;
 	}
+	if (simprog_faults(o.p, &user, &faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl explore: %s\n", err);
+		return 2;
+	}
+	o.faults = &faults;
 	o.progress = isatty(STDERR_FILENO);
 	o.bugs = bugs_enabled();
 	explore(&o, &r);
@@ -186,6 +210,10 @@ int cmd_replay(int argc, char **argv)
 	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
 	       sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
 	       out.steps, out.preemptions, out.log_hash);
+	for (int p = 0; p < FP_COUNT; p++)
+		if (rp.faults.on & 1u << p)
+			printf("  fault %-28s fired %" PRIu64 "\n",
+			       fault_name(p), out.fired[p]);
 	int failed = out.verdict != SIM_PASS;
 
 	sim_outcome_free(&out);

@@ -1,9 +1,9 @@
-/* Fault injection (SPEC §5.2): a seam that wraps another seam (the kernel
- * or, later, the simulated kernel) and puts a named libfiu point on every
- * call. Points are enabled by name with a probability or on the Nth call;
- * whether a call fails is decided by the harness's own seeded stream (a hash
- * of seed, point and call number), not libfiu's global generator, so a seed
- * replays and threads need no shared generator. Harness builds only. */
+/* Fault injection (SPEC §5.2): one seam that wraps another — the kernel or
+ * the simulated kernel — and puts a named libfiu point on every call. A
+ * fault plan says which points fire: NAME=P (probability), NAME@N or
+ * NAME@N+M+.. (those calls), all=P. Each run wraps its seam in its own
+ * instance with its own seed, so a plan means the same in the real
+ * scenarios, the storms and the simulation. Harness builds only. */
 #ifndef HARNESS_FAULT_H
 #define HARNESS_FAULT_H
 
@@ -12,53 +12,99 @@
 
 #include "seam.h"
 
-enum fault_point {
-	FP_READ_EIO,        /* backing read fails with EIO */
-	FP_READ_EINTR,      /* backing read fails with EINTR */
-	FP_READ_SHORT,      /* backing read returns fewer bytes */
-	FP_READ_DELAY,      /* backing read is slow */
-	FP_CONT_EAGAIN,     /* CONTINUE maps part, returns EAGAIN + mapped */
-	FP_CONT_EEXIST,     /* CONTINUE fails with EEXIST */
-	FP_CONT_EFAULT,     /* CONTINUE fails with EFAULT */
-	FP_WAKE,            /* UFFDIO_WAKE fails */
-	FP_PUNCH,           /* fallocate(PUNCH_HOLE) fails */
-	FP_UFFD_EINTR,      /* read(uffd) fails with EINTR */
-	FP_CGROUP_READ,     /* a cgroup (or memory.stat) read fails */
-	FP_SLOW_WORKER,     /* a fetch worker stalls before its job */
-	FP_SPURIOUS_WAKEUP, /* a condition wait returns with no signal */
-	FP_COUNT
+/* The points, as (enum, name without "resid/", what fires). */
+#define FAULT_POINTS(X)                                                       \
+	X(FP_READ_EIO, "backing_read/eio")    /* backing read fails, EIO */    \
+	X(FP_READ_EINTR, "backing_read/eintr") /* backing read fails, EINTR */ \
+	X(FP_READ_SHORT, "backing_read/short") /* returns half, whole pages */ \
+	X(FP_READ_DELAY, "backing_read/delay") /* sleeps 1..3 ms first */      \
+	X(FP_CONT_EAGAIN, "continue/eagain")  /* maps half, EAGAIN + mapped */ \
+	X(FP_CONT_EEXIST, "continue/eexist")  /* fails, nothing mapped */      \
+	X(FP_CONT_EFAULT, "continue/efault")  /* fails, nothing mapped */      \
+	X(FP_WAKE, "wake")                    /* UFFDIO_WAKE fails */          \
+	X(FP_PUNCH, "punch")                  /* PUNCH_HOLE fails */           \
+	X(FP_UFFD_EINTR, "uffd_read/eintr")   /* read(uffd) fails, EINTR */    \
+	X(FP_CGROUP_READ, "cgroup_read")      /* a cgroup file read fails */   \
+	X(FP_SLOW_WORKER, "worker/slow")      /* a worker stalls 2 ms */       \
+	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */
+
+#define FAULT_ENUM(e, s) e,
+enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
+#undef FAULT_ENUM
+
+#define FAULT_ALL ((1u << FP_COUNT) - 1)
+/* Calls of one point a plan can name, or a run can record as fired. */
+#define FAULT_MAX_CALLS 32
+
+/* "resid/backing_read/eio" ...; NULL out of range. */
+const char *fault_name(int point);
+/* "fired:backing_read/eio" ...: the counter a report shows. */
+const char *fault_counter(int point);
+
+struct fault_rule {
+	char prob[24];        /* as given, e.g. "0.5"; "" with calls */
+	uint64_t threshold;   /* fire when a draw >> 11 is below */
+	uint16_t ncalls;      /* fire on calls[0..ncalls), ascending */
+	uint64_t calls[FAULT_MAX_CALLS];
 };
 
-/* "resid/backing_read/eio" ... */
-const char *fault_name(int point);
+struct fault_plan {
+	uint32_t on;          /* a bit per point with a rule */
+	int all;              /* all=P: only the points a run can fire */
+	struct fault_rule rule[FP_COUNT];
+};
 
-/* Enables from a spec, or a comma-separated list of them: NAME=P (a plain
- * decimal probability 0..1) or NAME@N (only the Nth call since the point was
- * enabled or fault_reset, N >= 1). NAME is a full name, the same without
- * "resid/", or all. Every item is checked before any is enabled. -1 with
- * one line in err (an unknown name lists the known ones). */
-int fault_enable(const char *spec, char *err, size_t n);
+/* Adds a spec, or a comma-separated list of them, to plan: a later rule
+ * for a point replaces an earlier one. NAME is a full name, the same
+ * without "resid/", or all. Every item is checked before any is added.
+ * -1 with one line in err naming `where` (an unknown name lists the
+ * known ones). */
+int fault_plan_add(struct fault_plan *plan, const char *where,
+		   const char *list, char *err, size_t n);
 /* The same for RESIDCTL_FAULTS; 0 when it is unset or empty. */
-int fault_enable_env(char *err, size_t n);
-/* Disables what fault_enable enabled; points enabled through libfiu's own
- * control (fiu-ctrl, fiu_enable) stay as they are and are not "any". Enable
- * and disable from one thread; decisions are thread-safe. */
-void fault_disable_all(void);
-int fault_any_enabled(void);
+int fault_plan_env(struct fault_plan *plan, char *err, size_t n);
+/* Fits plan to a run that can fire only the points in `can`: all=P keeps
+ * what the run can fire. -1 with one line in err when a point it names
+ * (or all of them) cannot fire there; `run` names the run. */
+int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
+		   char *err, size_t n);
+/* The plan as a spec list ("" when empty); -1 when it does not fit. */
+int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n);
 
-/* Sets the decision stream's seed and zeroes call and fired counts. */
-void fault_reset(uint64_t seed);
+struct fault_seam;
+
+/* Draws for decisions by probability. NULL: a hash of (seed, point, call
+ * number), so threads share no generator; the simulation passes its run's
+ * decision stream, so one stream picks threads and faults. */
+typedef uint64_t (*fault_draw_fn)(void *arg);
+
+/* Wraps inner (same ops, and ctx the instance) with plan's faults; plan is
+ * copied. Its counts live in shared memory: a child forked after this
+ * counts where the parent reads them. NULL when out of memory. */
+struct fault_seam *fault_seam_new(const struct resid_seam *inner,
+				  const struct fault_plan *plan, uint64_t seed,
+				  fault_draw_fn draw, void *draw_arg);
+void fault_seam_free(struct fault_seam *fs);
+/* The seam to put in resid_config.seam. */
+const struct resid_seam *fault_seam_ops(const struct fault_seam *fs);
 /* Faults injected: the point fired and changed the call. */
-uint64_t fault_fired(int point);
-/* Calls of the wrapped op the point belongs to, enabled or not: every
- * backing read counts all four read points; cgroup_read counts only cgroup
- * paths and worker/slow only the "worker-job" yield. */
-uint64_t fault_calls(int point);
+uint64_t fault_seam_fired(const struct fault_seam *fs, int point);
+/* Calls of the op the point belongs to: every backing read counts all
+ * four read points; cgroup_read counts only cgroup paths and worker/slow
+ * only the "worker-job" yield. A seam with an empty plan counts nothing. */
+uint64_t fault_seam_calls(const struct fault_seam *fs, int point);
+/* What fired, as a plan of call numbers; -1 when more than
+ * FAULT_MAX_CALLS of a point fired (the plan is then incomplete). */
+int fault_seam_fired_plan(const struct fault_seam *fs,
+			  struct fault_plan *out);
+/* fired[] of every point, for a report. */
+void fault_seam_fired_all(const struct fault_seam *fs,
+			  uint64_t fired[FP_COUNT]);
 
-/* The wrapping seam: a copy of *inner (same ctx) whose backing_pread,
- * uffd_continue, uffd_wake, punch, uffd_read, read_text, yield and
- * cond_wait consult their points and call inner's op when none fires. One
- * per process: call it before the pager starts; a later call rewraps. */
-const struct resid_seam *fault_seam(const struct resid_seam *inner);
+/* Adds fired[] to a "fired:NAME" counter of a scenario's row for each
+ * point plan names, so the row says how many fired per point. */
+struct scen_result;
+void fault_report(const struct fault_plan *plan,
+		  const uint64_t fired[FP_COUNT], struct scen_result *res);
 
 #endif

@@ -10,11 +10,19 @@
 
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 
+struct fault_plan;
+struct resid_seam;
+
 struct run_opts {
 	uint64_t seed;
 	enum profile profile;
 	int verbose;
 	uint64_t storm_chunk; /* the storms' chunk size; 0: 1 MiB */
+	/* The faults to inject, fitted to this scenario (never NULL), and the
+	 * run's fault seam over the kernel, which every region it opens in
+	 * this process uses (wl_open); a storm makes its own in its child. */
+	const struct fault_plan *faults;
+	const struct resid_seam *seam;
 };
 
 #define SCEN_MAX_COUNTERS 24
@@ -58,8 +66,9 @@ struct sim_sizing {
 	uint32_t workers, prefetch;
 	uint32_t ops;           /* reads (passes for READ_SCAN) per thread */
 	enum sim_pattern pattern;
-	int short_reads;        /* backing reads may be short */
-	int read_errors;        /* half the backing reads fail */
+	/* Faults every run of it injects unless a run says otherwise: a
+	 * spec list (harness/fault.h), or NULL. */
+	const char *faults;
 	uint64_t stat_lag;      /* memory.stat lags by this many bytes */
 	int needs_dedup;        /* the campaign must see both dedup counters */
 };
@@ -77,6 +86,8 @@ struct scenario {
 	int (*run)(const struct run_opts *o, struct scen_result *res);
 	/* The simulated form (NULL: none; `check --sim` runs `run`). */
 	const struct sim_sizing *sim;
+	/* Runs no pager, so no fault point can fire in it (T-5). */
+	int no_seam;
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);

@@ -23,15 +23,16 @@ double wl_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct resid_region *wl_open(struct resid_config *cfg, struct scen_result *res)
+struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
+			     struct scen_result *res)
 {
 	char err[RESID_ERRLEN];
 	struct resid_region *r;
-
 	struct resid_harness h;
 
 	resid_harness_init(&h);
 	h.eager_reconcile = 1;
+	h.seam = o->seam;
 	cfg->harness = &h;
 	inv_set_handler(on_violation, res);
 	r = resid_open(cfg, err);

@@ -8,9 +8,10 @@
 #include "resid_harness.h"
 #include "scenario.h"
 
-/* Opens a region with eager reconcile; counts every invariant violation into
- * res. NULL with res->message set when it cannot. */
-struct resid_region *wl_open(struct resid_config *cfg, struct scen_result *res);
+/* Opens a region on the run's fault seam with eager reconcile; counts every
+ * invariant violation into res. NULL with res->message set when it cannot. */
+struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
+			     struct scen_result *res);
 /* Checks the quiescence invariants, returns the counters, closes. */
 void wl_close(struct resid_region *r, struct scen_result *res,
 	      struct resid_stats *s);

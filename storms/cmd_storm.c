@@ -57,6 +57,7 @@ struct run {
 	int failed[MAX_ROUNDS];
 	double start, duration;
 	int tty;
+	struct fault_plan faults;
 };
 
 static double now_s(void)
@@ -161,7 +162,7 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
 	for (int i = 0; i < FP_COUNT; i++)
-		if (fault_calls(i) || t->fired[i])
+		if (run->faults.on & 1u << i)
 			fprintf(f, "  fault %-28s fired %" PRIu64 "\n",
 				fault_name(i), t->fired[i]);
 }
@@ -235,13 +236,13 @@ int cmd_storm(int argc, char **argv)
 			 .argv = argv, .opts = opts, .operands = 0 };
 	uint64_t chunk = 0;
 	const char *json = NULL, *v;
-	char err[1024], faults[1024] = "", chunk_opt[32] = "";
+	char err[1024], specs[1024] = "", chunk_opt[32] = "";
 	size_t flen = 0;
 	struct probe p;
 	int opt;
 
-	if (fault_enable_env(err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl storm: RESIDCTL_FAULTS: %s\n", err);
+	if (fault_plan_env(&run.faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl storm: %s\n", err);
 		return 2;
 	}
 	while ((opt = cli_next(&c)) != CLI_END) {
@@ -275,13 +276,14 @@ int cmd_storm(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (fault_enable(v, err, sizeof(err)) < 0) {
+			if (fault_plan_add(&run.faults, "fault", v, err,
+					   sizeof(err)) < 0) {
 				fprintf(stderr, "residctl storm: %s\n", err);
 				return 2;
 			}
-			if (flen < sizeof(faults))
-				flen += (size_t)snprintf(faults + flen,
-						 sizeof(faults) - flen,
+			if (flen < sizeof(specs))
+				flen += (size_t)snprintf(specs + flen,
+						 sizeof(specs) - flen,
 						 " --fault %s", v);
 			break;
 		case 'o':
@@ -339,6 +341,7 @@ int cmd_storm(int argc, char **argv)
 		     left < (double)round ? left : (double)round, chunk, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
+		c.faults = &run.faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
 			return 2;
@@ -360,7 +363,7 @@ int cmd_storm(int argc, char **argv)
 				" --round %.0f --duration %.0f%s%s%s%s\n",
 				run.tty ? "\n" : "", run.t.rounds, r.message,
 				line, c.seed, c.seconds, c.seconds + 1,
-				chunk_opt, faults,
+				chunk_opt, specs,
 				bugs_enabled() ? " --bug " : "",
 				bugs_enabled() ? bugs : "");
 		}

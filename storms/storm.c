@@ -205,6 +205,7 @@ static void child(const struct storm_config *c, int fd)
 	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
 	uint32_t started = 0;
 	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
+	struct fault_seam *fs = NULL;
 
 	coverage_mark(mark);
 	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
@@ -232,9 +233,14 @@ static void child(const struct storm_config *c, int fd)
 	}
 	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
 					  max_chunk);
-	fault_reset(c->seed);
-	if (fault_any_enabled())
-		s.h.seam = fault_seam(&resid_seam_linux);
+	/* Every storm runs on a fault seam, faults or not. */
+	fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL, NULL);
+	if (!fs) {
+		snprintf(out.message, sizeof(out.message), "out of memory for "
+			 "the fault seam");
+		goto report;
+	}
+	s.h.seam = fault_seam_ops(fs);
 	inv_set_handler(on_violation, &s);
 	s.r = resid_open(&s.cfg, err);
 	if (!s.r) {
@@ -284,8 +290,8 @@ static void child(const struct storm_config *c, int fd)
 	resid_close(s.r);
 	out.seconds = (double)(now_ns() - t0) / 1e9;
 report:
-	for (int p = 0; p < FP_COUNT; p++)
-		out.fired[p] = fault_fired(p);
+	if (fs)
+		fault_seam_fired_all(fs, out.fired);
 	coverage_since(mark, out.probes);
 	out.ran = 1;
 	if (write(fd, &out, sizeof(out)) != (ssize_t)sizeof(out))

@@ -28,6 +28,8 @@ struct storm_config {
 	/* The FETCHING watchdog's time-out; 0: the pager's default. A short
 	 * one makes the watchdog reset queued fetches (a rare path). */
 	uint32_t fetching_timeout_ms;
+	/* Faults to inject (NULL: none); the storm's seed seeds them. */
+	const struct fault_plan *faults;
 	/* Called about once a second while the storm runs (may be NULL). */
 	void (*progress)(void *arg, double elapsed);
 	void *progress_arg;

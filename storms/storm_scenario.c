@@ -3,6 +3,7 @@
  * checked, eager reconcile, in its own process and memory cgroup. */
 #include <inttypes.h>
 
+#include "fault.h"
 #include "storm_scenario.h"
 
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
@@ -25,6 +26,7 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 	};
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
+	c->faults = o->faults;
 }
 
 int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
@@ -45,6 +47,7 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	scen_count(res, "dedup_fetching", sr->stats.dedup_fetching);
 	scen_count(res, "dedup_resident", sr->stats.dedup_resident);
 	scen_count(res, "st_blocks_lag", sr->stats.st_blocks_lag);
+	fault_report(c->faults, sr->fired, res);
 	if (!storm_passed(sr)) {
 		storm_describe(c, line, sizeof(line));
 		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :

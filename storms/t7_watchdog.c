@@ -16,8 +16,9 @@ static int t7_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
-/* Simulated: short reads, and half the backing reads fail, so some fetches
- * exhaust their retries and are dropped: their faulters must be woken. */
+/* Simulated: half the backing reads fail and half come back short, so some
+ * fetches exhaust their retries and are dropped: their faulters must be
+ * woken. */
 const struct scenario scenario_t7 = {
 	.id = "T-7",
 	.title = "storm: no lost fault (watchdog; simulated: failing reads)",
@@ -25,6 +26,6 @@ const struct scenario scenario_t7 = {
 	.sim = &(const struct sim_sizing){
 		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
 		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,
-		.short_reads = 1, .read_errors = 1,
+		.faults = "backing_read/eio=0.5,backing_read/short=0.5",
 	},
 };

@@ -30,7 +30,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 						cfg.chunk_size);
 		cfg.seed = o->seed + p;
 		cfg.policy = policies[p];
-		r = wl_open(&cfg, res);
+		r = wl_open(&cfg, o, res);
 		if (!r)
 			return -1;
 		for (unsigned pass = 0; pass < passes; pass++)

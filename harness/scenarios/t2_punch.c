@@ -20,7 +20,7 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	cfg.budget_bytes = cfg.chunk_size; /* one chunk */
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
-	r = wl_open(&cfg, res);
+	r = wl_open(&cfg, o, res);
 	if (!r)
 		return -1;
 	for (unsigned i = 0; i < cycles; i++) {

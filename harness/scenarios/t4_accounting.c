@@ -27,7 +27,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	cfg.budget_bytes = 16 * cfg.chunk_size;
 	cfg.seed = o->seed;
 	cfg.policy = RESID_POLICY_LRU;
-	r = wl_open(&cfg, res);
+	r = wl_open(&cfg, o, res);
 	if (!r)
 		return -1;
 	for (size_t i = 0; i < sizeof(touches) / sizeof(touches[0]); i++)

@@ -213,4 +213,5 @@ const struct scenario scenario_t5 = {
 	.id = "T-5",
 	.title = "Belady sanity",
 	.run = t5_run,
+	.no_seam = 1,
 };

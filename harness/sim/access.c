@@ -213,6 +213,17 @@ void __tsan_func_exit(void) {}
 		(void)mo;                                               \
 		(void)fail;                                             \
 		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC); \
+	}                                                               \
+	/* The form returning the old value (a CAS whose expected value \
+	 * is a constant, as failure_record's). */                       \
+	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c,   \
+			T v, __tsan_memory_order mo,                    \
+			__tsan_memory_order fail)                       \
+	{                                                               \
+		(void)mo;                                               \
+		(void)fail;                                             \
+		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);       \
+		return c;                                               \
 	}
 ATOMICS(8, __tsan_atomic8)
 ATOMICS(16, __tsan_atomic16)

@@ -1,5 +1,6 @@
-/* Campaigns of schedules over a simulated scenario, shrinking of a failing
- * schedule, and the replay line that reproduces it. */
+/* Campaigns of schedules over a simulated scenario (explore.c), shrinking
+ * of a failing schedule (shrink.c), and the replay line that reproduces it
+ * (replay_line.c). */
 #ifndef HARNESS_SIM_EXPLORE_H
 #define HARNESS_SIM_EXPLORE_H
 
@@ -18,6 +19,9 @@ struct replay {
 	uint64_t seed;
 	unsigned bugs;           /* the bug switches on (harness/bugs.h) */
 	uint32_t ops;
+	/* The faults injected: the scenario's defaults and the user's, or,
+	 * after shrinking, the calls that must fail. */
+	struct fault_plan faults;
 	uint16_t *schedule;      /* malloc'd, may be NULL */
 	size_t nschedule;
 };
@@ -29,6 +33,9 @@ struct explore_opts {
 	uint64_t seed;
 	uint64_t schedules;
 	unsigned bugs;
+	/* simprog_faults(): the user's on the scenario's defaults; NULL: the
+	 * defaults alone. */
+	const struct fault_plan *faults;
 	int stop_at_failure;     /* end the campaign at the first failure */
 	int shrink;              /* shrink the first failure */
 	int progress;            /* a progress line on stderr */
@@ -39,6 +46,8 @@ struct explore_result {
 	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
 	uint64_t dedup_fetching, dedup_resident;
 	struct coverage cov;     /* code probes, per schedule */
+	struct fault_plan faults; /* what every schedule injected */
+	uint64_t fired[FP_COUNT]; /* faults injected over every schedule */
 	double seconds;
 	/* The first failure, shrunk when asked. */
 	struct replay fail;
@@ -57,16 +66,26 @@ void explore_print(FILE *f, const struct explore_opts *o,
 
 /* Runs rp once. */
 void replay_run(const struct replay *rp, struct sim_outcome *out);
-/* Shrinks rp (fewer steps, preemptions, operations) while it still fails
- * the way *out does; out is updated to the final run. */
+/* Shrinks rp (fewer operations, preemptions and injected faults) while it
+ * still fails the way *out does; out is updated to the final run. */
 void replay_shrink(struct replay *rp, struct sim_outcome *out);
 
-/* "rc2/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/SCHEDULE": one shell word;
- * STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2", "1+5". */
+/* "rc3/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
+ * word; STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
+ * "1+5"; FAULTS "-" or a fault spec list with ':' for '/' in the names,
+ * e.g. "backing_read:eio@3+9,wake=0.1". */
 char *replay_encode(const struct replay *rp);
 /* -1 with one line in err on a malformed line or one from another build. */
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n);
 void replay_free(struct replay *rp);
+
+/* The campaign's side of two strategies (strategies/): the bounded
+ * exhaustive search calls visit on each schedule until it returns
+ * non-zero or the tree is done; PCT's k is a random-walk run's length. */
+typedef int (*dfs_visit_fn)(void *arg, const struct replay *rp,
+			    struct sim_outcome *out);
+void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg);
+uint64_t pct_calibrate(const struct explore_opts *o);
 
 /* "random" or "pct:D". -1 when unknown. */
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth);

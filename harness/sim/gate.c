@@ -1,6 +1,7 @@
 /* `residctl check --sim`: each gate scenario as a campaign of schedules on
- * the simulated kernel, half by random walk and half by PCT (depth 3). A
- * scenario with no kernel in it (T-5) runs as it is. */
+ * the simulated kernel, half by random walk and half by PCT (depth 3), with
+ * its default faults and the user's. A scenario with no kernel in it (T-5)
+ * runs as it is. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +10,19 @@
 #include "explore.h"
 #include "sim_gate.h"
 
-static void campaign(const struct scenario *p, enum sim_strategy st,
-		     unsigned depth, uint64_t seed, uint64_t n,
-		     struct scen_result *res, uint64_t *dedup_f,
+static void campaign(const struct scenario *p, const struct fault_plan *faults,
+		     enum sim_strategy st, unsigned depth, uint64_t seed,
+		     uint64_t n, struct scen_result *res, uint64_t *dedup_f,
 		     uint64_t *dedup_r, uint64_t *distinct)
 {
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
 				  .seed = seed, .schedules = n,
-				  .bugs = bugs_enabled(), .shrink = 1 };
+				  .bugs = bugs_enabled(), .faults = faults,
+				  .shrink = 1 };
 	struct explore_result r;
 
 	explore(&o, &r);
+	fault_report(faults, r.fired, res);
 	res->checks += r.schedules;
 	res->mismatches += r.failures;
 	*dedup_f += r.dedup_fetching;
@@ -38,17 +41,28 @@ static void campaign(const struct scenario *p, enum sim_strategy st,
 	explore_result_free(&r);
 }
 
+uint32_t sim_gate_can_fire(const struct scenario *s)
+{
+	return s->sim ? simprog_can_fire(s) : s->no_seam ? 0 : FAULT_ALL;
+}
+
 int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		 uint64_t schedules, struct scen_result *res)
 {
 	uint64_t df = 0, dr = 0, distinct = 0;
+	struct fault_plan faults;
+	char err[512];
 
 	if (!s->sim)
 		return s->run(o, res);
-	campaign(s, SIM_RANDOM, 0, o->seed, schedules / 2, res, &df, &dr,
-		 &distinct);
-	campaign(s, SIM_PCT, 3, o->seed + 1, schedules - schedules / 2, res,
-		 &df, &dr, &distinct);
+	if (simprog_faults(s, o->faults, &faults, err, sizeof(err)) < 0) {
+		scen_fail(res, "%s", err);
+		return -1;
+	}
+	campaign(s, &faults, SIM_RANDOM, 0, o->seed, schedules / 2, res, &df,
+		 &dr, &distinct);
+	campaign(s, &faults, SIM_PCT, 3, o->seed + 1, schedules - schedules / 2,
+		 res, &df, &dr, &distinct);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", distinct);
 	scen_count(res, "dedup_fetching", df);

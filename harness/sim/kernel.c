@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "rng.h"
 #include "sim_internal.h"
 
 #define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \
@@ -808,8 +807,8 @@ static int k_backing_open(void *ctx, const char *path, int direct,
 }
 
 /* Synthetic only: the pages of B the read lands in enter the page cache
- * (the pager writes their bytes before its next seam call). Short reads
- * deliver a page multiple, at least one page, from the decision stream. */
+ * (the pager writes their bytes before its next seam call). Failing and
+ * short reads are the fault seam's. */
 static long k_backing_pread(void *ctx, int fd, void *buf, size_t len,
 			    uint64_t off)
 {
@@ -824,13 +823,6 @@ static long k_backing_pread(void *ctx, int fd, void *buf, size_t len,
 			 "%#llx", (unsigned long long)(kernel_a_obj(s, at) &
 						       ((1ull << 40) - 1)));
 		return -EFAULT;
-	}
-	if (s->cfg.read_errors && rng_below(&s->rng, 2))
-		return -EIO;
-	if (s->cfg.short_reads && n > SIM_PAGE) {
-		uint64_t k = 1 + rng_below(&s->rng, pages_of(n));
-
-		n = k * SIM_PAGE < n ? k * SIM_PAGE : n;
 	}
 	for (uint32_t i = 0; n && i < s->nmemfds; i++) {
 		struct sim_memfd *mf = s->memfds[i];

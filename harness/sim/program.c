@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "invariants.h"
+#include "oracle.h"
 #include "program.h"
 #include "read_check.h"
 #include "rng.h"
@@ -18,6 +18,7 @@ const struct scenario *simprog_find(const char *id)
 
 struct run {
 	struct sim *s;
+	struct fault_seam *fs;
 	const struct scenario *p;
 	uint32_t ops;
 	uint64_t seed;
@@ -33,15 +34,6 @@ struct app {
 	struct run *run;
 	uint32_t id;
 };
-
-/* Invariant reports end the run: one sim at a time per process. */
-static struct sim *current;
-
-static void on_violation(int id, const char *msg, void *arg)
-{
-	(void)arg;
-	sim_fail(current, "I-%d (%s): %s", id, inv_title(id), msg);
-}
 
 static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		       uint64_t len)
@@ -62,13 +54,8 @@ static void app_read(struct run *run, uint32_t c, uint64_t skip,
 			 "errno %d at chunk %u", c, e, at);
 		return;
 	}
-	const struct expected e = { .seed = run->cfg.seed, .fd = -1 };
-	uint64_t bad = read_check(&e, buf, off + skip, len,
-				  &run->out->checked, NULL);
-
-	if (bad)
-		sim_fail(run->s, "%" PRIu64 " bytes wrong in chunk %u [+%" PRIu64
-			 ", +%" PRIu64 ")", bad, c, skip, len);
+	oracle_content(run->s, buf, off + skip, len, run->cfg.seed, c, skip,
+		       &run->out->checked);
 }
 
 static void app_main(void *arg)
@@ -198,11 +185,8 @@ static void main_thread(void *arg)
 		check_accounting(run);
 	resid_check_quiescent(run->r);
 	resid_get_stats(run->r, &run->out->stats);
-	/* I-14 against the kernel's own tally, not only the pager's. */
-	if (run->out->stats.continues_ok != sim_continues_ok(run->s))
-		sim_fail(run->s, "I-14: pager counted %" PRIu64 " CONTINUEs, "
-			 "the kernel %" PRIu64, run->out->stats.continues_ok,
-			 sim_continues_ok(run->s));
+	oracle_kernel_tally(run->s, &run->out->stats,
+			    fault_seam_fired(run->fs, FP_CONT_EAGAIN));
 	resid_close(run->r);
 	run->r = NULL;
 }
@@ -225,12 +209,46 @@ static void configure(struct run *run, const struct sim_config *sc)
 	resid_harness_init(&run->h);
 	run->h.eager_reconcile = 1;
 	run->h.demand_retries = 8;
-	run->h.seam = sim_seam(run->s);
+	run->h.seam = fault_seam_ops(run->fs);
 	c->harness = &run->h;
 }
 
+uint32_t simprog_can_fire(const struct scenario *p)
+{
+	return p->sim->pattern == READ_SELF_DEADLOCK ||
+		p->sim->pattern == READ_SELF_RACE ? 0 : FAULT_ALL;
+}
+
+int simprog_faults(const struct scenario *p, const struct fault_plan *user,
+		   struct fault_plan *out, char *err, size_t n)
+{
+	struct fault_plan u = { 0 };
+
+	if (user)
+		u = *user; /* out may be user */
+	memset(out, 0, sizeof(*out));
+	if (p->sim->faults &&
+	    fault_plan_add(out, p->id, p->sim->faults, err, n) < 0)
+		return -1;
+	for (int f = 0; f < FP_COUNT; f++) {
+		if (u.on & 1u << f) {
+			out->rule[f] = u.rule[f];
+			out->on |= 1u << f;
+		}
+	}
+	out->all = u.all;
+	return fault_plan_fit(out, simprog_can_fire(p), p->id, err, n);
+}
+
+/* The fault seam's draws come from the run's one decision stream. */
+static uint64_t draw(void *s)
+{
+	return sim_draw(s);
+}
+
 void simprog_run(const struct scenario *p, const struct sim_config *sc,
-		 uint32_t ops, struct sim_outcome *out)
+		 uint32_t ops, const struct fault_plan *faults,
+		 struct sim_outcome *out)
 {
 	struct sim_config c = *sc;
 	struct run run = { .p = p, .ops = ops ? ops : p->sim->ops,
@@ -238,21 +256,22 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 	const uint16_t *sched;
 
 	memset(out, 0, sizeof(*out));
-	c.short_reads = p->sim->short_reads;
-	c.read_errors = p->sim->read_errors;
 	c.stat_lag_bytes = p->sim->stat_lag;
 	run.s = sim_create(&c);
-	if (!run.s) {
+	if (run.s)
+		run.fs = fault_seam_new(sim_seam(run.s), faults, sc->seed, draw,
+					run.s);
+	if (!run.fs) {
+		sim_destroy(run.s);
 		out->verdict = SIM_FAILED;
 		snprintf(out->why, sizeof(out->why), "out of memory for the "
 			 "simulation");
 		return;
 	}
 	configure(&run, &c);
-	current = run.s;
-	inv_set_handler(on_violation, NULL);
+	oracle_invariants_watch(run.s);
 	out->verdict = sim_run(run.s, main_thread, &run);
-	inv_set_handler(NULL, NULL);
+	oracle_invariants_stop();
 	snprintf(out->why, sizeof(out->why), "%s", sim_why(run.s));
 	out->steps = sim_steps(run.s);
 	out->preemptions = sim_preemptions(run.s);
@@ -269,11 +288,14 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 	} else {
 		out->nschedule = 0;
 	}
+	fault_seam_fired_all(run.fs, out->fired);
+	out->fired_complete = fault_seam_fired_plan(run.fs,
+						    &out->fired_plan) == 0;
 	/* A run that ended early (deadlock, lost wakeup) never closed its
 	 * region: the simulated kernel goes, the pager's heap blocks of that
 	 * run are left (a few KiB per failing schedule). */
+	fault_seam_free(run.fs);
 	sim_destroy(run.s);
-	current = NULL;
 }
 
 void sim_outcome_free(struct sim_outcome *o)

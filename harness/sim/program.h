@@ -6,8 +6,9 @@
 
 #include <stdint.h>
 
-#include "resid_harness.h"
 #include "code_probe.h"
+#include "fault.h"
+#include "resid_harness.h"
 #include "resid.h"
 #include "scenario.h"
 #include "sim.h"
@@ -17,6 +18,11 @@ struct sim_outcome {
 	char why[512];
 	uint64_t steps, preemptions, log_hash, lock_hash;
 	uint64_t checked;            /* bytes compared */
+	uint64_t fired[FP_COUNT];    /* faults injected, per point */
+	/* The calls that fired, for shrinking; fired_complete is 0 when
+	 * more fired than a plan can name. */
+	struct fault_plan fired_plan;
+	int fired_complete;
 	struct resid_stats stats;    /* the pager's, when it got to close */
 	uint16_t *schedule;          /* malloc'd; the run's choices */
 	uint64_t *masks;             /* malloc'd; runnable threads per step */
@@ -27,10 +33,19 @@ struct sim_outcome {
 /* The scenario named id when it has a simulated form, else NULL. */
 const struct scenario *simprog_find(const char *id);
 
-/* One schedule of p's simulated form. ops overrides p->sim->ops when
- * non-zero (shrinking). */
+/* The fault points a run of p can fire: none without a pager. */
+uint32_t simprog_can_fire(const struct scenario *p);
+/* p's default faults with user's on top (NULL: none), fitted to p. -1
+ * with one line in err when user names a fault p cannot fire. */
+int simprog_faults(const struct scenario *p, const struct fault_plan *user,
+		   struct fault_plan *out, char *err, size_t n);
+
+/* One schedule of p's simulated form with these faults, decided by the
+ * run's decision stream. ops overrides p->sim->ops when non-zero
+ * (shrinking). */
 void simprog_run(const struct scenario *p, const struct sim_config *sc,
-		 uint32_t ops, struct sim_outcome *out);
+		 uint32_t ops, const struct fault_plan *faults,
+		 struct sim_outcome *out);
 void sim_outcome_free(struct sim_outcome *o);
 
 #endif

@@ -3,11 +3,12 @@
  * sim_seam() is a second implementation of the pager's seam: the memfd's
  * page cache, the PTEs of mapping A, the uffd queue with MISSING and MINOR
  * faults, CONTINUE/WAKE with the kernel's errno rules, punch, st_blocks,
- * memory.stat (optionally lagging), backing reads (optionally short or
- * failing), a
- * virtual clock, and threads, locks and condition variables that are
- * coroutines run one at a time. Every seam call is a scheduling point: the
- * strategy picks which runnable thread goes next, from one decision stream
+ * memory.stat (optionally lagging), backing reads, a virtual clock, and
+ * threads, locks and condition variables that are coroutines run one at a
+ * time. Failing and short reads, like every injected fault, come from the
+ * fault seam wrapped around it (harness/fault.h), which draws from the
+ * run's decision stream (sim_draw). Every seam call is a scheduling point:
+ * the strategy picks which runnable thread goes next, from that one stream
  * seeded by sim_config.seed, so a seed (or a recorded schedule) replays the
  * same run, step for step. Harness builds only. */
 #ifndef HARNESS_SIM_H
@@ -54,8 +55,6 @@ struct sim_config {
 	 * classified; 0: 120 s. */
 	uint64_t idle_limit_ns;
 	uint64_t stat_lag_bytes; /* memory.stat lags by up to this; 0: exact */
-	int short_reads;         /* backing reads may deliver fewer bytes */
-	int read_errors;         /* backing reads fail (EIO) half the time */
 	/* A runnable thread passed over this many steps in a row runs next:
 	 * the kernel's scheduler is fair, PCT's priorities alone are not, and
 	 * starving a thread forever makes livelocks no fair scheduler would.
@@ -96,6 +95,9 @@ int sim_page_state(struct sim *s, const void *addr, int *in_cache,
  * scheduling points (make simx, harness/sim/access.c), else "". A line
  * replays only in the build that printed it. */
 const char *sim_build(void);
+/* The next draw of the run's decision stream, the one that picks threads:
+ * injected faults are decided by it, so a seed replays them too. */
+uint64_t sim_draw(struct sim *s);
 /* In a controlled thread: an oracle failed; the run ends at the next
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)

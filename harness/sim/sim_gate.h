@@ -5,8 +5,11 @@
 
 #include "scenario.h"
 
-/* Runs scenario s on the simulated kernel for `schedules` schedules; a
- * scenario with no simulated form runs as it is. */
+/* The fault points s can fire under the simulation. */
+uint32_t sim_gate_can_fire(const struct scenario *s);
+/* Runs scenario s on the simulated kernel for `schedules` schedules, with
+ * o->faults on its default faults; a scenario with no simulated form runs
+ * as it is. */
 int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		 uint64_t schedules, struct scen_result *res);
 

@@ -1,6 +1,7 @@
-/* Private to harness/sim/: the state of one simulation, shared by the
- * scheduler (sched.c: coroutines, steps, locks, conditions, time) and the
- * simulated kernel (kernel.c: memfd, mappings, uffd, files, sim_read). */
+/* Private to harness/sim/: the state of one simulation, shared by its
+ * pieces: sim.c (the public face), coro.c (threads as coroutines), sched.c
+ * (steps), sync.c (the seam's locks, conditions, threads, time), kernel.c
+ * (memfd, mappings, uffd, files, sim_read), strategies/ and oracles/. */
 #ifndef HARNESS_SIM_INTERNAL_H
 #define HARNESS_SIM_INTERNAL_H
 
@@ -54,7 +55,7 @@ struct sim_thread {
 	ucontext_t uc;
 	void *stack;
 	void *fiber;              /* ThreadSanitizer's; NULL without it */
-	uint64_t prio;            /* PCT: the highest runnable runs */
+	uint64_t prio;            /* PCT's: the highest runnable runs */
 	uint64_t ready_step;      /* runnable, not picked, since this step */
 
 	int op;                   /* the pending step, for the log */
@@ -111,6 +112,10 @@ struct sim {
 	struct sim_config cfg;
 	struct resid_seam seam;
 	uint64_t rng;             /* the decision stream */
+	/* Who picks (replay, or base itself) and the strategy replay defers
+	 * to; the state is the base strategy's. */
+	const struct sim_strategy_ops *strategy, *base;
+	void *strat_state;
 
 	struct sim_thread **threads, **run;
 	uint32_t nthreads, cap_threads, cap_run, apps_alive;
@@ -127,8 +132,6 @@ struct sim {
 	uint16_t *sched;
 	uint64_t *masks;          /* runnable threads at each step */
 	uint64_t cap_sched;
-	uint64_t *change;         /* PCT change points */
-	unsigned nchange;
 
 	uint64_t now, last_progress;
 
@@ -148,22 +151,43 @@ struct sim {
 /* The seam table; sim_create copies it and sets ctx. */
 extern const struct resid_seam sim_seam_ops;
 
-/* sched.c, for kernel.c */
+/* coro.c */
+struct sim_thread *coro_new(struct sim *s, const char *name, int app);
+void coro_free(struct sim_thread *t);
+/* Runs `to` until it switches back. */
+void coro_switch(struct sim *s, struct sim_thread *from, struct sim_thread *to);
+/* From sim_run: runs thread t; returns when the run ends. */
+void coro_start(struct sim *s, struct sim_thread *t);
+/* Ends the run: back to sim_run, never to resume this thread. */
+void coro_end_run(struct sim *s, enum sim_verdict v) __attribute__((noreturn));
+
+/* sched.c */
 /* The running controlled thread; aborts outside sim_run, where nothing
  * could wake a thread that blocks. */
 struct sim_thread *sched_self(struct sim *s);
+/* The current thread is at a step (op on obj, for the log). */
 void sched_point(struct sim *s, int op, uint64_t obj);
+/* It has just blocked, or exited: picks the thread that takes the step
+ * and runs it; returns when the current thread is picked again. */
+void sched_step(struct sim *s);
 void sched_block(struct sim *s, enum sim_wait w, uint64_t obj, int timed,
 		 uint64_t deadline);
 void sched_wake(struct sim_thread *t);
+void sched_wake_all(struct sim *s, enum sim_wait w, uint64_t obj);
 void sched_progress(struct sim *s);
 uint64_t sched_deadline(struct sim *s, uint64_t ns);
+/* Adds a lock acquisition to the lock-order hash. */
+void sched_mix_lock(struct sim *s, uint64_t v);
+
+/* sim.c */
 /* FNV-1a: strings (paths, yield names) as log objects. */
 uint64_t sim_str_hash(const char *p);
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t size);
 void sim_oom(void) __attribute__((noreturn));
 
-/* The seam's time, thread and synchronization ops (sched.c). */
+/* sync.c: the name of lock's owner, or "nobody". */
+const char *sim_lock_owner(struct sim *s, uint32_t lock);
+/* The seam's time, thread and synchronization ops (sync.c). */
 uint64_t sched_clock_ns(void *ctx);
 void sched_sleep_ns(void *ctx, uint64_t ns);
 int sched_thread_start(void *ctx, resid_thread *t, void *(*fn)(void *),
@@ -188,7 +212,7 @@ void sched_yield_op(void *ctx, const char *what);
  * scheduling points, and NULL when it ends. */
 void sim_access_attach(struct sim *s) __attribute__((weak));
 
-/* kernel.c, for sched.c */
+/* kernel.c, for sim.c */
 void kernel_destroy(struct sim *s);
 /* An address as an object of the log: memfd fd and offset in mapping A. */
 uint64_t kernel_a_obj(struct sim *s, uint64_t addr);

@@ -1,5 +1,7 @@
-/* fault.c over a stub kernel: spec parsing, the decision stream (Nth call,
- * probability, seed replay, threads) and what each point does to its op. */
+/* The fault plan and the fault seam over a stub kernel: spec parsing, the
+ * decision stream (Nth call, probability, seed replay, threads, a run's own
+ * stream), what each point does to its op, fitting a plan to a run, and
+ * instances that share nothing. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <fiu-control.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "scenario.h"
 #include "suites.h"
 
 #define MS 1000000ull
@@ -31,7 +34,10 @@ struct stub {
 
 static struct stub st;
 static struct resid_seam stub;
+static struct fault_plan plan;
+static struct fault_seam *inst;
 static const struct resid_seam *fs;
+static uint64_t seed = 1;
 static resid_cond cond;
 static resid_mutex mutex;
 
@@ -149,20 +155,35 @@ static int init(void)
 	stub.cond_wait = stub_wait;
 	stub.cond_timedwait = stub_timedwait;
 	stub.yield = stub_yield;
-	fs = fault_seam(&stub);
 	return 0;
+}
+
+/* A new instance of the plan as it is: its counts start at zero. */
+static void rewrap(void)
+{
+	fault_seam_free(inst);
+	inst = fault_seam_new(&stub, &plan, seed, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(inst);
+	fs = fault_seam_ops(inst);
+}
+
+static void off(void)
+{
+	memset(&plan, 0, sizeof(plan));
+	rewrap();
 }
 
 static void fresh(void)
 {
-	fault_disable_all();
-	fault_reset(1);
+	seed = 1;
 	memset(&st, 0, sizeof(st));
+	off();
 }
 
 static int clean(void)
 {
-	fault_disable_all();
+	fault_seam_free(inst);
+	inst = NULL;
 	return 0;
 }
 
@@ -170,8 +191,20 @@ static void on(const char *spec)
 {
 	char err[512] = "";
 
-	CU_ASSERT_EQUAL_FATAL(fault_enable(spec, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&plan, "fault", spec, err,
+					     sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(err, "");
+	rewrap();
+}
+
+static uint64_t fired(int p)
+{
+	return fault_seam_fired(inst, p);
+}
+
+static uint64_t calls(int p)
+{
+	return fault_seam_calls(inst, p);
 }
 
 static long pread_len(int fd, size_t len)
@@ -199,17 +232,19 @@ static void refused(const char *spec, const char *needle)
 {
 	char err[1024] = "";
 
-	CU_ASSERT_EQUAL(fault_enable(spec, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(fault_plan_add(&plan, "fault", spec, err,
+				       sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL(plan.on, 0);
 }
 
 static void parse_errors(void)
 {
 	char err[1024] = "";
 
-	CU_ASSERT_EQUAL(fault_enable("bogus=0.1", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(fault_plan_add(&plan, "fault", "bogus=0.1", err,
+				       sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown point \"bogus\""));
 	for (int p = 0; p < FP_COUNT; p++)
 		CU_ASSERT_PTR_NOT_NULL(strstr(err, fault_name(p) +
@@ -227,11 +262,13 @@ static void parse_errors(void)
 	refused("wake=0.5x", "probability \"0.5x\"");
 	refused("wake=.", "probability \".\"");
 	refused("wake=", "probability \"\"");
-	refused("wake@0", "call \"0\"");
+	refused("wake@0", "calls \"0\"");
 	refused("wake@0", "wake@3");
-	refused("wake@-1", "call \"-1\"");
-	refused("wake@3x", "call \"3x\"");
-	refused("wake@", "call \"\"");
+	refused("wake@-1", "calls \"-1\"");
+	refused("wake@3x", "calls \"3x\"");
+	refused("wake@", "calls \"\"");
+	refused("wake@3+", "calls \"3+\"");
+	refused("wake@3+3", "each once");
 	refused("wake", "no value");
 	refused("", "empty spec");
 	/* A list is all or nothing. */
@@ -239,7 +276,7 @@ static void parse_errors(void)
 	refused("punch=1,,wake@1", "empty spec");
 	refused("punch=1,", "empty spec");
 	CU_ASSERT_EQUAL(punch(), 0);
-	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 0);
+	CU_ASSERT_EQUAL(fired(FP_PUNCH), 0);
 }
 
 static void nth_call_fires_once(void)
@@ -248,29 +285,45 @@ static void nth_call_fires_once(void)
 	for (int i = 1; i <= 10; i++)
 		CU_ASSERT_EQUAL(wake(), i == 5 ? -EIO : 0);
 	CU_ASSERT_EQUAL(st.wakes, 9);
-	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 1);
-	CU_ASSERT_EQUAL(fault_calls(FP_WAKE), 10);
-	/* Enabling again counts from there. */
+	CU_ASSERT_EQUAL(fired(FP_WAKE), 1);
+	CU_ASSERT_EQUAL(calls(FP_WAKE), 10);
+	/* A new instance counts from its own start. */
 	on("wake@2");
 	CU_ASSERT_EQUAL(wake(), 0);
 	CU_ASSERT_EQUAL(wake(), -EIO);
-	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 2);
+	CU_ASSERT_EQUAL(fired(FP_WAKE), 1);
+}
+
+static void several_calls(void)
+{
+	struct fault_plan got;
+
+	on("wake@7+2+4");
+	for (int i = 1; i <= 8; i++)
+		CU_ASSERT_EQUAL(wake(), i == 2 || i == 4 || i == 7 ? -EIO : 0);
+	CU_ASSERT_EQUAL(fired(FP_WAKE), 3);
+	/* What fired, as calls: the plan a shrunk replay line carries. */
+	CU_ASSERT_EQUAL(fault_seam_fired_plan(inst, &got), 0);
+	CU_ASSERT_EQUAL(got.on, 1u << FP_WAKE);
+	CU_ASSERT_EQUAL(got.rule[FP_WAKE].ncalls, 3);
+	CU_ASSERT_EQUAL(got.rule[FP_WAKE].calls[0], 2);
+	CU_ASSERT_EQUAL(got.rule[FP_WAKE].calls[2], 7);
 }
 
 static void zero_never_one_always(void)
 {
 	on("punch=0");
-	CU_ASSERT_TRUE(fault_any_enabled());
+	CU_ASSERT_NOT_EQUAL(plan.on, 0);
 	for (int i = 0; i < 1000; i++)
 		CU_ASSERT_EQUAL(punch(), 0);
 	CU_ASSERT_EQUAL(st.punches, 1000);
-	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 0);
+	CU_ASSERT_EQUAL(fired(FP_PUNCH), 0);
 	on("punch=1");
 	for (int i = 0; i < 1000; i++)
 		CU_ASSERT_EQUAL(punch(), -EIO);
 	CU_ASSERT_EQUAL(st.punches, 1000);
-	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), 1000);
-	CU_ASSERT_EQUAL(fault_calls(FP_PUNCH), 2000);
+	CU_ASSERT_EQUAL(fired(FP_PUNCH), 1000);
+	CU_ASSERT_EQUAL(calls(FP_PUNCH), 1000);
 }
 
 static void probability_in_band(void)
@@ -286,17 +339,17 @@ static void probability_in_band(void)
 	}
 	/* The sd is 46: the band is six of them either side. */
 	CU_ASSERT(eintr >= 2700 && eintr <= 3300);
-	CU_ASSERT_EQUAL(fault_fired(FP_UFFD_EINTR), eintr);
+	CU_ASSERT_EQUAL(fired(FP_UFFD_EINTR), eintr);
 	CU_ASSERT_EQUAL(st.reads, 10000 - eintr);
 }
 
-static void pattern(uint64_t seed, char *fired, int n)
+static void pattern(uint64_t s, char *out, int n)
 {
-	fault_disable_all();
-	fault_reset(seed);
+	seed = s;
+	off();
 	on("resid/punch=0.5");
 	for (int i = 0; i < n; i++)
-		fired[i] = punch() == -EIO;
+		out[i] = punch() == -EIO;
 }
 
 static void seed_replays(void)
@@ -353,8 +406,8 @@ static void threads_share_no_generator(void)
 	}
 	CU_ASSERT(alone.eio > 0);
 	CU_ASSERT_EQUAL(eio, alone.eio);
-	CU_ASSERT_EQUAL(fault_fired(FP_PUNCH), eio);
-	CU_ASSERT_EQUAL(fault_calls(FP_PUNCH), THREADS * CALLS);
+	CU_ASSERT_EQUAL(fired(FP_PUNCH), eio);
+	CU_ASSERT_EQUAL(calls(FP_PUNCH), THREADS * CALLS);
 	CU_ASSERT_EQUAL(st.punches, THREADS * CALLS - eio);
 }
 
@@ -368,9 +421,9 @@ static void read_errors(void)
 	CU_ASSERT_EQUAL(st.pread_fd, -1);
 	/* Every read reaches all four read points. */
 	for (int p = FP_READ_EIO; p <= FP_READ_DELAY; p++)
-		CU_ASSERT_EQUAL(fault_calls(p), 3);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_EIO), 1);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_EINTR), 1);
+		CU_ASSERT_EQUAL(calls(p), 3);
+	CU_ASSERT_EQUAL(fired(FP_READ_EIO), 1);
+	CU_ASSERT_EQUAL(fired(FP_READ_EINTR), 1);
 }
 
 /* Both fire on the first read: EIO wins and EINTR is not counted. */
@@ -378,8 +431,8 @@ static void masked_fault_not_counted(void)
 {
 	on("backing_read/eio@1,backing_read/eintr@1");
 	CU_ASSERT_EQUAL(pread_len(3, 4096), -EIO);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_EIO), 1);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_EINTR), 0);
+	CU_ASSERT_EQUAL(fired(FP_READ_EIO), 1);
+	CU_ASSERT_EQUAL(fired(FP_READ_EINTR), 0);
 }
 
 static void short_read_keeps_pages(void)
@@ -392,7 +445,7 @@ static void short_read_keeps_pages(void)
 	CU_ASSERT_EQUAL(pread_len(3, 8192), 4096);
 	/* One page cannot be shorter and stay O_DIRECT. */
 	CU_ASSERT_EQUAL(pread_len(3, 4096), 4096);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_SHORT), 3);
+	CU_ASSERT_EQUAL(fired(FP_READ_SHORT), 3);
 	CU_ASSERT_EQUAL(st.preads, 4);
 }
 
@@ -404,7 +457,7 @@ static void delayed_read(void)
 	CU_ASSERT_EQUAL(st.pread_len, 8192);
 	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
 	CU_ASSERT(st.slept_ns <= 3 * MS);
-	CU_ASSERT_EQUAL(fault_fired(FP_READ_DELAY), 1);
+	CU_ASSERT_EQUAL(fired(FP_READ_DELAY), 1);
 }
 
 static void continue_partial(void)
@@ -421,7 +474,7 @@ static void continue_partial(void)
 	/* One page has no partial progress. */
 	CU_ASSERT_EQUAL(cont(4096, &mapped), 0);
 	CU_ASSERT_EQUAL(st.cont_len, 4096);
-	CU_ASSERT_EQUAL(fault_fired(FP_CONT_EAGAIN), 2);
+	CU_ASSERT_EQUAL(fired(FP_CONT_EAGAIN), 2);
 	/* The kernel's own failure over the half is passed on. */
 	st.cont_rc = -EFAULT;
 	CU_ASSERT_EQUAL(cont(8192, &mapped), -EFAULT);
@@ -444,7 +497,7 @@ static void continue_errors(void)
 	CU_ASSERT_EQUAL(st.cont_len, 8192);
 	CU_ASSERT_EQUAL(st.continues, 1);
 	for (int p = FP_CONT_EAGAIN; p <= FP_CONT_EFAULT; p++)
-		CU_ASSERT_EQUAL(fault_calls(p), 3);
+		CU_ASSERT_EQUAL(calls(p), 3);
 }
 
 static void wake_punch_and_uffd_read(void)
@@ -454,8 +507,7 @@ static void wake_punch_and_uffd_read(void)
 	CU_ASSERT_EQUAL(punch(), -EIO);
 	CU_ASSERT_EQUAL(fs->uffd_read(fs->ctx, 4, NULL, 1), -EINTR);
 	CU_ASSERT_EQUAL(st.wakes + st.punches + st.reads, 0);
-	fault_disable_all();
-	CU_ASSERT_FALSE(fault_any_enabled());
+	off();
 	CU_ASSERT_EQUAL(wake(), 0);
 	CU_ASSERT_EQUAL(punch(), 0);
 	CU_ASSERT_EQUAL(fs->uffd_read(fs->ctx, 4, NULL, 1), 1);
@@ -474,8 +526,8 @@ static void cgroup_reads_only(void)
 	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/proc/meminfo", buf,
 				      sizeof(buf)), 0);
 	CU_ASSERT_EQUAL(st.texts, 1);
-	CU_ASSERT_EQUAL(fault_calls(FP_CGROUP_READ), 2);
-	CU_ASSERT_EQUAL(fault_fired(FP_CGROUP_READ), 2);
+	CU_ASSERT_EQUAL(calls(FP_CGROUP_READ), 2);
+	CU_ASSERT_EQUAL(fired(FP_CGROUP_READ), 2);
 }
 
 static void slow_worker(void)
@@ -486,8 +538,8 @@ static void slow_worker(void)
 	fs->yield(fs->ctx, "worker-job");
 	CU_ASSERT_EQUAL(st.slept_ns, 2 * MS);
 	CU_ASSERT_EQUAL(st.yields, 2);
-	CU_ASSERT_EQUAL(fault_calls(FP_SLOW_WORKER), 1);
-	CU_ASSERT_EQUAL(fault_fired(FP_SLOW_WORKER), 1);
+	CU_ASSERT_EQUAL(calls(FP_SLOW_WORKER), 1);
+	CU_ASSERT_EQUAL(fired(FP_SLOW_WORKER), 1);
 }
 
 static void spurious_wakeup(void)
@@ -500,8 +552,8 @@ static void spurious_wakeup(void)
 	CU_ASSERT_EQUAL(st.waits, 2);
 	CU_ASSERT_EQUAL(st.timedwaits, 1);
 	CU_ASSERT_EQUAL(st.deadline, NOW);
-	CU_ASSERT_EQUAL(fault_calls(FP_SPURIOUS_WAKEUP), 3);
-	CU_ASSERT_EQUAL(fault_fired(FP_SPURIOUS_WAKEUP), 1);
+	CU_ASSERT_EQUAL(calls(FP_SPURIOUS_WAKEUP), 2);
+	CU_ASSERT_EQUAL(fired(FP_SPURIOUS_WAKEUP), 1);
 }
 
 static void names_and_all(void)
@@ -521,29 +573,118 @@ static void names_and_all(void)
 	CU_ASSERT_EQUAL(cont(8192, &mapped), -EFAULT);
 	fs->cond_wait(fs->ctx, &cond, &mutex);
 	CU_ASSERT_EQUAL(st.timedwaits, 1);
-	fault_disable_all();
+	off();
 	CU_ASSERT_EQUAL(wake(), 0);
 	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
 }
 
-/* The copy keeps ctx and every op it does not wrap. */
-static void seam_is_a_copy(void)
+/* Every op it does not wrap reaches the inner seam with the inner's ctx. */
+static void passes_the_rest(void)
 {
-	CU_ASSERT_PTR_EQUAL(fs->ctx, &st);
-	CU_ASSERT_PTR_EQUAL(fs->clock_ns, stub_clock);
-	CU_ASSERT_PTR_EQUAL(fs->map, resid_seam_linux.map);
-	CU_ASSERT_PTR_NOT_EQUAL(fs->punch, stub_punch);
-	CU_ASSERT_PTR_EQUAL(fault_seam(fs), fs);
+	CU_ASSERT_PTR_EQUAL(fs->ctx, inst);
+	CU_ASSERT_PTR_EQUAL(fs->name, stub.name);
+	CU_ASSERT_EQUAL(fs->clock_ns(fs->ctx), NOW);
+	fs->sleep_ns(fs->ctx, 5);
+	CU_ASSERT_EQUAL(st.slept_ns, 5);
 	CU_ASSERT_EQUAL(punch(), 0);
 	CU_ASSERT_EQUAL(st.punches, 1);
+	/* An empty plan only passes calls on. */
+	CU_ASSERT_EQUAL(calls(FP_PUNCH), 0);
 }
 
-/* Points are libfiu's: its own control (fiu-ctrl, fiu_rc) reaches them. */
+/* Two runs' instances share nothing: plans, counts, streams. */
+static void instances_share_nothing(void)
+{
+	struct fault_plan other = { 0 };
+	struct fault_seam *b;
+	const struct resid_seam *bs;
+	char err[256];
+
+	on("punch=1");
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&other, "x", "wake@1", err,
+					     sizeof(err)), 0);
+	b = fault_seam_new(&stub, &other, 9, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	bs = fault_seam_ops(b);
+	CU_ASSERT_EQUAL(bs->punch(bs->ctx, 6, 0, 4096), 0);
+	CU_ASSERT_EQUAL(punch(), -EIO);
+	CU_ASSERT_EQUAL(bs->uffd_wake(bs->ctx, 5, 0x10000, 4096), -EIO);
+	CU_ASSERT_EQUAL(wake(), 0);
+	CU_ASSERT_EQUAL(fault_seam_fired(b, FP_PUNCH), 0);
+	CU_ASSERT_EQUAL(fault_seam_fired(b, FP_WAKE), 1);
+	CU_ASSERT_EQUAL(fired(FP_PUNCH), 1);
+	CU_ASSERT_EQUAL(fired(FP_WAKE), 0);
+	fault_seam_free(b);
+}
+
+static uint64_t fixed_draw(void *arg)
+{
+	return *(uint64_t *)arg;
+}
+
+/* The simulation's stream decides probabilities, not the hash. */
+static void draws_from_a_stream(void)
+{
+	uint64_t v = 0;
+	struct fault_seam *b;
+	const struct resid_seam *bs;
+
+	on("punch=0.5");
+	b = fault_seam_new(&stub, &plan, 1, fixed_draw, &v);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	bs = fault_seam_ops(b);
+	for (int i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(bs->punch(bs->ctx, 6, 0, 4096), -EIO);
+	v = UINT64_MAX;
+	for (int i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(bs->punch(bs->ctx, 6, 0, 4096), 0);
+	CU_ASSERT_EQUAL(fault_seam_fired(b, FP_PUNCH), 10);
+	fault_seam_free(b);
+}
+
+/* A point a run cannot fire is refused with one line; all=P keeps what
+ * it can fire; the plan writes back as it was given. */
+static void fit_and_format(void)
+{
+	char err[512] = "", buf[512];
+
+	on("punch=0.25,wake@3+5");
+	CU_ASSERT_EQUAL(fault_plan_format(&plan, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "wake@3+5,punch=0.25");
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_PUNCH, "T-9", err,
+				       sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "wake cannot fire in T-9"));
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, FAULT_ALL, "T-1", err,
+				       sizeof(err)), 0);
+	CU_ASSERT_EQUAL(plan.on, 1u << FP_PUNCH | 1u << FP_WAKE);
+	off();
+	on("all=0.5");
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 0, "T-5", err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "T-5"));
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_WAKE, "T-1", err,
+				       sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fault_plan_format(&plan, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "wake=0.5");
+	/* A report row counts what fired per point the plan names. */
+	struct scen_result res = { 0 };
+	uint64_t f[FP_COUNT] = { [FP_WAKE] = 3 };
+
+	fault_report(&plan, f, &res);
+	fault_report(&plan, f, &res);
+	CU_ASSERT_EQUAL(res.ncounters, 1);
+	CU_ASSERT_STRING_EQUAL(res.counters[0].name, "fired:wake");
+	CU_ASSERT_EQUAL(res.counters[0].value, 6);
+}
+
+/* Points are libfiu's: in a run that injects faults its own control
+ * reaches them too. */
 static void libfiu_control(void)
 {
+	on("punch=0");
 	CU_ASSERT_EQUAL_FATAL(fiu_enable("resid/wake", 1, NULL, 0), 0);
 	CU_ASSERT_EQUAL(wake(), -EIO);
-	CU_ASSERT_EQUAL(fault_fired(FP_WAKE), 1);
+	CU_ASSERT_EQUAL(fired(FP_WAKE), 1);
 	CU_ASSERT_EQUAL(fiu_disable("resid/wake"), 0);
 	CU_ASSERT_EQUAL(wake(), 0);
 }
@@ -553,18 +694,19 @@ static void from_environment(void)
 	char err[512] = "";
 
 	CU_ASSERT_EQUAL_FATAL(unsetenv(ENV), 0);
-	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "", 1), 0);
-	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
-	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(plan.on, 0);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,bogus=1", 1), 0);
-	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ENV));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"bogus\""));
-	CU_ASSERT_FALSE(fault_any_enabled());
+	CU_ASSERT_EQUAL(plan.on, 0);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,punch=1", 1), 0);
-	CU_ASSERT_EQUAL(fault_enable_env(err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(unsetenv(ENV), 0);
+	rewrap();
 	CU_ASSERT_EQUAL(wake(), 0);
 	CU_ASSERT_EQUAL(wake(), -EIO);
 	CU_ASSERT_EQUAL(punch(), -EIO);
@@ -578,6 +720,7 @@ void suite_fault(void)
 	CU_add_test(s, "parse errors name the value and the fix", parse_errors);
 	CU_add_test(s, "NAME@N fires on the Nth call only",
 		    nth_call_fires_once);
+	CU_add_test(s, "NAME@N+M+.. fires on those calls", several_calls);
 	CU_add_test(s, "P=0 never fires, P=1 always", zero_never_one_always);
 	CU_add_test(s, "P=0.3 fires about 30%", probability_in_band);
 	CU_add_test(s, "a seed replays, another differs", seed_replays);
@@ -595,7 +738,10 @@ void suite_fault(void)
 	CU_add_test(s, "slow worker", slow_worker);
 	CU_add_test(s, "spurious wakeup", spurious_wakeup);
 	CU_add_test(s, "short names and all", names_and_all);
-	CU_add_test(s, "the seam is a copy", seam_is_a_copy);
+	CU_add_test(s, "the other ops pass through", passes_the_rest);
+	CU_add_test(s, "instances share nothing", instances_share_nothing);
+	CU_add_test(s, "a run's own stream decides", draws_from_a_stream);
+	CU_add_test(s, "fit to a run, format back", fit_and_format);
 	CU_add_test(s, "libfiu's control reaches the points", libfiu_control);
 	CU_add_test(s, "RESIDCTL_FAULTS", from_environment);
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "explore.h"
+#include "fault.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
@@ -27,6 +29,7 @@
 
 struct scen {
 	struct sim *s;
+	struct fault_seam *fs;    /* the pager's seam over the sim's */
 	struct resid_region *r;
 	struct resid_stats st;
 	uintptr_t base;
@@ -79,7 +82,7 @@ static void scenario(void *arg)
 	c.prefetch_depth = 1;
 	resid_harness_init(&h);
 	h.eager_reconcile = 1;
-	h.seam = sim_seam(sc->s);
+	h.seam = fault_seam_ops(sc->fs);
 	c.harness = &h;
 	sc->r = resid_open(&c, err);
 	if (!sc->r) {
@@ -101,8 +104,17 @@ static void scenario(void *arg)
 	resid_close(sc->r);
 }
 
+/* The faults run_pager injects: none but in schedule_replays. */
+static struct fault_plan faults;
+
+static uint64_t draw(void *s)
+{
+	return sim_draw(s);
+}
+
 struct outcome {
 	enum sim_verdict v;
+	uint64_t fired;
 	uint64_t hash, lock_hash, steps, preemptions;
 	uint16_t *sched;
 	size_t n;
@@ -118,6 +130,8 @@ static void run_pager(const struct sim_config *cfg, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc.s);
+	sc.fs = fault_seam_new(sim_seam(sc.s), &faults, cfg->seed, draw, sc.s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc.fs);
 	inv_set_handler(inv_to_sim, sc.s);
 	o->v = sim_run(sc.s, scenario, &sc);
 	inv_set_handler(NULL, NULL);
@@ -132,6 +146,9 @@ static void run_pager(const struct sim_config *cfg, struct outcome *o)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o->sched);
 	memcpy(o->sched, sched, o->n * sizeof(*o->sched));
 	o->base = sc.base;
+	for (int p = 0; p < FP_COUNT; p++)
+		o->fired += fault_seam_fired(sc.fs, p);
+	fault_seam_free(sc.fs);
 	sim_destroy(sc.s);
 }
 
@@ -211,20 +228,28 @@ static void seed_replays(void)
 	free(d.sched);
 }
 
-/* With short reads the stream decides read sizes too: a replay still draws
- * the strategy's numbers, so the same seed and schedule give the same run. */
+/* With injected faults the stream decides them too: a replay still draws
+ * the strategy's numbers, so the same seed and schedule give the same run,
+ * faults and all. */
 static void schedule_replays(void)
 {
 	struct sim_config c = config(5, SIM_RANDOM);
 	struct outcome a, b;
+	char err[256];
 
-	c.short_reads = 1;
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&faults, "test",
+					     "backing_read/short=0.5,"
+					     "backing_read/eintr=0.2", err,
+					     sizeof(err)), 0);
 	run_pager(&c, &a);
 	c.replay = a.sched;
 	c.nreplay = a.n;
 	run_pager(&c, &b);
+	memset(&faults, 0, sizeof(faults));
 	CU_ASSERT_EQUAL(a.v, SIM_PASS);
 	CU_ASSERT(a.st.io_short > 0);
+	CU_ASSERT(a.fired > a.st.io_short);
+	CU_ASSERT_EQUAL(b.fired, a.fired);
 	CU_ASSERT_EQUAL(b.hash, a.hash);
 	CU_ASSERT_EQUAL(b.steps, a.steps);
 	free(a.sched);
@@ -669,6 +694,52 @@ static void stat_lag(void)
 	CU_ASSERT_EQUAL(p.v[0], 2);
 }
 
+/* Every simulated scenario's default faults parse and fit it (explore
+ * relies on it), and T-7's failing reads are one of them. */
+static void default_faults_fit(void)
+{
+	struct fault_plan f;
+	char err[512];
+
+	for (int i = 0; i < nscenarios; i++)
+		if (scenarios[i]->sim)
+			CU_ASSERT_EQUAL(simprog_faults(scenarios[i], NULL, &f,
+						       err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(simprog_faults(simprog_find("T-7"), NULL, &f, err,
+					     sizeof(err)), 0);
+	CU_ASSERT(f.on & 1u << FP_READ_EIO);
+	CU_ASSERT_EQUAL(simprog_faults(simprog_find("self-deadlock"), &f, &f,
+				       err, sizeof(err)), -1);
+}
+
+/* A line carries its faults: written, read back, written again. */
+static void line_carries_faults(void)
+{
+	uint16_t sched[] = { 0, 0, 0, 1, 2, 2 };
+	struct replay rp = { .p = simprog_find("T-7"), .strategy = SIM_DFS,
+			     .seed = 9, .ops = 2, .schedule = sched,
+			     .nschedule = 6 };
+	struct replay back;
+	char err[512], *a, *b;
+
+	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&rp.faults, "t",
+					     "backing_read/eio@3+9,wake=0.25",
+					     err, sizeof(err)), 0);
+	a = replay_encode(&rp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a, "/backing_read:eio@3+9,wake=0.25/"
+				      "0*3.1.2*2"));
+	CU_ASSERT_EQUAL_FATAL(replay_decode(a, &back, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(back.faults.on, rp.faults.on);
+	CU_ASSERT_EQUAL(back.faults.rule[FP_READ_EIO].calls[1], 9);
+	b = replay_encode(&back);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	free(a);
+	free(b);
+	replay_free(&back);
+}
+
 void suite_sim(void)
 {
 	CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -690,4 +761,7 @@ void suite_sim(void)
 	CU_add_test(s, "CONTINUE keeps the kernel's errno rules",
 		    continue_errnos);
 	CU_add_test(s, "memory.stat lags, st_blocks is exact", stat_lag);
+	CU_add_test(s, "default faults fit their scenarios",
+		    default_faults_fit);
+	CU_add_test(s, "a replay line carries its faults", line_carries_faults);
 }

@@ -1,0 +1,278 @@
+/* Fault plans: the specs a user types (--fault, RESIDCTL_FAULTS), a
+ * scenario's defaults and a replay line's faults, parsed, fitted to a run
+ * and written back. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fault.h"
+#include "scenario.h"
+
+#define PREFIX "resid/"
+#define PREFIX_LEN (sizeof(PREFIX) - 1)
+
+#define FAULT_NAME(e, s) [e] = PREFIX s,
+static const char *const names[FP_COUNT] = { FAULT_POINTS(FAULT_NAME) };
+#undef FAULT_NAME
+#define FAULT_COUNTER(e, s) [e] = "fired:" s,
+static const char *const counters[FP_COUNT] = { FAULT_POINTS(FAULT_COUNTER) };
+#undef FAULT_COUNTER
+
+const char *fault_name(int point)
+{
+	return point >= 0 && point < FP_COUNT ? names[point] : NULL;
+}
+
+const char *fault_counter(int point)
+{
+	return point >= 0 && point < FP_COUNT ? counters[point] : NULL;
+}
+
+/* The point called name[0..len), with or without the prefix; -1 if none. */
+static int point_index(const char *name, size_t len)
+{
+	if (len > PREFIX_LEN && !memcmp(name, PREFIX, PREFIX_LEN)) {
+		name += PREFIX_LEN;
+		len -= PREFIX_LEN;
+	}
+	for (int p = 0; p < FP_COUNT; p++) {
+		const char *s = names[p] + PREFIX_LEN;
+
+		if (strlen(s) == len && !memcmp(s, name, len))
+			return p;
+	}
+	return -1;
+}
+
+/* A message too long for err is cut, still one line. */
+__attribute__((format(printf, 3, 4)))
+static int bad(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A plain decimal in [0, 1] as a threshold on 53 bits. 0 or -1. */
+static int parse_probability(const char *s, uint64_t *threshold)
+{
+	char *end;
+	double p;
+
+	/* Digits and dots only: no sign, exponent, hex, inf or nan. */
+	if (s[strspn(s, "0123456789.")] || !strpbrk(s, "0123456789"))
+		return -1;
+	p = strtod(s, &end);
+	if (*end || p > 1)
+		return -1;
+	*threshold = (uint64_t)(p * 0x1p53);
+	return 0;
+}
+
+/* "N" or "N+M+..": call numbers >= 1, kept ascending and unique. */
+static int parse_calls(const char *s, struct fault_rule *r)
+{
+	char buf[24];
+
+	r->ncalls = 0;
+	for (;;) {
+		size_t len = strcspn(s, "+");
+		uint64_t c;
+		uint16_t i;
+
+		if (len >= sizeof(buf) || r->ncalls == FAULT_MAX_CALLS)
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (cli_u64(buf, &c) || !c)
+			return -1;
+		for (i = r->ncalls; i && r->calls[i - 1] > c; i--)
+			r->calls[i] = r->calls[i - 1];
+		if (i && r->calls[i - 1] == c)
+			return -1;
+		r->calls[i] = c;
+		r->ncalls++;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+static int unknown(const char *where, const char *s, size_t len, size_t k,
+		   char *err, size_t n)
+{
+	char known[FP_COUNT * 24];
+	size_t used = 0;
+
+	for (int p = 0; p < FP_COUNT; p++) {
+		int w = snprintf(known + used, sizeof(known) - used, "%s, ",
+				 names[p] + PREFIX_LEN);
+
+		if (w < 0 || (size_t)w >= sizeof(known) - used)
+			break;
+		used += (size_t)w;
+	}
+	return bad(err, n, "%s \"%.*s\": unknown point \"%.*s\"; use one of "
+		   "%sall (the \"" PREFIX "\" prefix is optional)", where,
+		   (int)len, s, (int)k, s, known);
+}
+
+/* Checks the spec s[0..len) and, when plan is set, adds it. */
+static int add_one(struct fault_plan *plan, const char *where, const char *s,
+		   size_t len, char *err, size_t n)
+{
+	size_t k = strcspn(s, "=@,");
+	const char *v = s + k + 1;
+	struct fault_rule r = { .prob = "" };
+	uint32_t mask;
+	char val[sizeof(r.prob) + 8 * FAULT_MAX_CALLS];
+	size_t vlen;
+	int p;
+
+	if (!len)
+		return bad(err, n, "%s: an empty spec; write NAME=P or NAME@N, "
+			   "several separated by single commas", where);
+	if (k >= len)
+		return bad(err, n, "%s \"%.*s\": no value; write NAME=P "
+			   "(probability 0..1) or NAME@N (the Nth call, "
+			   "N >= 1; N+M+.. for several), e.g. wake=0.01",
+			   where, (int)len, s);
+	if (k == 3 && !memcmp(s, "all", 3)) {
+		mask = FAULT_ALL;
+	} else {
+		p = point_index(s, k);
+		if (p < 0)
+			return unknown(where, s, len, k, err, n);
+		mask = 1u << p;
+	}
+	vlen = len - k - 1;
+	if (vlen < sizeof(val)) {
+		memcpy(val, v, vlen);
+		val[vlen] = '\0';
+	}
+	if (s[k] == '@') {
+		if (vlen >= sizeof(val) || parse_calls(val, &r))
+			return bad(err, n, "%s \"%.*s\": calls \"%.*s\" are "
+				   "not whole numbers >= 1, each once, at most "
+				   "%d; write e.g. %.*s@3 or %.*s@3+7", where,
+				   (int)len, s, (int)vlen, v, FAULT_MAX_CALLS,
+				   (int)k, s, (int)k, s);
+	} else if (vlen >= sizeof(r.prob) ||
+		   parse_probability(val, &r.threshold)) {
+		return bad(err, n, "%s \"%.*s\": probability \"%.*s\" is "
+			   "not a decimal from 0 to 1; write e.g. %.*s=0.01",
+			   where, (int)len, s, (int)vlen, v, (int)k, s);
+	} else {
+		memcpy(r.prob, val, vlen + 1);
+	}
+	if (!plan)
+		return 0;
+	for (p = 0; p < FP_COUNT; p++) {
+		if (mask & 1u << p) {
+			plan->rule[p] = r;
+			plan->on |= 1u << p;
+		}
+	}
+	plan->all |= mask == FAULT_ALL;
+	return 0;
+}
+
+int fault_plan_add(struct fault_plan *plan, const char *where,
+		   const char *list, char *err, size_t n)
+{
+	/* A dry run first, so an error adds nothing. */
+	for (int apply = 0; apply < 2; apply++) {
+		const char *s = list;
+
+		for (;;) {
+			size_t len = strcspn(s, ",");
+
+			if (add_one(apply ? plan : NULL, where, s, len, err, n))
+				return -1;
+			if (!s[len])
+				break;
+			s += len + 1;
+		}
+	}
+	return 0;
+}
+
+int fault_plan_env(struct fault_plan *plan, char *err, size_t n)
+{
+	const char *v = getenv("RESIDCTL_FAULTS");
+
+	/* Set but empty is how a user clears it. */
+	if (!v || !*v)
+		return 0;
+	return fault_plan_add(plan, "RESIDCTL_FAULTS", v, err, n);
+}
+
+int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
+		   char *err, size_t n)
+{
+	uint32_t cannot = plan->on & ~can;
+
+	if (plan->all && !(plan->on & can))
+		return bad(err, n, "fault all: %s makes no seam call a fault "
+			   "can fire on; drop --fault for it", run);
+	if (cannot && !plan->all)
+		return bad(err, n, "fault %s cannot fire in %s: it makes no "
+			   "such seam call; drop it or name another scenario",
+			   names[__builtin_ctz(cannot)] + PREFIX_LEN, run);
+	plan->on &= can;
+	for (int p = 0; p < FP_COUNT; p++)
+		if (!(plan->on & 1u << p))
+			memset(&plan->rule[p], 0, sizeof(plan->rule[p]));
+	plan->all = 0;
+	return 0;
+}
+
+int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int p = 0; p < FP_COUNT; p++) {
+		const struct fault_rule *r = &plan->rule[p];
+		int w;
+
+		if (!(plan->on & 1u << p))
+			continue;
+		w = snprintf(buf + used, n - used, "%s%s%s%s", used ? "," : "",
+			     names[p] + PREFIX_LEN, r->prob[0] ? "=" : "@",
+			     r->prob);
+		if (w < 0 || (size_t)w >= n - used)
+			return -1;
+		used += (size_t)w;
+		for (uint16_t i = 0; i < r->ncalls && !r->prob[0]; i++) {
+			w = snprintf(buf + used, n - used, "%s%llu",
+				     i ? "+" : "",
+				     (unsigned long long)r->calls[i]);
+			if (w < 0 || (size_t)w >= n - used)
+				return -1;
+			used += (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Adds to the counter: a storm's child and the run's own seam both report. */
+void fault_report(const struct fault_plan *plan,
+		  const uint64_t fired[FP_COUNT], struct scen_result *res)
+{
+	for (int p = 0; p < FP_COUNT; p++) {
+		uint64_t v = fired[p];
+
+		if (!(plan->on & 1u << p))
+			continue;
+		for (int i = 0; i < res->ncounters; i++)
+			if (res->counters[i].name == counters[p])
+				v += res->counters[i].value;
+		scen_count(res, counters[p], v);
+	}
+}
