@@ -200,7 +200,7 @@ END {
 		printf "mutation-report: %d survivors have no answer in scripts/mutation-answers.txt\n", unanswered > "/dev/stderr"
 		exit 1
 	}
-}' "$answers" "$tsv" || rc=$?
+}' "$answers" "$@" || rc=$?
 mv "$md" results/mutation.md
 mv "$json" results/mutation.json
 echo "mutation-report: wrote results/mutation.md and results/mutation.json"
