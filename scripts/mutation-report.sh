@@ -14,10 +14,11 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
 fi
 [ $# -gt 0 ] || set -- build/mutation/results.tsv
 answers=scripts/mutation-answers.txt
-revs=""
+revs="" origins=""
 for tsv in "$@"; do
 	[ -f "$tsv" ] || { echo "mutation-report: no results $tsv: run scripts/mutate.sh first" >&2; exit 2; }
 	revs+="$(cat "$(dirname "$tsv")/revision" 2>/dev/null || echo unknown)"$'\n'
+	origins+="$(cat "$(dirname "$tsv")/origin" 2>/dev/null || true)"$'\n'
 done
 [ -f "$answers" ] || { echo "mutation-report: no $answers" >&2; exit 2; }
 mkdir -p results
@@ -25,7 +26,7 @@ md=results/mutation.md.tmp json=results/mutation.json.tmp
 trap 'rm -f "$md" "$json"' EXIT
 
 rc=0
-awk -F'\t' -v md="$md" -v json="$json" -v revs="$revs" '
+awk -F'\t' -v md="$md" -v json="$json" -v revs="$revs" -v origins="$origins" '
 function jstr(s) {
 	gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s)
 	return "\"" s "\""
@@ -50,7 +51,9 @@ FNR == 1 { nf++; fname[nf] = FILENAME; next }
 	out[id, $4] = $5; secs[id, $4] = $7; src[id, $4] = nf
 }
 END {
-	split(revs, rev, "\n")
+	split(revs, rev, "\n"); split(origins, origin, "\n")
+	for (f = 1; f <= nf; f++)
+		if (origin[f] != "") fname[f] = fname[f] " (" origin[f] ")"
 	from = "tree " rev[1] ", from " fname[1]
 	for (f = 2; f <= nf; f++)
 		from = from (f == nf ? " and " : ", ") "tree " rev[f] ", from " fname[f]

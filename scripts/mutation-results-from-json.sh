@@ -7,11 +7,22 @@
 # the JSON; append a new rerun's results.tsv to them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/mutation-results-from-json.sh JSON DIR   (e.g. results/mutation.json build/mutation-old)"
+usage="usage: scripts/mutation-results-from-json.sh JSON|REV:JSON DIR   (e.g. HEAD~3:results/mutation.json build/mutation-old)"
 case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
 [ $# -eq 2 ] || { echo "$usage" >&2; exit 2; }
 json=$1 dir=$2
-[ -f "$json" ] || { echo "mutation-results-from-json: no file $json: give a results/mutation.json" >&2; exit 2; }
+tmp=$(mktemp) || exit 1
+trap 'rm -f "$tmp"' EXIT
+# A committed version, REV:PATH, names its commit in the origin.
+if [ ! -f "$json" ] && [[ $json == *:* ]] && git show "$json" >"$tmp" 2>/dev/null; then
+	made=" of commit $(git log -1 --format=%h "${json%%:*}" -- "${json#*:}")"
+	label=${json#*:} json=$tmp
+elif [ -f "$json" ]; then
+	made="" label=$json
+else
+	echo "mutation-results-from-json: no file $json: give a results/mutation.json or REV:results/mutation.json" >&2
+	exit 2
+fi
 command -v jq >/dev/null || { echo "mutation-results-from-json: jq is missing: run scripts/deps.sh" >&2; exit 2; }
 jq -e '.mutants' "$json" >/dev/null || { echo "mutation-results-from-json: $json has no mutants: give a results/mutation.json" >&2; exit 2; }
 
@@ -26,6 +37,7 @@ write() {
 			 (.value.seconds | tostring), $m.what] | @tsv' "$json"
 	} >"$2/results.tsv.tmp"
 	echo "$1" >"$2/revision"
+	echo "recovered from $label$made by scripts/mutation-results-from-json.sh" >"$2/origin"
 	mv "$2/results.tsv.tmp" "$2/results.tsv"
 	args+=" $2/results.tsv"
 }
@@ -36,4 +48,4 @@ while read -r rev; do
 	n=$((n + 1))
 	write "$rev" "$dir/rerun-$n"
 done < <(jq -r '.reruns // [] | .[]' "$json")
-echo "mutation-results-from-json: wrote the results of $((n + 1)) run(s); scripts/mutation-report.sh$args rebuilds $json"
+echo "mutation-results-from-json: wrote the results of $((n + 1)) run(s); scripts/mutation-report.sh$args rebuilds $label"
