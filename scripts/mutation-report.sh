@@ -20,13 +20,22 @@ for tsv in "$@"; do
 	revs+="$(cat "$(dirname "$tsv")/revision" 2>/dev/null || echo unknown)"$'\n'
 	origins+="$(cat "$(dirname "$tsv")/origin" 2>/dev/null || true)"$'\n'
 done
+# Reruns on several trees: say where the pager and the table are the same.
+same="" prev=""
+while read -r rev; do
+	if [ -n "$prev" ] && git diff --quiet "$prev" "$rev" -- pager scripts/mutants.txt 2>/dev/null; then
+		same+="$prev"
+	fi
+	same+=$'\n'
+	prev=$rev
+done <<<"$(tail -n +2 <<<"$revs")"
 [ -f "$answers" ] || { echo "mutation-report: no $answers" >&2; exit 2; }
 mkdir -p results
 md=results/mutation.md.tmp json=results/mutation.json.tmp
 trap 'rm -f "$md" "$json"' EXIT
 
 rc=0
-awk -F'\t' -v md="$md" -v json="$json" -v revs="$revs" -v origins="$origins" '
+awk -F'\t' -v md="$md" -v json="$json" -v revs="$revs" -v origins="$origins" -v same="$same" '
 function jstr(s) {
 	gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s)
 	return "\"" s "\""
@@ -51,7 +60,7 @@ FNR == 1 { nf++; fname[nf] = FILENAME; next }
 	out[id, $4] = $5; secs[id, $4] = $7; src[id, $4] = nf
 }
 END {
-	split(revs, rev, "\n"); split(origins, origin, "\n")
+	split(revs, rev, "\n"); split(origins, origin, "\n"); split(same, rsame, "\n")
 	for (f = 1; f <= nf; f++)
 		if (origin[f] != "") fname[f] = fname[f] " (" origin[f] ")"
 	from = "tree " rev[1] ", from " fname[1]
@@ -136,10 +145,11 @@ END {
 				if (src[order[i], dets[j]] == f) ds = ds (ds == "" ? "" : ", ") dets[j]
 			if (ds != "") list = list (list == "" ? "" : "; ") order[i] " (" ds ")"
 		}
-		printf "Rerun on tree %s (%s): %s. ", rev[f], fname[f], list > md
+		printf "Rerun on tree %s (%s%s): %s. ", rev[f], fname[f],
+		       (rsame[f - 1] != "" ? "; the pager and the mutants as on tree " rsame[f - 1] : ""), list > md
 	}
 	if (nf > 1)
-		printf "Every other result is from tree %s (%s).\n\n", rev[1], fname[1] > md
+		printf "Every other result is from tree %s, %s.\n\n", rev[1], fname[1] > md
 	print "## Every mutant" > md
 	print "" > md
 	hdr = "| id | file | what it breaks |"; sep = "|---|---|---|"
