@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
 # Writes results/mutation.md and results/mutation.json from the results of
 # scripts/mutate.sh (OUT/results.tsv; the last line for a mutant and a
-# detector wins) and the answers to its survivors in
-# scripts/mutation-answers.txt. Exit 1 when a survivor has no answer.
+# detector wins, across several files too, so a rerun of some mutants given
+# after the full run replaces their results) and the answers to its
+# survivors in scripts/mutation-answers.txt. Exit 1 when a survivor has no
+# answer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-	echo "usage: scripts/mutation-report.sh [RESULTS_TSV]   (default build/mutation/results.tsv)"
+	echo "usage: scripts/mutation-report.sh [RESULTS_TSV..]   (default build/mutation/results.tsv)"
+	echo "  Several files: the later ones are reruns; their results replace the earlier ones."
 	exit 0
 fi
-tsv=${1:-build/mutation/results.tsv}
+[ $# -gt 0 ] || set -- build/mutation/results.tsv
 answers=scripts/mutation-answers.txt
-[ -f "$tsv" ] || { echo "mutation-report: no results $tsv: run scripts/mutate.sh first" >&2; exit 2; }
+revs="" origins=""
+for tsv in "$@"; do
+	[ -f "$tsv" ] || { echo "mutation-report: no results $tsv: run scripts/mutate.sh first" >&2; exit 2; }
+	revs+="$(cat "$(dirname "$tsv")/revision" 2>/dev/null || echo unknown)"$'\n'
+	origins+="$(cat "$(dirname "$tsv")/origin" 2>/dev/null || true)"$'\n'
+done
+# Reruns on several trees: say where the pager and the table are the same.
+same="" prev=""
+while read -r rev; do
+	if [ -n "$prev" ] && git diff --quiet "$prev" "$rev" -- pager scripts/mutants.txt 2>/dev/null; then
+		same+="$prev"
+	fi
+	same+=$'\n'
+	prev=$rev
+done <<<"$(tail -n +2 <<<"$revs")"
 [ -f "$answers" ] || { echo "mutation-report: no $answers" >&2; exit 2; }
-rev=$(cat "$(dirname "$tsv")/revision" 2>/dev/null || echo unknown)
 mkdir -p results
 md=results/mutation.md.tmp json=results/mutation.json.tmp
 trap 'rm -f "$md" "$json"' EXIT
 
 rc=0
-awk -F'\t' -v md="$md" -v json="$json" -v rev="$rev" -v tsv="$tsv" '
+awk -F'\t' -v md="$md" -v json="$json" -v revs="$revs" -v origins="$origins" -v same="$same" '
 function jstr(s) {
 	gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s)
 	return "\"" s "\""
@@ -35,15 +51,21 @@ FNR == NR {
 	t = $0; sub(/^[^ ]+ [^ ]+ */, "", t); atext[last] = t
 	next
 }
-FNR == 1 { next }
+FNR == 1 { nf++; fname[nf] = FILENAME; next }
 {
 	id = $1
 	if (!(id in cat)) { order[++n] = id }
 	cat[id] = $2; file[id] = $3; what[id] = $8
 	if (!($4 in seen)) { dets[++nd] = $4; seen[$4] = 1 }
-	out[id, $4] = $5; secs[id, $4] = $7
+	out[id, $4] = $5; secs[id, $4] = $7; src[id, $4] = nf
 }
 END {
+	split(revs, rev, "\n"); split(origins, origin, "\n"); split(same, rsame, "\n")
+	for (f = 1; f <= nf; f++)
+		if (origin[f] != "") fname[f] = fname[f] " (" origin[f] ")"
+	from = "tree " rev[1] ", from " fname[1]
+	for (f = 2; f <= nf; f++)
+		from = from (f == nf ? " and " : ", ") "tree " rev[f] ", from " fname[f]
 	ncomp = 0; nkill = 0; nequiv = 0; nnocomp = 0; unanswered = 0; nfollow = 0
 	followup["tsanfault"] = 1; followup["stormhard"] = 1
 	for (i = 1; i <= n; i++) {
@@ -76,7 +98,9 @@ END {
 	print "" > md
 	print "Produced by `scripts/mutate.sh` (the mutants: `scripts/mutants.txt`) and " \
 	      "`scripts/mutation-report.sh` (answers to survivors: " \
-	      "`scripts/mutation-answers.txt`), tree " rev ", from " tsv "." > md
+	      "`scripts/mutation-answers.txt`), " from \
+	      (nf > 1 ? "; a later file is a rerun, and its result for a mutant " \
+	       "and a detector replaces the earlier one" : "") "." > md
 	print "Each mutant is a fault of our own making in `pager/` (not a bug switch " \
 	      "of SPEC §6), applied to a copy of the tree and judged by every " \
 	      "detector; a detector that fails or exceeds its time limit kills it " \
@@ -113,6 +137,19 @@ END {
 		}
 	if (notrun != "")
 		printf "Mutants of the table with no result yet:%s.\n\n", notrun > md
+	for (f = 2; f <= nf; f++) {
+		list = ""
+		for (i = 1; i <= n; i++) {
+			ds = ""
+			for (j = 1; j <= nd; j++)
+				if (src[order[i], dets[j]] == f) ds = ds (ds == "" ? "" : ", ") dets[j]
+			if (ds != "") list = list (list == "" ? "" : "; ") order[i] " (" ds ")"
+		}
+		printf "Rerun on tree %s (%s%s): %s. ", rev[f], fname[f],
+		       (rsame[f - 1] != "" ? "; the pager and the mutants as on tree " rsame[f - 1] : ""), list > md
+	}
+	if (nf > 1)
+		printf "Every other result is from tree %s, %s.\n\n", rev[1], fname[1] > md
 	print "## Every mutant" > md
 	print "" > md
 	hdr = "| id | file | what it breaks |"; sep = "|---|---|---|"
@@ -142,9 +179,11 @@ END {
 		else printf "**UNANSWERED**\n" > md
 	}
 
-	printf "{\n  \"revision\": %s,\n  \"compiled\": %d,\n  \"killed\": %d,\n" \
+	reruns = ""
+	for (f = 2; f <= nf; f++) reruns = reruns (f > 2 ? ", " : "") jstr(rev[f])
+	printf "{\n  \"revision\": %s,\n  \"reruns\": [%s],\n  \"compiled\": %d,\n  \"killed\": %d,\n" \
 	       "  \"kill_rate\": %.3f,\n  \"equivalent\": %d,\n  \"kill_rate_non_equivalent\": %.3f,\n" \
-	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n  \"detectors\": {", jstr(rev), ncomp, nkill,
+	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n  \"detectors\": {", jstr(rev[1]), reruns, ncomp, nkill,
 	       (ncomp ? nkill / ncomp : 0), nequiv, (ncomp - nequiv ? nkill / (ncomp - nequiv) : 0),
 	       nnocomp, nfollow > json
 	for (j = 1; j <= nd; j++)
@@ -159,8 +198,9 @@ END {
 		sepr = ""
 		for (j = 1; j <= nd; j++) {
 			if (out[id, dets[j]] == "") continue
-			printf "%s%s: {\"outcome\": %s, \"seconds\": %s}", sepr,
-			       jstr(dets[j]), jstr(out[id, dets[j]]), secs[id, dets[j]] + 0 > json
+			printf "%s%s: {\"outcome\": %s, \"seconds\": %s, \"revision\": %s}", sepr,
+			       jstr(dets[j]), jstr(out[id, dets[j]]), secs[id, dets[j]] + 0,
+			       jstr(rev[src[id, dets[j]]]) > json
 			sepr = ", "
 		}
 		printf "}" > json
@@ -173,7 +213,7 @@ END {
 		printf "mutation-report: %d survivors have no answer in scripts/mutation-answers.txt\n", unanswered > "/dev/stderr"
 		exit 1
 	}
-}' "$answers" "$tsv" || rc=$?
+}' "$answers" "$@" || rc=$?
 mv "$md" results/mutation.md
 mv "$json" results/mutation.json
 echo "mutation-report: wrote results/mutation.md and results/mutation.json"
