@@ -662,30 +662,38 @@ static int k_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-static int k_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
+/* The pages the memfd holds: both st_blocks and the page walk see them
+ * at once here (the kernel's late i_blocks is not modelled). */
+static int present_pages(struct sim *s, int fd, uint64_t *pages)
 {
-	struct sim *s = ctx;
 	struct sim_memfd *mf;
 
 	sched_point(s, OP_FSTAT, (uint64_t)fd);
 	mf = memfd_of(s, fd);
 	if (!mf)
 		return -EBADF;
-	*blocks = mf->npresent * (SIM_PAGE / 512);
+	*pages = mf->npresent;
 	return 0;
+}
+
+static int k_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
+{
+	uint64_t pages;
+	int rc = present_pages(ctx, fd, &pages);
+
+	if (rc == 0)
+		*blocks = pages * (SIM_PAGE / 512);
+	return rc;
 }
 
 static int k_memfd_present(void *ctx, int fd, uint64_t *bytes)
 {
-	struct sim *s = ctx;
-	struct sim_memfd *mf;
+	uint64_t pages;
+	int rc = present_pages(ctx, fd, &pages);
 
-	sched_point(s, OP_FSTAT, (uint64_t)fd);
-	mf = memfd_of(s, fd);
-	if (!mf)
-		return -EBADF;
-	*bytes = mf->npresent * SIM_PAGE;
-	return 0;
+	if (rc == 0)
+		*bytes = pages * SIM_PAGE;
+	return rc;
 }
 
 /* PROT_READ is mapping A, PROT_READ|PROT_WRITE mapping B: one of each. */
