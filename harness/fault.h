@@ -24,6 +24,7 @@
 	X(FP_WAKE, "wake")                    /* UFFDIO_WAKE fails */          \
 	X(FP_PUNCH, "punch")                  /* PUNCH_HOLE fails */           \
 	X(FP_UFFD_EINTR, "uffd_read/eintr")   /* read(uffd) fails, EINTR */    \
+	X(FP_POLL, "poll")                    /* poll of the uffd: ENOMEM */   \
 	X(FP_CGROUP_READ, "cgroup_read")      /* a cgroup file read fails */   \
 	X(FP_SLOW_WORKER, "worker/slow")      /* a worker stalls 2 ms */       \
 	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */

@@ -196,6 +196,15 @@ static long fw_uffd_read(void *ctx, int fd, struct uffd_msg *msgs, size_t n)
 	return f->in.uffd_read(f->in.ctx, fd, msgs, n);
 }
 
+static int fw_wait_readable(void *ctx, int fd_a, int fd_b, int timeout_ms)
+{
+	struct fault_seam *f = ctx;
+
+	if (one(f, FP_POLL))
+		return -ENOMEM;
+	return f->in.wait_readable(f->in.ctx, fd_a, fd_b, timeout_ms);
+}
+
 /* Only cgroup reads belong to the point, not /proc/meminfo and the like. */
 static long fw_read_text(void *ctx, const char *path, char *buf, size_t cap)
 {
@@ -253,7 +262,6 @@ PASS(int, uffd_poison, (void *ctx, int fd, uint64_t addr, uint64_t len),
      fd, addr, len)
 PASS(int, sigbus_thread, (void *ctx, uint32_t tid), tid)
 PASS(int, protect_none, (void *ctx, void *addr, uint64_t len), addr, len)
-PASS(int, wait_readable, (void *ctx, int a, int b, int ms), a, b, ms)
 PASS(int, notify_signal, (void *ctx, int fd), fd)
 PASS(int, memfd_create, (void *ctx, const char *name), name)
 PASS(int, ftruncate, (void *ctx, int fd, uint64_t len), fd, len)
@@ -310,7 +318,7 @@ static const struct resid_seam wrapper = {
 	.uffd_poison = pass_uffd_poison,
 	.sigbus_thread = pass_sigbus_thread,
 	.protect_none = pass_protect_none,
-	.wait_readable = pass_wait_readable,
+	.wait_readable = fw_wait_readable,
 	.notify_open = pass_notify_open,
 	.notify_signal = pass_notify_signal,
 	.memfd_create = pass_memfd_create,
