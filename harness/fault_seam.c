@@ -15,10 +15,10 @@
 #include <fiu.h>
 
 #include "fault.h"
+#include "resid.h"
 #include "rng.h"
 
 /* O_DIRECT reads and CONTINUE work in whole pages. */
-#define PAGE 4096u
 #define MS 1000000ull
 
 /* Relaxed: a count must not order the pager's threads, or ThreadSanitizer
@@ -138,8 +138,8 @@ static long fw_backing_pread(void *ctx, int fd, void *buf, size_t len,
 	}
 	/* Only a read of two pages or more can come back short by whole
 	 * pages, as O_DIRECT requires. */
-	if (len >= 2 * PAGE && inject(f, fire, FP_READ_SHORT, n[2]))
-		len = len / 2 / PAGE * PAGE;
+	if (len >= 2 * RESID_PAGE && inject(f, fire, FP_READ_SHORT, n[2]))
+		len = len / 2 / RESID_PAGE * RESID_PAGE;
 	return f->in.backing_pread(f->in.ctx, fd, buf, len, off);
 }
 
@@ -147,7 +147,7 @@ static int fw_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			    int64_t *mapped)
 {
 	struct fault_seam *f = ctx;
-	uint64_t n[3], half = len / 2 / PAGE * PAGE;
+	uint64_t n[3], half = len / 2 / RESID_PAGE * RESID_PAGE;
 	uint32_t fire = ask(f, FP_CONT_EAGAIN, FP_CONT_EFAULT, n);
 	int rc;
 
@@ -160,7 +160,7 @@ static int fw_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 		return -EEXIST;
 	}
 	/* Partial progress needs at least one page left undone. */
-	if (len < 2 * PAGE || !inject(f, fire, FP_CONT_EAGAIN, n[0]))
+	if (len < 2 * RESID_PAGE || !inject(f, fire, FP_CONT_EAGAIN, n[0]))
 		return f->in.uffd_continue(f->in.ctx, fd, addr, len, mapped);
 	rc = f->in.uffd_continue(f->in.ctx, fd, addr, half, mapped);
 	if (rc)

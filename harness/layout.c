@@ -12,7 +12,6 @@
 
 #include "layout.h"
 
-#define PAGE 4096ull
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t n, const char *fmt, ...)
@@ -43,7 +42,7 @@ int layout_derive(struct layout *l, char *err, size_t n)
 			    l->nlayers);
 	l->chunks[0].off = 0;
 	for (uint32_t i = 0; i < l->nlayers; i++) {
-		uint64_t floor = l->layers[i].off & ~(PAGE - 1);
+		uint64_t floor = l->layers[i].off & ~(RESID_PAGE - 1);
 
 		if (i && floor > l->chunks[c].off)
 			l->chunks[++c].off = floor;
@@ -74,7 +73,7 @@ uint64_t layout_largest_chunk(const struct layout *l)
 	for (uint32_t c = 0; c < l->nchunks; c++)
 		if (l->chunks[c].len > max)
 			max = l->chunks[c].len;
-	return (max + PAGE - 1) & ~(PAGE - 1);
+	return (max + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
 }
 
 /* Decimal, or hex after 0x; no sign, no octal, no overflow. */

@@ -13,7 +13,6 @@
 #include "layout.h"
 #include "suites.h"
 
-#define PAGE 4096u
 
 static char path[4096];
 
@@ -74,9 +73,9 @@ static void check_derived(const struct layout *l)
 	CU_ASSERT_FATAL(l->nchunks >= 1 && l->nchunks <= l->nlayers);
 	for (uint32_t c = 0; c < l->nchunks; c++) {
 		CU_ASSERT_EQUAL(l->chunks[c].off, at);
-		CU_ASSERT(l->chunks[c].off % PAGE == 0);
+		CU_ASSERT(l->chunks[c].off % RESID_PAGE == 0);
 		CU_ASSERT(l->chunks[c].len > 0);
-		CU_ASSERT(c + 1 == l->nchunks || l->chunks[c].len % PAGE == 0);
+		CU_ASSERT(c + 1 == l->nchunks || l->chunks[c].len % RESID_PAGE == 0);
 		at += l->chunks[c].len;
 	}
 	CU_ASSERT_EQUAL(at, l->region_len);
