@@ -14,7 +14,7 @@ WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -I$(B)
 LIBS    := -lpthread -lm
-HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
+HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 
 B := build
 
