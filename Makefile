@@ -3,7 +3,8 @@
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make simx    the tool whose simulation preempts at unlocked accesses
-#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh)
+#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh);
+#                SHARD=K/N REPORT=FILE runs one shard of it
 #   make deps    installs missing Debian packages
 #   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
@@ -162,8 +163,9 @@ gate:
 test:
 	@bash ci/test.sh
 
+# make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md)
 kernels:
-	@bash scripts/kernel-matrix.sh
+	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT))
 
 clean:
 	rm -rf $(B)
