@@ -51,6 +51,23 @@ uint64_t shard_units(uint64_t size, uint64_t k, uint64_t n)
 	return size >= k ? (size - k) / n + 1 : 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t distinct_u64(uint64_t *v, size_t n)
+{
+	uint64_t d = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		d += !i || v[i] != v[i - 1];
+	return d;
+}
+
 static json_t *hex(uint64_t v)
 {
 	char b[24];

@@ -38,6 +38,9 @@ static inline int shard_split(const struct shard *s)
 }
 /* How many of units 0..size-1 shard k of n runs. */
 uint64_t shard_units(uint64_t size, uint64_t k, uint64_t n);
+/* Sorts v[0..n) and returns how many distinct values it holds: the
+ * interleavings of a union of hash sets. */
+uint64_t distinct_u64(uint64_t *v, size_t n);
 
 struct campaign;
 struct campaign_row;

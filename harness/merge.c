@@ -87,13 +87,6 @@ static json_t *load(const char *path)
 	return r;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_index(const void *a, const void *b)
 {
 	uint64_t x = u(*(json_t *const *)a, "index");
@@ -168,7 +161,8 @@ static void finish(json_t *m, struct merged *mg)
 	json_t *samples = json_object_get(m, "samples");
 	json_t *fl = json_object_get(m, "findings");
 	json_t *il = json_object_get(m, "interleavings");
-	size_t n = json_array_size(il), d = 0, i;
+	size_t n = json_array_size(il), i;
+	uint64_t d;
 	uint64_t *h = zalloc(n, sizeof(*h));
 	char reason[512] = "";
 	json_t *v;
@@ -176,9 +170,7 @@ static void finish(json_t *m, struct merged *mg)
 	json_array_foreach(il, i, v)
 		h[i] = strtoull(json_string_value(v) ? json_string_value(v) :
 				"0", NULL, 16);
-	qsort(h, n, sizeof(*h), cmp_u64);
-	for (i = 0; i < n; i++)
-		d += !i || h[i] != h[i - 1];
+	d = distinct_u64(h, n);
 	free(h);
 	if (n)
 		json_object_set_new(json_object_get(m, "counters"),
@@ -190,7 +182,7 @@ static void finish(json_t *m, struct merged *mg)
 
 	json_array_foreach(samples, i, v)
 		sv[i] = (uint64_t)json_integer_value(v);
-	qsort(sv, n, sizeof(*sv), cmp_u64);
+	distinct_u64(sv, n); /* sorts them */
 	json_array_clear(samples);
 	for (i = 0; i < n; i++)
 		json_array_append_new(samples, json_integer((json_int_t)sv[i]));

@@ -31,20 +31,10 @@ static void keep_hashes(struct hashes *h, const struct explore_result *r)
 	h->n += r->distinct;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static uint64_t count_distinct(struct hashes *h)
 {
-	uint64_t d = 0;
+	uint64_t d = distinct_u64(h->v, h->n);
 
-	qsort(h->v, h->n, sizeof(*h->v), cmp_u64);
-	for (size_t i = 0; i < h->n; i++)
-		d += !i || h->v[i] != h->v[i - 1];
 	free(h->v);
 	return d;
 }
