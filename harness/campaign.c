@@ -16,7 +16,8 @@
 
 struct campaign_row {
 	json_t *o;
-	uint64_t findings, failing;
+	uint64_t findings;
+	int bad; /* jansson could not add something: the write fails */
 };
 
 struct campaign {
@@ -109,9 +110,6 @@ struct campaign *campaign_new(const char *command, const char *identity,
 	return c;
 }
 
-/* A row that could not be made takes nothing; the write then fails. */
-static struct campaign_row lost;
-
 struct campaign_row *campaign_row(struct campaign *c, const char *name,
 				  uint64_t size)
 {
@@ -127,67 +125,62 @@ struct campaign_row *campaign_row(struct campaign *c, const char *name,
 			      "failing", (json_int_t)0, "ran", (json_int_t)0);
 
 	if (!o || c->nrows == MAX_ROWS || json_array_append_new(c->rows, o)) {
-		c->oom = 1;
-		return &lost;
+		c->oom = 1; /* the write fails */
+		return NULL;
 	}
 	c->row[c->nrows].o = o;
 	return &c->row[c->nrows++];
 }
 
-static void add(json_t *obj, const char *name, uint64_t v, int max)
+/* Adds v to (or, max, keeps the larger in) obj's count name. */
+static void add(struct campaign_row *r, json_t *obj, const char *name,
+		uint64_t v, int max)
 {
 	json_t *o = json_object_get(obj, name);
 	json_int_t old = o ? json_integer_value(o) : 0;
 	json_int_t x = (json_int_t)v;
 
-	json_object_set_new(obj, name, json_integer(max ? (x > old ? x : old) :
-						    old + x));
+	r->bad |= json_object_set_new(obj, name, json_integer(max ?
+				      (x > old ? x : old) : old + x));
+}
+
+static void append(struct campaign_row *r, const char *key, json_t *v)
+{
+	r->bad |= json_array_append_new(json_object_get(r->o, key), v);
 }
 
 void row_ran(struct campaign_row *r, uint64_t units)
 {
-	if (r->o)
-		add(r->o, "ran", units, 0);
+	add(r, r->o, "ran", units, 0);
 }
 
 void row_count(struct campaign_row *r, const char *name, uint64_t v)
 {
-	if (r->o)
-		add(json_object_get(r->o, "counters"), name, v, 0);
+	add(r, json_object_get(r->o, "counters"), name, v, 0);
 }
 
 void row_max(struct campaign_row *r, const char *name, uint64_t v)
 {
-	if (r->o)
-		add(json_object_get(r->o, "maxima"), name, v, 1);
+	add(r, json_object_get(r->o, "maxima"), name, v, 1);
 }
 
 void row_require(struct campaign_row *r, const char *counter)
 {
-	if (r->o)
-		json_array_append_new(json_object_get(r->o, "require"),
-				      json_string(counter));
+	append(r, "require", json_string(counter));
 }
 
 void row_hashes(struct campaign_row *r, const uint64_t *h, size_t n)
 {
-	json_t *a;
-
-	if (!r->o)
-		return;
-	if (!(a = json_object_get(r->o, "interleavings"))) {
-		a = json_array();
-		json_object_set_new(r->o, "interleavings", a);
-	}
+	if (!json_object_get(r->o, "interleavings"))
+		r->bad |= json_object_set_new(r->o, "interleavings",
+					      json_array());
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, hex(h[i]));
+		append(r, "interleavings", hex(h[i]));
 }
 
 void row_sample(struct campaign_row *r, uint64_t v)
 {
-	if (r->o)
-		json_array_append_new(json_object_get(r->o, "samples"),
-				      json_integer((json_int_t)v));
+	append(r, "samples", json_integer((json_int_t)v));
 }
 
 static json_t *finding(uint64_t index, int fails, const char *what,
@@ -201,27 +194,21 @@ static json_t *finding(uint64_t index, int fails, const char *what,
 void row_finding(struct campaign_row *r, uint64_t index, int fails,
 		 const char *what, const char *line)
 {
-	if (!r->o)
-		return;
 	if (r->findings++ < FINDINGS_MAX)
-		json_array_append_new(json_object_get(r->o, "findings"),
-				      finding(index, fails, what, line));
-	r->failing += fails != 0;
-	json_object_set_new(r->o, "findings_total",
-			    json_integer((json_int_t)r->findings));
-	json_object_set_new(r->o, "failing",
-			    json_integer((json_int_t)r->failing));
+		append(r, "findings", finding(index, fails, what, line));
+	add(r, r->o, "findings_total", 1, 0);
+	add(r, r->o, "failing", fails != 0, 0);
 }
 
 void row_first(struct campaign_row *r, uint64_t index, const char *what,
 	       const char *line)
 {
-	json_t *old = r->o ? json_object_get(r->o, "first") : NULL;
+	json_t *old = json_object_get(r->o, "first");
 
-	if (r->o && (!old || json_integer_value(json_object_get(old, "index"))
-		     > (json_int_t)index))
-		json_object_set_new(r->o, "first",
-				    finding(index, 1, what, line));
+	if (!old || json_integer_value(json_object_get(old, "index")) >
+	    (json_int_t)index)
+		r->bad |= json_object_set_new(r->o, "first",
+					      finding(index, 1, what, line));
 }
 
 int campaign_write(struct campaign *c, const char *path, double seconds)
@@ -229,6 +216,8 @@ int campaign_write(struct campaign *c, const char *path, double seconds)
 	char tmp[4200];
 	FILE *f;
 
+	for (int i = 0; i < c->nrows; i++)
+		c->oom |= c->row[i].bad;
 	if (c->oom || json_object_set_new(c->root, "seconds",
 					  json_real(seconds))) {
 		fprintf(stderr, "residctl: out of memory for the report %s\n",

@@ -50,7 +50,8 @@ struct campaign_row;
 struct campaign *campaign_new(const char *command, const char *identity,
 			      uint64_t seed, uint64_t size, const char *unit,
 			      const struct shard *sh);
-/* The row called name, made on first use; size: its units. */
+/* The row called name, made on first use; size: its units. NULL when out
+ * of memory (or past 64 rows), and campaign_write then fails. */
 struct campaign_row *campaign_row(struct campaign *c, const char *name,
 				  uint64_t size);
 void row_ran(struct campaign_row *r, uint64_t units);

@@ -9,7 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s all
-command -v jq >/dev/null || { echo "scripts/campaign-times.sh: needs jq (apt-get install jq)" >&2; exit 2; }
+for t in jq /usr/bin/time; do
+	command -v "$t" >/dev/null || { echo "scripts/campaign-times.sh: needs $t (scripts/deps.sh; apt-get install time)" >&2; exit 2; }
+done
 d=build/campaign-times
 rm -rf "$d"
 mkdir -p "$d"
