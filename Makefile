@@ -3,7 +3,8 @@
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make simx    the tool whose simulation preempts at unlocked accesses
-#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh)
+#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh);
+#                SHARD=K/N REPORT=FILE runs one shard of it
 #   make deps    installs missing Debian packages
 #   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
@@ -14,7 +15,7 @@ WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -I$(B)
 LIBS    := -lpthread -lm
-HLIBS   := -lcgroup -lfiu -ldl $(LIBS)
+HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 
 B := build
 
@@ -162,8 +163,9 @@ gate:
 test:
 	@bash ci/test.sh
 
+# make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md)
 kernels:
-	@bash scripts/kernel-matrix.sh
+	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT))
 
 clean:
 	rm -rf $(B)

@@ -58,6 +58,17 @@ expect2 "a simulated-only scenario on the real kernel" $R check self-deadlock
 expect2 "unknown strategy" $R explore T-3 --strategy pct:x
 expect2 "malformed replay line" $R replay 'garbage'
 expect2 "replay line from another build" $R replay 'rc3/0123456789ab/T-3/random/1/-/4/-/0*5'
+expect2 "shard 0 of 3" $R explore T-3 --shard 0/3
+expect2 "shard past N" $R matrix --shard 5/4
+expect2 "shard without a slash" $R check --sim --shard 3
+expect2 "shard of a search tree" $R explore self-deadlock --strategy dfs:1 --shard 1/2
+expect2 "shard of the real gate" $R check --shard 1/2
+expect2 "shard of a timed storm" $R storm --duration 5 --shard 1/2
+expect2 "storm rounds and duration" $R storm --rounds 2 --duration 5
+expect2 "merge of nothing" $R merge
+expect2 "merge of a missing file" $R merge "$tmp/none.json"
+expect2 "merge of a file not a report" $R merge "$tmp/good.trace"
+expect2 "kernel matrix shard 0" bash scripts/kernel-matrix.sh --shard 0/2
 expect2 "replay line, old format" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
 expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/9/4/-/0*5'
 expect2 "replay line, bad fault field" $R replay 'rc3/x/T-3/random/1/-/4/wake@0/0*5'

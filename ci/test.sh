@@ -21,6 +21,10 @@ stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
+# Campaigns in shards (--shard K/N, residctl merge) equal the whole run,
+# and the CI files that run them lint clean (docs/campaigns.md).
+stage "shards merged"; RESIDCTL_COVERAGE= bash ci/shard.sh || fail "shards merged"
+stage "CI files (yamllint, actionlint)"; bash ci/lint-ci.sh || fail "CI files"
 # The simulated kernel against this one, call by call (SPEC §4).
 stage "conformance"; build/residctl conformance --json build/conformance.json || fail "conformance"
 # Every fault point, wakes and punches failing more often: the pager's error

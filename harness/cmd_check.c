@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bugs.h"
+#include "campaign.h"
 #include "cgroup_scope.h"
 #include "cli.h"
 #include "commands.h"
@@ -24,7 +25,8 @@
 static const char usage[] =
 	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
 	"                      [--json FILE] [--junit FILE] [--list]\n"
-	"                      [--sim [--schedules N]] [--bug N[,N..]]\n"
+	"                      [--sim [--schedules N] [--shard K/N] [--report FILE]]\n"
+	"                      [--bug N[,N..]]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
@@ -33,7 +35,10 @@ static const char usage[] =
 	"  input or when the scenarios cannot run here (see residctl probe).\n"
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
-	"  a failure prints its shrunk schedule's replay line.\n"
+	"  a failure prints its shrunk schedule's replay line. --shard K/N runs\n"
+	"  only the schedules i (counted over the scenarios in order) with\n"
+	"  i mod N = K - 1 (K from 1); --report writes the campaign report, every\n"
+	"  failing schedule with its replay line, for residctl merge.\n"
 	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault injects faults into every\n"
 	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
@@ -78,7 +83,8 @@ static int fit_faults(const struct scenario *const *chosen, int n, int named,
 }
 
 static void run_one(const struct scenario *s, const struct run_opts *opts,
-		    uint64_t sim_schedules, struct scen_result *res)
+		    uint64_t sim_schedules, const struct sim_gate_part *part,
+		    struct scen_result *res)
 {
 	struct run_opts o = *opts;
 	struct fault_seam *fs = NULL;
@@ -91,7 +97,7 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
 	if (sim_schedules) {
-		rc = sim_gate_run(s, &o, sim_schedules, res);
+		rc = sim_gate_run(s, &o, sim_schedules, part, res);
 	} else if (!(fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed,
 					 NULL, NULL))) {
 		scen_fail(res, "out of memory for the fault seam");
@@ -137,13 +143,42 @@ static int choose(const char *v, const struct scenario **chosen, int *n)
 	return 0;
 }
 
+/* The simulated campaign's report: what decides its schedules. */
+static struct campaign *new_campaign(const struct scenario *const *chosen,
+				     int n, uint64_t schedules, uint64_t seed,
+				     const struct fault_plan *user,
+				     const struct shard *sh)
+{
+	char id[2400], bugs[24], spec[1024];
+	size_t len;
+	uint64_t size = 0;
+
+	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
+	if (fault_plan_format(user, spec, sizeof(spec)) < 0)
+		snprintf(spec, sizeof(spec), "?");
+	len = (size_t)snprintf(id, sizeof(id), "schedules=%llu bugs=%s "
+			       "faults=%s scenarios=",
+			       (unsigned long long)schedules, bugs,
+			       spec[0] ? spec : "-");
+	for (int i = 0; i < n; i++) {
+		if (len < sizeof(id))
+			len += (size_t)snprintf(id + len, sizeof(id) - len,
+						"%s%s", i ? "," : "",
+						chosen[i]->id);
+		size += sim_gate_units(chosen[i], schedules);
+	}
+	return campaign_new("check --sim", id, seed, size, "schedules", sh);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
 	static struct scen_result res[64];
 	static struct fault_plan user, fitted[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
-	const char *json = NULL, *junit = NULL;
+	const char *json = NULL, *junit = NULL, *report = NULL;
+	struct sim_gate_part part = { 0 };
+	struct campaign *camp = NULL;
 	int n = 0, passed = 0, sim = 0, named;
 	uint64_t schedules = 0;
 	char err[1024];
@@ -165,6 +200,8 @@ int cmd_check(int argc, char **argv)
 		CLI_VALUE("profile", 'p'),
 		CLI_VALUE("json", 'j'),
 		CLI_VALUE("junit", 'J'),
+		CLI_VALUE("shard", 'k'),
+		CLI_VALUE("report", 'r'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
@@ -234,6 +271,13 @@ int cmd_check(int argc, char **argv)
 		case 'J':
 			junit = v;
 			break;
+		case 'k':
+			if (shard_parse("check", v, &part.shard))
+				return 2;
+			break;
+		case 'r':
+			report = v;
+			break;
 		case CLI_OPERAND:
 			if (choose(v, chosen, &n) < 0)
 				return 2;
@@ -253,6 +297,12 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "residctl check: --schedules goes with --sim\n");
 		return 2;
 	}
+	if ((part.shard.n || report) && !sim) {
+		fprintf(stderr, "residctl check: --%s goes with --sim: the real "
+			"gate is one run per scenario\n", report && !part.shard.n ?
+			"report" : "shard");
+		return 2;
+	}
 	if (sim && !schedules)
 		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
 	if (fit_faults(chosen, n, named, sim, &user, fitted, err,
@@ -267,14 +317,29 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	probe_json(&p, manifest, sizeof(manifest));
+	if (report && !(camp = new_campaign(chosen, n, schedules, o.seed,
+					    &user, &part.shard))) {
+		fprintf(stderr, "residctl check: out of memory\n");
+		return 2;
+	}
 	printf("residctl check: %s, seed %" PRIu64 ", profile %s\n",
 	       sim ? "simulated kernel" : p.release, o.seed,
 	       o.profile == PROFILE_FULL ? "full" : "quick");
+	if (shard_split(&part.shard))
+		printf("  shard %" PRIu64 "/%" PRIu64 ": schedule i runs when "
+		       "i mod %" PRIu64 " = %" PRIu64 "\n", part.shard.k,
+		       part.shard.n, part.shard.n, part.shard.k - 1);
+	double t0 = wl_now();
+
 	for (int i = 0; i < n; i++) {
 		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
 		fflush(stdout);
 		o.faults = &fitted[i];
-		run_one(chosen[i], &o, sim ? schedules : 0, &res[i]);
+		if (camp)
+			part.row = campaign_row(camp, chosen[i]->id,
+				sim_gate_units(chosen[i], schedules));
+		run_one(chosen[i], &o, sim ? schedules : 0, &part, &res[i]);
+		part.unit0 += sim ? sim_gate_units(chosen[i], schedules) : 0;
 		passed += res[i].passed;
 	}
 	report_table(stdout, res, n);
@@ -287,6 +352,13 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	if (junit && report_junit(junit, res, n) < 0)
 		return 2;
+	if (camp) {
+		int bad = campaign_write(camp, report, wl_now() - t0);
+
+		campaign_free(camp);
+		if (bad)
+			return 2;
+	}
 	if (passed != n) {
 		char spec[2048];
 

@@ -10,12 +10,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "explore.h"
+#include "explore_report.h"
 #include "report.h"
 
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
 	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
-	"                        [--json FILE]\n"
+	"                        [--json FILE] [--shard K/N] [--report FILE]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -30,6 +31,9 @@ static const char explore_usage[] =
 	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"
 	"  scenario cannot fire is refused. Shrinking drops faults too. --json\n"
 	"  writes the summary and the code probes the campaign hit and missed.\n"
+	"  --shard K/N runs schedule i only when i mod N = K - 1 (K from 1;\n"
+	"  random and pct only); --report writes the campaign report, every\n"
+	"  failing schedule with its replay line, for residctl merge.\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
@@ -59,6 +63,30 @@ static int write_json(const char *path, const struct explore_opts *o,
 	return close_tmp(f, tmp, path);
 }
 
+static int write_report(const char *path, const struct explore_opts *o,
+			const struct explore_result *r, struct campaign *c,
+			struct explore_row *er)
+{
+	explore_row(er, o, r);
+	return campaign_write(c, path, r->seconds);
+}
+
+/* What decides the campaign's schedules, for merge to compare shards by. */
+static struct campaign *new_campaign(const struct explore_opts *o,
+				     const char *strategy)
+{
+	char id[1200], bugs[24], spec[1024];
+
+	bugs_format(o->bugs, bugs, sizeof(bugs));
+	if (fault_plan_format(o->faults, spec, sizeof(spec)) < 0)
+		snprintf(spec, sizeof(spec), "?");
+	snprintf(id, sizeof(id), "%s strategy=%s bugs=%s faults=%s%s", o->p->id,
+		 strategy, bugs, spec[0] ? spec : "-",
+		 o->shrink ? "" : " no-shrink");
+	return campaign_new("explore", id, o->seed, o->schedules, "schedules",
+			    &o->shard);
+}
+
 static void list(void)
 {
 	for (int i = 0; i < nscenarios; i++)
@@ -82,13 +110,17 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("fault", 'f'),
 		CLI_VALUE("seed", 's'),
 		CLI_VALUE("json", 'j'),
+		CLI_VALUE("shard", 'k'),
+		CLI_VALUE("report", 'r'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
 			 .argc = argc, .argv = argv, .opts = opts,
 			 .operands = 1 };
 	static struct fault_plan user, faults;
-	const char *v, *json = NULL;
+	const char *v, *json = NULL, *report = NULL, *strategy = "pct:3";
+	struct campaign *camp = NULL;
+	struct explore_row er = { 0 };
 	char err[1024];
 	int opt;
 
@@ -122,6 +154,14 @@ int cmd_explore(int argc, char **argv)
 					"1..9) or dfs:P (P 0..9)\n", v);
 				return 2;
 			}
+			strategy = v;
+			break;
+		case 'k':
+			if (shard_parse("explore", v, &o.shard))
+				return 2;
+			break;
+		case 'r':
+			report = v;
 			break;
 		case 'n':
 			if (cli_u64(v, &o.schedules) || !o.schedules) {
@@ -162,15 +202,38 @@ int cmd_explore(int argc, char **argv)
 		fprintf(stderr, "residctl explore: %s\n", err);
 		return 2;
 	}
+	if (shard_split(&o.shard) && o.strategy == SIM_DFS) {
+		fprintf(stderr, "residctl explore: --shard splits seeds, and "
+			"%s is one search tree; shard random or pct:D\n",
+			strategy);
+		return 2;
+	}
 	o.faults = &faults;
 	o.progress = isatty(STDERR_FILENO);
 	o.bugs = bugs_enabled();
+	if (report) {
+		if (!(camp = new_campaign(&o, strategy)) ||
+		    !(er.row = campaign_row(camp, o.p->id, o.schedules))) {
+			fprintf(stderr, "residctl explore: out of memory\n");
+			return 2;
+		}
+		o.failed = explore_finding;
+		o.failed_arg = &er;
+	}
+	if (shard_split(&o.shard))
+		printf("explore %s: shard %llu/%llu of %llu schedules\n", o.p->id,
+		       (unsigned long long)o.shard.k,
+		       (unsigned long long)o.shard.n,
+		       (unsigned long long)o.schedules);
 	explore(&o, &r);
 	explore_print(stdout, &o, &r);
 	int failed = r.failures != 0;
 
 	if (json && write_json(json, &o, &r) < 0)
 		failed = 2;
+	if (report && write_report(report, &o, &r, camp, &er) < 0)
+		failed = 2;
+	campaign_free(camp);
 
 	explore_result_free(&r);
 	return failed;

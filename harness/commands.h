@@ -14,5 +14,6 @@ int cmd_matrix(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_coverage(int argc, char **argv);
 int cmd_conformance(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -27,6 +27,7 @@ static const struct {
 	{ "bench", cmd_bench, "benchmarks: the arms against OPT, the fetch path" },
 	{ "coverage", cmd_coverage, "code probes a campaign reached and missed" },
 	{ "conformance", cmd_conformance, "the simulated kernel against this kernel" },
+	{ "merge", cmd_merge, "shard reports of one campaign as one verdict" },
 };
 
 static void usage(FILE *f)

@@ -50,7 +50,7 @@ void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void xml_str(FILE *f, const char *s)
+void xml_str(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {

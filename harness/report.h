@@ -17,5 +17,7 @@ FILE *open_tmp(const char *path, char *tmp, size_t n);
 int close_tmp(FILE *f, const char *tmp, const char *path);
 /* s as a JSON string, quoted and escaped; NULL as "". */
 void json_str(FILE *f, const char *s);
+/* s escaped for XML text and attribute values. */
+void xml_str(FILE *f, const char *s);
 
 #endif

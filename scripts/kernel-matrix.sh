@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 
 usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
+                                [--shard K/N] [--report FILE]
   Boots each cell (all by default, in the order --list prints) and runs in it
   residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
   cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
@@ -23,10 +24,14 @@ usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile qu
   --jobs N boots N cells at once (default 1; each guest has 2 vCPUs).
   Kernels come from kernels/kernels.list (pinned), cached in --cache
   (default /var/cache/residctl-kernels); results in --out (default
-  build/kernels): one directory per cell and cells.jsonl."
+  build/kernels): one directory per cell and cells.jsonl.
+  --shard K/N boots only the chosen cells at positions i (from 0, in --list
+  order) with i mod N = K - 1 (K from 1); --list then prints those; --report
+  writes the campaign report (every cell with its verdict) that residctl
+  merge combines."
 SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
 CACHE=/var/cache/residctl-kernels OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
-cells="" smoke=0 list=0
+cells="" smoke=0 list=0 SHARD_K=1 SHARD_N=1 REPORT=""
 
 bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -40,6 +45,12 @@ while [ $# -gt 0 ]; do
 	--jobs) [[ ${2:-} =~ ^[1-9][0-9]?$ ]] || bad "bad job count '${2:-}'; give 1..99"; JOBS=$2; shift ;;
 	--out) [ -n "${2:-}" ] || bad "--out needs a directory"; OUT=$2; shift ;;
 	--cache) [ -n "${2:-}" ] || bad "--cache needs a directory"; CACHE=$2; shift ;;
+	--shard)
+		[[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+			[ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
+			bad "bad shard '${2:-}'; give K/N with 1 <= K <= N, K counting from 1 (Kubernetes: JOB_COMPLETION_INDEX + 1)"
+		SHARD_K=$((10#${BASH_REMATCH[1]})) SHARD_N=$((10#${BASH_REMATCH[2]})); shift ;;
+	--report) [ -n "${2:-}" ] || bad "--report needs a file"; REPORT=$2; shift ;;
 	*) bad "unknown option '$1'; see --help" ;;
 	esac
 	shift
@@ -59,14 +70,17 @@ all_cells() {
 		done
 	done
 }
-if [ $list = 1 ]; then
-	all_cells
-	exit 0
-fi
 [ $smoke = 1 ] && [ -z "$cells" ] && cells=$SMOKE_CELLS
 for c in $cells; do
 	all_cells | awk -v c="$c" '$2 == c {f=1} END {exit !f}' || bad "unknown cell '$c'; see --list"
 done
+chosen=$(all_cells | awk -v want=" $cells " 'want == "  " || index(want, " " $2 " ")')
+# This shard's cells: position i of the chosen ones when i mod N = K - 1.
+todo=$(awk -v k="$SHARD_K" -v n="$SHARD_N" '(NR - 1) % n == k - 1' <<<"$chosen")
+if [ $list = 1 ]; then
+	[ -z "$todo" ] || echo "$todo"
+	exit 0
+fi
 
 OUT=$(realpath -m "$OUT")
 gate_args="--profile $PROFILE"
@@ -236,8 +250,8 @@ fi
 make -s all || bad "the build failed"
 mkdir -p "$OUT"
 : >"$OUT/cells.jsonl"
-todo=$(all_cells | awk -v want=" $cells " 'want == "  " || index(want, " " $2 " ")')
-echo "kernel matrix: $(echo "$todo" | wc -l) cells, steps: $(cell_steps "$gate_args" "$STORM" | cut -f1 | tr '\n' ' ')"
+[ "$SHARD_N" -gt 1 ] && echo "kernel matrix: shard $SHARD_K/$SHARD_N of $(grep -c . <<<"$chosen") cells"
+echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_args" "$STORM" | cut -f1 | tr '\n' ' ')"
 # each kernel once before the cells share it; the accelerator once
 picked=0
 for k in $(awk '{print $3}' <<<"$todo" | uniq); do
@@ -245,6 +259,7 @@ for k in $(awk '{print $3}' <<<"$todo" | uniq); do
 done
 running=0
 while read -r n id k cg place swap; do
+	[ -n "$n" ] || continue
 	if [ "$running" -ge "$JOBS" ]; then
 		wait -n
 		running=$((running - 1))
@@ -257,6 +272,9 @@ jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
+[ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
+	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
+	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" || exit 2
 [ "$fails" -gt 0 ] && exit 1
 [ "$infra" -gt 0 ] && exit 3
 exit 0

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "campaign.h"
 #include "cli.h"
 #include "commands.h"
 #include "coverage.h"
@@ -24,7 +25,8 @@
 #define MAX_ROUNDS 100000
 
 static const char usage[] =
-	"usage: residctl storm [--duration SECONDS] [--round SECONDS] [--seed N]\n"
+	"usage: residctl storm [--duration SECONDS | --rounds R] [--round SECONDS]\n"
+	"                      [--seed N] [--shard K/N] [--report FILE]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
 	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
@@ -41,7 +43,12 @@ static const char usage[] =
 	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). --chunk fixes\n"
 	"  the chunk size of every round (a multiple of 4K up to 8M). The summary\n"
 	"  and the JSON name the code probes (rare paths) the rounds hit and\n"
-	"  missed.\n";
+	"  missed. --rounds runs exactly R rounds of --round seconds instead of\n"
+	"  a duration; --shard K/N (with --rounds: a time-bounded storm has no\n"
+	"  fixed list to split) runs round i only when i mod N = K - 1 (K from\n"
+	"  1), with the seed it has in the whole storm; --report writes the\n"
+	"  campaign report, every failed round with its rerun line, for\n"
+	"  residctl merge.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
@@ -217,9 +224,59 @@ static int write_json(const char *path, const struct run *run,
 
 static struct run run; /* large: the seeds of every round */
 
+/* The storm as one row of a campaign report; its failed rounds were
+ * added as they failed. */
+static int write_report(const char *path, struct campaign *c,
+			struct campaign_row *row)
+{
+	const struct totals *t = &run.t;
+
+	row_ran(row, t->rounds);
+	row_count(row, "rounds", t->rounds);
+	row_count(row, "failed_rounds", t->failed);
+	row_count(row, "touches", t->touches);
+	row_count(row, "bytes_checked", t->bytes);
+	row_count(row, "mismatches", t->mismatches);
+	row_count(row, "invariant_violations", t->violations);
+	row_count(row, "faults_missing", t->missing);
+	row_count(row, "faults_minor", t->minor);
+	row_count(row, "dedup_fetching", t->dedup_fetching);
+	row_count(row, "dedup_resident", t->dedup_resident);
+	row_count(row, "fetches", t->fetches);
+	row_count(row, "evictions", t->evictions);
+	row_count(row, "hangs", t->hangs);
+	row_count(row, "st_blocks_lag", t->st_lag);
+	row_max(row, "worst_fetch_ns", t->worst_fetch_ns);
+	row_max(row, "worst_read_ns", t->worst_touch_ns);
+	for (int i = 0; i < FP_COUNT; i++)
+		if (run.faults.on & 1u << i)
+			row_count(row, fault_name(i), t->fired[i]);
+	return campaign_write(c, path, now_s() - run.start);
+}
+
+/* What decides the rounds, for merge to compare shards by. */
+static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
+				     uint64_t round, const char *chunk_opt,
+				     const char *specs, const struct shard *sh)
+{
+	char id[1400], bugs[24];
+
+	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
+	snprintf(id, sizeof(id), "rounds=%llu round=%llu bugs=%s%s%s",
+		 (unsigned long long)rounds, (unsigned long long)round, bugs,
+		 chunk_opt, specs);
+	return campaign_new("storm", id, seed, rounds, "rounds", sh);
+}
+
 int cmd_storm(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
+	uint64_t rounds = 0, index = 0;
+	struct shard shard = { 0 };
+	struct campaign *camp = NULL;
+	struct campaign_row *row = NULL;
+	const char *report = NULL;
+	int timed = 0;
 	static const struct option opts[] = {
 		CLI_HELP_OPTION,
 		CLI_VALUE("duration", 'd'),
@@ -230,6 +287,9 @@ int cmd_storm(int argc, char **argv)
 		CLI_VALUE("only", 'o'),
 		CLI_VALUE("json", 'j'),
 		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("rounds", 'R'),
+		CLI_VALUE("shard", 'k'),
+		CLI_VALUE("report", 'p'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
@@ -256,6 +316,22 @@ int cmd_storm(int argc, char **argv)
 					"'%s'; give seconds >= 1\n", v);
 				return 2;
 			}
+			timed = 1;
+			break;
+		case 'R':
+			if (cli_u64(v, &rounds) || !rounds ||
+			    rounds > MAX_ROUNDS) {
+				fprintf(stderr, "residctl storm: bad round count "
+					"'%s'; give 1..%d\n", v, MAX_ROUNDS);
+				return 2;
+			}
+			break;
+		case 'k':
+			if (shard_parse("storm", v, &shard))
+				return 2;
+			break;
+		case 'p':
+			report = v;
 			break;
 		case 'r':
 			if (cli_u64(v, &round) || !round || round > 3600) {
@@ -309,6 +385,20 @@ int cmd_storm(int argc, char **argv)
 			break;
 		}
 	}
+	if (rounds && timed) {
+		fprintf(stderr, "residctl storm: --rounds %" PRIu64 " and "
+			"--duration %" PRIu64 " both given; give one\n", rounds,
+			duration);
+		return 2;
+	}
+	if ((shard.n || report) && (!rounds || only)) {
+		fprintf(stderr, "residctl storm: --%s needs --rounds R (and no "
+			"--only): a storm bounded by time has no fixed list of "
+			"rounds\n", shard.n ? "shard" : "report");
+		return 2;
+	}
+	if (rounds)
+		duration = rounds * round;
 	probe_run(&p);
 	char manifest[2048];
 
@@ -326,19 +416,35 @@ int cmd_storm(int argc, char **argv)
 	run.start = now_s();
 	run.duration = (double)duration;
 	run.tty = isatty(STDERR_FILENO);
+	if (report && (!(camp = new_campaign(seed, rounds, round, chunk_opt,
+					      specs, &shard)) ||
+		       !(row = campaign_row(camp, "storm", rounds)))) {
+		fprintf(stderr, "residctl storm: out of memory\n");
+		return 2;
+	}
 	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
 	       " s\n", seed, duration, round);
+	if (shard_split(&shard))
+		printf("storm: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
+		       " rounds: round i runs when i mod %" PRIu64 " = %" PRIu64
+		       "\n", shard.k, shard.n, rounds, shard.n, shard.k - 1);
 	fflush(stdout);
 	uint64_t rng = seed;
 
-	while (!storm_stop && now_s() - run.start < (double)duration &&
-	       run.t.rounds < MAX_ROUNDS) {
+	/* With --rounds, every round's seed is drawn in order, so a shard's
+	 * round i has the seed it has in the whole storm. */
+	for (; !storm_stop && run.t.rounds < MAX_ROUNDS &&
+	     (rounds ? index < rounds : now_s() - run.start < (double)duration);
+	     index++) {
 		struct storm_config c;
 		struct storm_result r;
 		double left = (double)duration - (now_s() - run.start);
+		uint64_t rseed = only ? only : rng_next(&rng);
 
-		draw(only ? only : rng_next(&rng),
-		     left < (double)round ? left : (double)round, chunk, &c);
+		if (!shard_owns(&shard, index))
+			continue;
+		draw(rseed, rounds || left >= (double)round ? (double)round :
+		     left, chunk, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
@@ -358,14 +464,18 @@ int cmd_storm(int argc, char **argv)
 			bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 			run.failed[run.t.rounds] = 1;
 			run.t.failed++;
+			char rerun[1600];
+
+			snprintf(rerun, sizeof(rerun), "residctl storm --only %"
+				 PRIu64 " --round %.0f --duration %.0f%s%s%s%s",
+				 c.seed, c.seconds, c.seconds + 1, chunk_opt,
+				 specs, bugs_enabled() ? " --bug " : "",
+				 bugs_enabled() ? bugs : "");
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
-				"%s\n  rerun: residctl storm --only %" PRIu64
-				" --round %.0f --duration %.0f%s%s%s%s\n",
-				run.tty ? "\n" : "", run.t.rounds, r.message,
-				line, c.seed, c.seconds, c.seconds + 1,
-				chunk_opt, specs,
-				bugs_enabled() ? " --bug " : "",
-				bugs_enabled() ? bugs : "");
+				"%s\n  rerun: %s\n", run.tty ? "\n" : "", index,
+				r.message, line, rerun);
+			if (row)
+				row_finding(row, index, 1, r.message, rerun);
 		}
 		run.t.rounds++;
 		if (only)
@@ -376,5 +486,12 @@ int cmd_storm(int argc, char **argv)
 	summary(stdout, &run, &p);
 	if (json && write_json(json, &run, &p) < 0)
 		return 2;
+	if (camp) {
+		int bad = write_report(report, camp, row);
+
+		campaign_free(camp);
+		if (bad)
+			return 2;
+	}
 	return run.t.failed ? 1 : 0;
 }

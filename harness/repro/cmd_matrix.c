@@ -6,16 +6,18 @@
 #include <string.h>
 
 #include "bugs.h"
+#include "campaign.h"
 #include "cli.h"
 #include "commands.h"
 #include "report.h"
-#include "repro.h"
+#include "repro_internal.h"
 
 #define MAX_SEEDS 1000
 
 static const char usage[] =
 	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
 	"                       [--md FILE] [--json FILE] [--no-real]\n"
+	"                       [--shard K/N] [--report FILE]\n"
 	"  The kill matrix: each of the seven bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
@@ -27,7 +29,11 @@ static const char usage[] =
 	"  Exit 0 when the clean row caught nothing and each expected cell\n"
 	"  caught its bug (the scheduler on every seed with its replay 10/10,\n"
 	"  a real-kernel detector in at least one run; one run per seed, so\n"
-	"  the real-kernel figure is a rate), 1 otherwise, 2 on bad input.\n";
+	"  the real-kernel figure is a rate), 1 otherwise, 2 on bad input.\n"
+	"  --shard K/N runs only the seeds and runs i (counted over the cells in\n"
+	"  order) with i mod N = K - 1 (K from 1); --report writes the campaign\n"
+	"  report, every detection with its replay line, for residctl merge,\n"
+	"  which judges the real-kernel cells (at least one run) over all shards.\n";
 
 struct cell {
 	int expected, runs, ran, detected;
@@ -64,8 +70,38 @@ static void figures(struct cell *c, uint64_t *med, uint64_t *worst,
 	*smed = c->detected ? c->secs[(c->detected - 1) / 2] : 0;
 }
 
+/* One run as a finding of the cell's row: a detection with its line (a
+ * failure in the clean row), or an expected scheduler hunt that missed or
+ * did not replay. */
+static void unit_row(struct campaign_row *row, int bug, enum detector det,
+		     int i, const struct detection *d)
+{
+	int sched = det == DET_PCT || det == DET_RANDOM;
+	int expected = detector_expected(bug, det);
+	char what[600];
+
+	row_ran(row, 1);
+	row_count(row, "not_run", !d->ran);
+	row_count(row, "detected", d->detected != 0);
+	if (!d->ran)
+		return;
+	if (d->detected) {
+		row_sample(row, d->schedules);
+		snprintf(what, sizeof(what), "detected after %llu %s: %s: %s",
+			 (unsigned long long)d->schedules,
+			 sched ? "schedules" : "runs", d->oracle, d->why);
+		row_finding(row, (uint64_t)i, !bug || (sched && expected &&
+			    d->replays_same != d->replays), what, d->replay);
+	} else if (bug && sched && expected) {
+		snprintf(what, sizeof(what), "not detected: %s", d->why);
+		row_finding(row, (uint64_t)i, 1, what, NULL);
+	}
+}
+
+/* unit: the campaign's index of the cell's first run, moved past it. */
 static void run_cell(int bug, enum detector det, int runs,
-		     const struct repro_opts *base, struct cell *c)
+		     const struct repro_opts *base, const struct shard *sh,
+		     uint64_t *unit, struct campaign_row *row, struct cell *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->expected = detector_expected(bug, det);
@@ -73,9 +109,13 @@ static void run_cell(int bug, enum detector det, int runs,
 		struct repro_opts o = *base;
 		struct detection d;
 
+		if (!shard_owns(sh, (*unit)++))
+			continue;
 		o.seed = base->seed + (uint64_t)i;
 		o.shrink = i == 0; /* the first seed's failure is shrunk */
 		repro_run(bug, det, &o, &d);
+		if (row)
+			unit_row(row, bug, det, i, &d);
 		c->runs++;
 		c->ran += d.ran;
 		if (d.detected) {
@@ -100,8 +140,10 @@ static void run_cell(int bug, enum detector det, int runs,
 }
 
 /* The scheduler must catch its bug every time and replay it exactly; a
- * real-kernel detector in at least one run (its rate is the figure). */
-static int cell_ok(int bug, enum detector det, const struct cell *c)
+ * real-kernel detector in at least one run (its rate is the figure; in a
+ * shard, merge judges it over every run). */
+static int cell_ok(int bug, enum detector det, const struct cell *c,
+		   const struct shard *sh)
 {
 	int sched = det == DET_PCT || det == DET_RANDOM;
 
@@ -110,13 +152,31 @@ static int cell_ok(int bug, enum detector det, const struct cell *c)
 	if (!c->expected)
 		return 1;
 	if (!sched)
-		return c->detected > 0;
+		return c->detected > 0 || shard_split(sh);
 	return c->detected == c->runs && c->replays_same == c->replays;
 }
 
 static const char *const det_key[NDETECTORS] = {
 	"sched_pct", "sched_random", "storm", "tsan",
 };
+
+/* What decides the matrix's runs: size counts every seed and run. */
+static struct campaign *new_campaign(const struct repro_opts *o,
+				     uint64_t seeds, uint64_t runs, int real,
+				     const struct shard *sh)
+{
+	char id[160];
+	uint64_t size = 0;
+
+	for (int b = 0; b <= NBUGS; b++)
+		for (int det = 0; det < NDETECTORS; det++)
+			size += det == DET_PCT || det == DET_RANDOM ? seeds :
+				real ? runs : 0;
+	snprintf(id, sizeof(id), "seeds=%llu runs=%llu schedules=%llu%s",
+		 (unsigned long long)seeds, (unsigned long long)runs,
+		 (unsigned long long)o->max_schedules, real ? "" : " no-real");
+	return campaign_new("matrix", id, o->seed, size, "runs", sh);
+}
 
 static void write_json(FILE *f, struct cell cells[][NDETECTORS], int seeds,
 		       int runs)
@@ -210,8 +270,10 @@ int cmd_matrix(int argc, char **argv)
 	static struct cell cells[NBUGS + 1][NDETECTORS];
 	struct repro_opts o = { .seed = 1, .max_schedules = 20000,
 				.replays = 10 };
-	const char *md = NULL, *json = NULL;
-	uint64_t seeds = 20, runs = 3;
+	const char *md = NULL, *json = NULL, *report = NULL;
+	uint64_t seeds = 20, runs = 3, unit = 0;
+	struct shard shard = { 0 };
+	struct campaign *camp = NULL;
 	static const struct option opts[] = {
 		CLI_HELP_OPTION,
 		CLI_FLAG("no-real", 'R'),
@@ -220,6 +282,8 @@ int cmd_matrix(int argc, char **argv)
 		CLI_VALUE("schedules", 'n'),
 		CLI_VALUE("md", 'm'),
 		CLI_VALUE("json", 'j'),
+		CLI_VALUE("shard", 'k'),
+		CLI_VALUE("report", 'p'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "matrix", .usage = usage, .argc = argc,
@@ -256,6 +320,13 @@ int cmd_matrix(int argc, char **argv)
 		case 'j':
 			json = c.arg;
 			break;
+		case 'k':
+			if (shard_parse("matrix", c.arg, &shard))
+				return 2;
+			break;
+		case 'p':
+			report = c.arg;
+			break;
 		}
 	}
 	if (repro_self_path(self, sizeof(self)) < 0) {
@@ -264,10 +335,24 @@ int cmd_matrix(int argc, char **argv)
 		return 2;
 	}
 	o.self = self;
+	if (report && !(camp = new_campaign(&o, seeds, runs, real, &shard))) {
+		fprintf(stderr, "residctl matrix: out of memory\n");
+		return 2;
+	}
+	double t0 = repro_now();
+
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++) {
 			int sched = det == DET_PCT || det == DET_RANDOM;
 			struct cell *c = &cells[b][det];
+			struct campaign_row *row = NULL;
+			char name[64];
+
+			snprintf(name, sizeof(name), "bug %d %s", b, det_key[det]);
+			if (camp && (sched || real))
+				row = campaign_row(camp, name, sched ? seeds : runs);
+			if (row && !sched && detector_expected(b, det))
+				row_require(row, "detected");
 
 			fprintf(stderr, "matrix: bug %d, %s ...\n", b,
 				detector_name(det));
@@ -278,9 +363,10 @@ int cmd_matrix(int argc, char **argv)
 				snprintf(c->why, sizeof(c->why), "--no-real");
 				continue;
 			}
-			run_cell(b, det, (int)(sched ? seeds : runs), &o, c);
+			run_cell(b, det, (int)(sched ? seeds : runs), &o, &shard,
+				 &unit, row, c);
 			bad += (c->ran == c->runs || b == 0) &&
-				!cell_ok(b, det, c);
+				!cell_ok(b, det, c, &shard);
 		}
 	write_md(stdout, cells, (int)seeds, (int)runs);
 	if ((md && write_file(md, write_md, cells, (int)seeds, (int)runs)) ||
@@ -290,5 +376,12 @@ int cmd_matrix(int argc, char **argv)
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++)
 			free(cells[b][det].replay);
+	if (camp) {
+		int err = campaign_write(camp, report, repro_now() - t0);
+
+		campaign_free(camp);
+		if (err)
+			return 2;
+	}
 	return bad ? 1 : 0;
 }

@@ -81,8 +81,9 @@ static void set_add(struct hashset *h, uint64_t x)
 }
 
 /* One schedule's bookkeeping, shared by both kinds of campaign. */
-static void tally(struct explore_result *r, struct hashset *seen, uint64_t i,
-		  const struct replay *rp, struct sim_outcome *out)
+static void tally(const struct explore_opts *o, struct explore_result *r,
+		  struct hashset *seen, uint64_t i, const struct replay *rp,
+		  struct sim_outcome *out)
 {
 	r->schedules++;
 	r->steps += out->steps;
@@ -95,6 +96,8 @@ static void tally(struct explore_result *r, struct hashset *seen, uint64_t i,
 	set_add(seen, out->lock_hash);
 	if (out->verdict != SIM_PASS) {
 		r->failures++;
+		if (o->failed)
+			o->failed(o->failed_arg, i, rp, out);
 		if (!r->fail.p) {
 			r->fail = *rp;
 			r->fail.schedule = NULL;
@@ -120,7 +123,7 @@ static int visit(void *arg, const struct replay *rp, struct sim_outcome *out)
 {
 	struct campaign *c = arg;
 
-	tally(c->r, c->seen, c->r->schedules, rp, out);
+	tally(c->o, c->r, c->seen, c->r->schedules, rp, out);
 	return c->r->schedules >= c->o->schedules ||
 	       (c->o->stop_at_failure && c->r->failures);
 }
@@ -147,6 +150,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 
 	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules &&
 	     !(o->stop_at_failure && r->failures); i++) {
+		if (!shard_owns(&o->shard, o->unit0 + i))
+			continue;
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
@@ -155,7 +160,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 		struct sim_outcome out;
 
 		replay_run(&rp, &out);
-		tally(r, &seen, i, &rp, &out);
+		tally(o, r, &seen, i, &rp, &out);
 		if (o->progress && now_s() - last >= 1) {
 			last = now_s();
 			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
@@ -171,8 +176,12 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 	}
 	if (o->progress && now_s() - t0 >= 1)
 		fputc('\n', stderr);
-	r->distinct = seen.n;
-	free(seen.v);
+	/* The set, packed: a sharded campaign's union is counted by merge. */
+	r->distinct = 0;
+	for (size_t j = 0; j < seen.cap; j++)
+		if (seen.v[j])
+			seen.v[r->distinct++] = seen.v[j];
+	r->hashes = seen.v;
 	if (r->fail.p) {
 		if (o->shrink)
 			replay_shrink(&r->fail, &r->outcome);
@@ -228,6 +237,7 @@ void explore_print(FILE *f, const struct explore_opts *o,
 
 void explore_result_free(struct explore_result *r)
 {
+	free(r->hashes);
 	replay_free(&r->fail);
 	sim_outcome_free(&r->outcome);
 }

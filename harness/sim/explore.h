@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "campaign.h"
 #include "coverage.h"
 #include "program.h"
 
@@ -39,10 +40,19 @@ struct explore_opts {
 	int stop_at_failure;     /* end the campaign at the first failure */
 	int shrink;              /* shrink the first failure */
 	int progress;            /* a progress line on stderr */
+	/* Schedule i runs when the shard owns unit unit0 + i (campaign.h);
+	 * random and PCT only: a DFS tree has no seed space to split. */
+	struct shard shard;
+	uint64_t unit0;
+	/* Called with each failing schedule, i its index (may be NULL). */
+	void (*failed)(void *arg, uint64_t i, const struct replay *rp,
+		       const struct sim_outcome *out);
+	void *failed_arg;
 };
 
 struct explore_result {
 	uint64_t schedules, failures, distinct, steps;
+	uint64_t *hashes;        /* the distinct lock-order hashes (malloc'd) */
 	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
 	uint64_t dedup_fetching, dedup_resident;
 	struct coverage cov;     /* code probes, per schedule */

@@ -3,14 +3,26 @@
 
 #include <stdint.h>
 
+#include "campaign.h"
 #include "scenario.h"
 
 /* The fault points s can fire under the simulation. */
 uint32_t sim_gate_can_fire(const struct scenario *s);
-/* Runs scenario s on the simulated kernel for `schedules` schedules, with
- * o->faults on its default faults; a scenario with no simulated form runs
- * as it is. */
+/* One scenario's part of a sharded `check --sim` (campaign.h): its units
+ * are the campaign's unit0.. (its schedules, or 1 when it runs as it is);
+ * row, when not NULL, gets its findings and counters. */
+struct sim_gate_part {
+	struct shard shard;
+	uint64_t unit0;
+	struct campaign_row *row;
+};
+/* The units scenario s is in a campaign of `schedules` schedules each. */
+uint64_t sim_gate_units(const struct scenario *s, uint64_t schedules);
+/* Runs scenario s on the simulated kernel for `schedules` schedules (those
+ * of them part's shard owns), with o->faults on its default faults; a
+ * scenario with no simulated form runs as it is. */
 int sim_gate_run(const struct scenario *s, const struct run_opts *o,
-		 uint64_t schedules, struct scen_result *res);
+		 uint64_t schedules, const struct sim_gate_part *part,
+		 struct scen_result *res);
 
 #endif

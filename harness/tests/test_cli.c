@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "campaign.h"
 #include "cli.h"
 #include "suites.h"
 
@@ -93,6 +94,53 @@ static void operands_come_in_place_and_are_counted(void)
 	WALK(chunk_first, 0, "S ", "--sim");  /* a second walk starts over */
 }
 
+/* --shard K/N: K from 1; a bad value refused (its line goes to stderr). */
+static void shard_values_parsed_or_refused(void)
+{
+	static const char *const bad[] = { "0/3", "4/3", "3", "a/3", "1/0",
+		"1/3x", " 1/3", "-1/3", "1/", "/3", "1/1000001", "" };
+	struct shard s = { 0 };
+
+	CU_ASSERT_EQUAL(shard_parse("test", "2/3", &s), 0);
+	CU_ASSERT(s.k == 2 && s.n == 3);
+	CU_ASSERT_EQUAL(shard_parse("test", "1/1", &s), 0);
+	CU_ASSERT(s.k == 1 && s.n == 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		s = (struct shard){ 7, 9 };
+		CU_ASSERT_EQUAL(shard_parse("test", bad[i], &s), -1);
+		CU_ASSERT(s.k == 7 && s.n == 9); /* untouched */
+	}
+}
+
+/* The N shards run every unit exactly once, and each as many as
+ * shard_units says (what merge checks a report against). */
+static void shards_partition_the_units(void)
+{
+	for (uint64_t n = 1; n <= 7; n++)
+		for (uint64_t size = 0; size <= 40; size++) {
+			uint64_t total = 0;
+
+			for (uint64_t i = 0; i < size; i++) {
+				int owners = 0;
+
+				for (uint64_t k = 1; k <= n; k++)
+					owners += shard_owns(&(struct shard){ k, n },
+							     i);
+				CU_ASSERT_EQUAL(owners, 1);
+			}
+			for (uint64_t k = 1; k <= n; k++) {
+				uint64_t mine = 0;
+
+				for (uint64_t i = 0; i < size; i++)
+					mine += (uint64_t)shard_owns(
+						&(struct shard){ k, n }, i);
+				CU_ASSERT_EQUAL(mine, shard_units(size, k, n));
+				total += mine;
+			}
+			CU_ASSERT_EQUAL(total, size);
+		}
+}
+
 void suite_cli(void)
 {
 	CU_pSuite s = CU_add_suite("cli", NULL, NULL);
@@ -103,4 +151,8 @@ void suite_cli(void)
 		    longer_or_ambiguous_names_are_refused);
 	CU_add_test(s, "operands in place, counted",
 		    operands_come_in_place_and_are_counted);
+	CU_add_test(s, "--shard K/N parsed, bad values refused",
+		    shard_values_parsed_or_refused);
+	CU_add_test(s, "N shards run every unit once",
+		    shards_partition_the_units);
 }
