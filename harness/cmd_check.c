@@ -34,7 +34,7 @@ static const char usage[] =
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
 	"  a failure prints its shrunk schedule's replay line.\n"
-	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
+	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault injects faults into every\n"
 	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
 	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
