@@ -24,6 +24,13 @@ ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
 TOOL_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c storms/*.c))
 TEST_SRC := $(wildcard harness/tests/*.c)
+# The build a replay line names: a hash of the sources the tool is made of
+# (not the tests, docs or scripts), so that a line recorded in docs/ replays
+# until the code it ran changes (ci/doc-lines.sh).
+SIM_SRC := $(sort $(CORE_SRC) $(TOOL_SRC) $(ACCESS_SRC) $(filter-out \
+	harness/tests/%,$(wildcard pager/*.h pager/linux/*.h invariants/*.h \
+	harness/*.h harness/*.def harness/*/*.h harness/sim/*/*.h storms/*.h)))
+SIM_BUILD := $(shell cat $(SIM_SRC) | sha256sum | cut -c1-12)
 
 PROD_OBJ := $(CORE_SRC:%.c=$(B)/prod/%.o)
 HCORE_OBJ := $(CORE_SRC:%.c=$(B)/h/%.o)
@@ -34,11 +41,13 @@ TSAN_TEST_OBJ := $(TEST_SRC:%.c=$(B)/tsan/%.o)
 
 all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests
 
-# The revision the manifests record; rewritten only when it changes, so
-# that only the files that print it are rebuilt.
+# The revision the manifests record and the build replay lines name;
+# rewritten only when it changes, so that only the files that print them
+# are rebuilt.
 $(B)/rev.h: FORCE
 	@mkdir -p $(B)
-	@echo '#define RESID_REV "$(REV)"' >$@.new
+	@printf '#define RESID_REV "%s"\n#define RESID_SIM_BUILD "%s"\n' \
+		'$(REV)' '$(SIM_BUILD)' >$@.new
 	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
 
 FORCE:

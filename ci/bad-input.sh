@@ -70,16 +70,16 @@ expect2 "merge of a missing file" $R merge "$tmp/none.json"
 expect2 "merge of a file not a report" $R merge "$tmp/good.trace"
 expect2 "kernel matrix shard 0" bash scripts/kernel-matrix.sh --shard 0/2
 expect2 "replay line, old format" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
-expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/9/4/-/0*5'
+expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/11/4/-/0*5'
 expect2 "replay line, bad fault field" $R replay 'rc3/x/T-3/random/1/-/4/wake@0/0*5'
-rev=$(sed -n 's/.*"\(.*\)".*/\1/p' build/rev.h)
+rev=$(sed -n 's/.*RESID_SIM_BUILD "\(.*\)".*/\1/p' build/rev.h)
 expect2 "replay line, fault it cannot fire" $R replay "rc3/$rev/self-deadlock/random/1/-/1/punch=1/0*5"
 expect2 "repro without a bug" $R repro
-expect2 "repro of bug 8" $R repro 8
+expect2 "repro of bug 11" $R repro 11
 expect2 "repro bad seed" $R repro 2 --seed x
 expect2 "check --bug 0" $R check --bug 0
 expect2 "explore --bug list" $R explore T-3 --bug 1,,2
-expect2 "storm --bug" $R storm --bug 9
+expect2 "storm --bug" $R storm --bug 11
 expect2 "RESIDCTL_BUGS bad" env RESIDCTL_BUGS=all,3 $R check T-2
 expect2 "matrix no seeds" $R matrix --seeds 0
 expect2 "check --fault unknown point" $R check T-3 --fault nosuch=0.5

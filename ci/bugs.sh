@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The seven historical bugs (SPEC §6): the production library carries no
-# bug switch, and `residctl repro all` catches each bug with every detector
-# SPEC §6 expects (scheduler with a replay line reproduced 10/10; TSan for
-# 4, 5, 6; the real-kernel watchdog for 2, 3, 7). Needs build/tsan.
+# The bug switches (SPEC §6's seven historical bugs, issue 12's three
+# shapes): the production library carries no bug switch, and `residctl
+# repro all` catches each bug with every detector expected of it (scheduler
+# with a replay line reproduced 10/10; TSan for 4, 5, 6; the real-kernel
+# watchdog for 2, 3, 7, 10). Needs build/tsan.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

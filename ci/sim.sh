@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The simulated kernel under the deterministic scheduler: the gate's
 # scenarios for a fixed budget of schedules (no failure allowed), and the
-# harness's self-tests: a planted lock-order inversion, and in the
+# harness's self-tests: a planted lock-order inversion, a division by zero
+# and a spin (verdicts, not the end of the harness), and in the
 # simulation build (make simx) an unannotated lost update and a pager
 # mutant, must be found, shrunk, and their replay lines must reproduce them
 # 10 times out of 10 with the same event log; and a failure that needs
@@ -72,6 +73,30 @@ must_find() {
 
 must_find $R "self-deadlock --strategy pct:3 --schedules 200 --seed 1" \
 	deadlock || exit 1
+
+# A crash and a spin with no scheduling point in a controlled thread are a
+# schedule's verdict (harness/sim/guard.c): each needs one preemption, is
+# found by PCT while the campaign goes on (every schedule is run), and its
+# line replays 10/10 to the same verdict and event log.
+for scen in self-crash self-spin; do
+	if ! $R explore $scen --strategy dfs:0 >/dev/null; then
+		echo "sim self-test: dfs:0 reported a $scen failure no schedule has" >&2
+		exit 1
+	fi
+done
+out=$($R explore self-crash --strategy pct:3 --schedules 200 --seed 1)
+if ! grep -qE '^explore self-crash: 200 schedules, .*, [0-9]+ failures' <<<"$out" ||
+	! grep -qE '^  crash +[0-9]+$' <<<"$out"; then
+	echo "sim self-test: the campaign did not go on past its crashes:" >&2
+	echo "$out" >&2
+	exit 1
+fi
+must_find $R "self-crash --strategy pct:3 --schedules 200 --seed 1" \
+	"crash: SIGFPE (integer divide by zero) in thread 2 (self), in selfbreak_main" ||
+	exit 1
+must_find $R "self-spin --strategy dfs:1" \
+	"no-progress: no scheduling point for 100 ms of CPU time in thread 2 (self)" ||
+	exit 1
 
 # Bug 7 drops a wake only when a fetch is abandoned, which T-7's failing
 # reads (its default faults) cause: the shrunk line names the read calls

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,26 +7,58 @@
 
 #include "bug_switch.h"
 
+/* Bug 7 shows on the real kernel only when fetches are dropped: half the
+ * backing reads fail, so some fetches exhaust their retries. And in many
+ * small chunks: with 16 chunks another thread soon fetches a lost faulter's
+ * chunk again and its CONTINUE wakes it by chance, hiding the missing wake
+ * until the storm ends. */
+#define BUG7_FAULT "backing_read/eio=0.6"
+/* Bug 8 needs a wakeup while the pager is still busy: spurious ones, as
+ * POSIX allows and the fault seam makes. */
+#define BUG8_FAULT "cond/spurious=0.5"
+
 const struct bug_info bug_table[NBUGS + 1] = {
-	[1] = { "false RECONCILE FAILED",
-		"reconcile leaves the bytes reserved by in-flight fetches out "
-		"of the comparison", "T-6", "T-6" },
-	[2] = { "commit-before-RESIDENT deadlock",
-		"the fetcher marks the chunk RESIDENT before committing its "
-		"reservation", "T-3", "T-3" },
-	[3] = { "commit-and-pin not atomic",
-		"commit and pin in two critical sections, RESIDENT between "
-		"them", "T-3", "T-3" },
-	[4] = { "unlocked latency histogram",
-		"workers update bucket, count, sum, min and max without the "
-		"histogram lock", "T-6", "T-6" },
-	[5] = { "unlocked statistics counters",
-		"plain ++ and += on the shared counters", "T-6", "T-6" },
-	[6] = { "unlocked pin operations in the prefetch path",
-		"pin before the fetch, unpin on abandon, unpin after the "
-		"fetch: bare", "T-6", "T-6" },
-	[7] = { "lost wakeup on FETCHING->ABSENT",
-		"the drop paths set ABSENT without UFFDIO_WAKE", "T-7", "T-7" },
+	[1] = { .title = "false RECONCILE FAILED",
+		.shape = "reconcile leaves the bytes reserved by in-flight "
+			 "fetches out of the comparison",
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
+	[2] = { .title = "commit-before-RESIDENT deadlock",
+		.shape = "the fetcher marks the chunk RESIDENT before "
+			 "committing its reservation",
+		.sim_scenario = "T-3", .real_scenario = "T-3" },
+	[3] = { .title = "commit-and-pin not atomic",
+		.shape = "commit and pin in two critical sections, RESIDENT "
+			 "between them",
+		.sim_scenario = "T-3", .real_scenario = "T-3" },
+	[4] = { .title = "unlocked latency histogram",
+		.shape = "workers update bucket, count, sum, min and max "
+			 "without the histogram lock",
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
+	[5] = { .title = "unlocked statistics counters",
+		.shape = "plain ++ and += on the shared counters",
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
+	[6] = { .title = "unlocked pin operations in the prefetch path",
+		.shape = "pin before the fetch, unpin on abandon, unpin after "
+			 "the fetch: bare",
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
+	[7] = { .title = "lost wakeup on FETCHING->ABSENT",
+		.shape = "the drop paths set ABSENT without UFFDIO_WAKE",
+		.sim_scenario = "T-7", .real_scenario = "T-7",
+		.real_faults = BUG7_FAULT, .real_chunk = "64K" },
+	[8] = { .title = "condition wait under if",
+		.shape = "resid_quiesce waits for idle once, not until idle: "
+			 "a wakeup that finds the pager busy returns",
+		.sim_scenario = "T-6", .real_scenario = "T-6",
+		.sim_faults = BUG8_FAULT, .real_faults = BUG8_FAULT },
+	[9] = { .title = "chunk lock dropped around a policy update",
+		.shape = "the dispatcher tells the policy of a fault without "
+			 "the chunk lock, then marks the chunk FETCHING as "
+			 "decided before",
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
+	[10] = { .title = "signal where close needs a broadcast",
+		 .shape = "resid_close wakes one idle worker to stop; the "
+			  "others sleep on and the joins hang",
+		 .sim_scenario = "T-3", .real_scenario = "T-3" },
 };
 
 int bugs_parse(const char *s, unsigned *mask, char *err, size_t n)
@@ -40,16 +73,22 @@ int bugs_parse(const char *s, unsigned *mask, char *err, size_t n)
 	if (!strcmp(s, "none") || !strcmp(s, "-"))
 		return 0;
 	for (;;) {
-		if (*p < '1' || *p > '0' + NBUGS || (p[1] && !strchr(",+", p[1]))) {
+		char *end;
+		unsigned long b;
+
+		errno = 0;
+		b = *p >= '1' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+		if (!b || errno || b > NBUGS || (*end && !strchr(",+", *end)) ||
+		    (*end && !end[1])) {
 			snprintf(err, n, "bad bug list '%s': give numbers 1..%d "
 				 "separated by commas (e.g. 2 or 1,5), all or "
 				 "none", s, NBUGS);
 			return -1;
 		}
-		*mask |= 1u << (*p - '0');
-		if (!p[1])
+		*mask |= 1u << b;
+		if (!*end)
 			return 0;
-		p += 2;
+		p = end + 1;
 	}
 }
 
@@ -59,7 +98,7 @@ void bugs_format(unsigned mask, char *buf, size_t n)
 
 	buf[0] = '\0';
 	for (int b = 1; b <= NBUGS; b++)
-		if (mask >> b & 1 && len + 3 < n)
+		if (mask >> b & 1 && len + 4 < n)
 			len += (size_t)snprintf(buf + len, n - len, "%s%d",
 						len ? "+" : "", b);
 	if (!len)

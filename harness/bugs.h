@@ -1,12 +1,13 @@
-/* The seven historical bugs (SPEC §6) as the harness sees them: names, where
- * each shows, and the switches (`--bug N`, RESIDCTL_BUGS) that turn them on
- * in the pager of this harness build (pager/bug_switch.h). */
+/* The seven historical bugs (SPEC §6) and three more shapes (issue 12) as
+ * the harness sees them: names, where each shows, and the switches (`--bug
+ * N`, RESIDCTL_BUGS) that turn them on in the pager of this harness build
+ * (pager/bug_switch.h). */
 #ifndef HARNESS_BUGS_H
 #define HARNESS_BUGS_H
 
 #include <stddef.h>
 
-#define NBUGS 7
+#define NBUGS 10
 #define BUGS_ALL (((1u << NBUGS) - 1) << 1)
 
 struct bug_info {
@@ -16,14 +17,19 @@ struct bug_info {
 	 * scenario that runs it on the real kernel (storm, TSan). */
 	const char *sim_scenario;
 	const char *real_scenario;
+	/* Faults the hunts inject on top of the scenario's own (a fault
+	 * spec, NULL: none): what makes the bug's window open. */
+	const char *sim_faults;
+	const char *real_faults;
+	const char *real_chunk;  /* --chunk of the real-kernel runs, or NULL */
 };
 
-extern const struct bug_info bug_table[NBUGS + 1]; /* [1..7] */
+extern const struct bug_info bug_table[NBUGS + 1]; /* [1..NBUGS] */
 
-/* "3", "1,5", "1+5", "all" or "none" into a mask of bits 1..7. -1 with one
- * line in err on anything else. */
+/* "3", "1,5", "1+10", "all" or "none" into a mask of bits 1..NBUGS. -1
+ * with one line in err on anything else. */
 int bugs_parse(const char *s, unsigned *mask, char *err, size_t n);
-/* "-" for none, else "1+5". */
+/* "-" for none, else "1+5+10". */
 void bugs_format(unsigned mask, char *buf, size_t n);
 /* Turns on the bugs of the mask (or, with --bug on a command line, adds). */
 void bugs_enable(unsigned mask);

@@ -39,7 +39,7 @@ static const char usage[] =
 	"  only the schedules i (counted over the scenarios in order) with\n"
 	"  i mod N = K - 1 (K from 1); --report writes the campaign report, every\n"
 	"  failing schedule with its replay line, for residctl merge.\n"
-	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
+	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault injects faults into every\n"
 	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
 	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"

@@ -25,7 +25,7 @@ static const char explore_usage[] =
 	"  schedules run, distinct interleavings (lock-acquisition orders),\n"
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
-	"  --bug switches a historical bug back on (1..7, all; RESIDCTL_BUGS\n"
+	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault adds faults to the\n"
 	"  scenario's own (T-7 fails and shortens half its reads), decided by\n"
 	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"

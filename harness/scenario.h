@@ -52,8 +52,11 @@ enum sim_pattern {
 	READ_ALTERNATE,    /* chunk 0, chunk 1, `ops` times */
 	READ_RANDOM,       /* `ops` random pieces of random chunks */
 	READ_ACCOUNT,      /* a scan, then st_blocks against the pager, exact */
+	/* The harness's self-tests, last (no pager, no fault can fire). */
 	READ_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
 	READ_SELF_RACE,     /* no pager: a counter bumped with no lock */
+	READ_SELF_CRASH,    /* no pager: a division by a divisor zeroed */
+	READ_SELF_SPIN,     /* no pager: a spin on a flag not yet set */
 };
 
 /* A scenario sized down for the simulated kernel: the real pager on a few
@@ -71,6 +74,9 @@ struct sim_sizing {
 	const char *faults;
 	uint64_t stat_lag;      /* memory.stat lags by this many bytes */
 	int needs_dedup;        /* the campaign must see both dedup counters */
+	/* CPU ms a thread may run without a scheduling point (0: the
+	 * simulation's default, sim_config.spin_limit_ms). */
+	uint64_t spin_ms;
 };
 
 /* The unit of the harness: one file defines one `const struct scenario

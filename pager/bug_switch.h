@@ -1,5 +1,8 @@
-/* The seven historical concurrency bugs of SPEC §6, switched back on in
- * harness builds only: bit n of resid_bugs turns on bug n. In the production
+/* The seven historical concurrency bugs of SPEC §6 and three of the shapes
+ * a maintainer writes (issue 12: 8 a condition wait under `if`, 9 the chunk
+ * lock dropped around a policy update, 10 a signal where close needs a
+ * broadcast), switched back on in harness builds only: bit n of resid_bugs
+ * turns on bug n. In the production
  * library BUG(n) is the constant 0 and no bug's code is compiled. */
 #ifndef RESID_BUG_SWITCH_H
 #define RESID_BUG_SWITCH_H

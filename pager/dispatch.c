@@ -42,6 +42,23 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		STAT_INC(r, dedup_fetching);
 		break;
 	default:
+#ifdef RESID_HARNESS
+		/* Bug 9: the chunk lock dropped around the policy update, to
+		 * keep the policy lock from under a chunk lock. A prefetch
+		 * can land the chunk meanwhile; the state decided before is
+		 * applied anyway and the chunk is fetched over itself. */
+		if (BUG(9)) {
+			chunk_unlock(r, c);
+			K(r, lock, &r->policy_lock);
+			policy_on_fault(r->policy, id, ++r->fault_seq);
+			K(r, unlock, &r->policy_lock);
+			chunk_lock(r, c);
+			chunk_set_state(r, c, CH_FETCHING);
+			c->fetching_since = K(r, clock_ns);
+			queue_demand(r, id);
+			break;
+		}
+#endif
 		chunk_set_state(r, c, CH_FETCHING);
 		c->fetching_since = K(r, clock_ns);
 		K(r, lock, &r->policy_lock);

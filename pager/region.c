@@ -268,7 +268,14 @@ void resid_close(struct resid_region *r)
 	if (r->dispatcher_up) {
 		K(r, lock, &r->q_lock);
 		r->stopping = 1;
-		K(r, cond_broadcast, &r->q_cond);
+#ifdef RESID_HARNESS
+		/* Bug 10: one idle worker woken to stop, the others left
+		 * asleep on q_cond: the joins below never return. */
+		if (BUG(10))
+			K(r, cond_signal, &r->q_cond);
+		else
+#endif
+			K(r, cond_broadcast, &r->q_cond);
 		K(r, unlock, &r->q_lock);
 		K(r, notify_signal, r->stopfd);
 		K(r, thread_join, r->dispatcher);
@@ -337,7 +344,15 @@ void resid_quiesce(struct resid_region *r)
 {
 	K(r, lock, &r->q_lock);
 	while (r->inflight || r->draining || r->demand.count ||
-	       r->prefetch.count)
+	       r->prefetch.count) {
 		K(r, cond_wait, &r->idle_cond, &r->q_lock);
+#ifdef RESID_HARNESS
+		/* Bug 8: the wait as if under `if`: a wakeup that finds the
+		 * pager still busy (spurious, or work queued since the
+		 * broadcast) returns anyway. */
+		if (BUG(8))
+			break;
+#endif
+	}
 	K(r, unlock, &r->q_lock);
 }

@@ -18,7 +18,7 @@ static const char usage[] =
 	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
 	"                       [--md FILE] [--json FILE] [--no-real]\n"
 	"                       [--shard K/N] [--report FILE]\n"
-	"  The kill matrix: each of the seven bugs switched on alone, and all\n"
+	"  The kill matrix: each of the ten bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
 	"  --schedules, default 20000), the real-kernel storm and TSan over R\n"

@@ -18,14 +18,6 @@
 
 #define OUT_MAX (256u << 10)
 
-/* Bug 7 shows on the real kernel only when fetches are dropped: half the
- * backing reads fail, so some fetches exhaust their retries. And in many
- * small chunks: with 16 chunks another thread soon fetches a lost faulter's
- * chunk again and its CONTINUE wakes it by chance, hiding the missing wake
- * until the storm ends. */
-#define BUG7_FAULT "backing_read/eio=0.6"
-#define BUG7_CHUNK "64K"
-
 /* build/residctl -> build/tsan/residctl; the suppressions beside ci/. */
 static int tsan_paths(const char *self, char *exe, char *supp, size_t n)
 {
@@ -143,10 +135,13 @@ void repro_real(int bug, enum detector det, const struct repro_opts *o,
 static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		     struct detection *d)
 {
-	/* Every switch off: the three storms, with bug 7's faults, must pass. */
-	const char *id = bug ? bug_table[bug].real_scenario : "T-3";
-	int clean = bug == 0, faults = bug == 7 || clean;
+	/* Every switch off: the three storms, with bug 7's faults (the
+	 * harshest), must pass. */
+	const struct bug_info *b = &bug_table[bug ? bug : 7];
+	const char *id = bug ? b->real_scenario : "T-3";
+	int clean = bug == 0;
 	char exe[4096], supp[4096], seed[32], bugs[8], tsan_opts[4300];
+	char opts[256];
 	char *out = malloc(OUT_MAX);
 	int tsan = det == DET_TSAN;
 
@@ -177,11 +172,13 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	}
 	argv[n++] = "--seed";
 	argv[n++] = seed;
-	if (faults) {
+	if (b->real_faults) {
 		argv[n++] = "--fault";
-		argv[n++] = BUG7_FAULT;
+		argv[n++] = (char *)b->real_faults;
+	}
+	if (b->real_chunk) {
 		argv[n++] = "--chunk";
-		argv[n++] = BUG7_CHUNK;
+		argv[n++] = (char *)b->real_chunk;
 	}
 	if (bug) {
 		argv[n++] = "--bug";
@@ -192,10 +189,12 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	int rc = run_capture(argv, tsan ? tsan_opts : NULL, out, OUT_MAX);
 
 	d->seconds = repro_now() - t0;
+	snprintf(opts, sizeof(opts), "%s%s%s%s", b->real_faults ? " --fault " :
+		 "", b->real_faults ? b->real_faults : "", b->real_chunk ?
+		 " --chunk " : "", b->real_chunk ? b->real_chunk : "");
 	if (asprintf(&d->replay, "%s%s check %s%s --seed %s%s%s%s",
 		     tsan ? "TSAN_OPTIONS='...' " : "", exe, id,
-		     clean ? " T-6 T-7" : "", seed,
-		     faults ? " --fault " BUG7_FAULT " --chunk " BUG7_CHUNK : "",
+		     clean ? " T-6 T-7" : "", seed, opts,
 		     bug ? " --bug " : "", bug ? bugs : "") < 0)
 		d->replay = NULL;
 	if (rc == 0 || rc == 1 || rc == 66) {

@@ -29,6 +29,13 @@ static void classify(const struct sim_outcome *o, char *oracle, size_t n)
 	case SIM_STEP_LIMIT:
 		snprintf(oracle, n, "hang (step limit)");
 		return;
+	case SIM_CRASH:
+		snprintf(oracle, n, "crash %.*s", (int)strcspn(o->why, " "),
+			 o->why);
+		return;
+	case SIM_NO_PROGRESS:
+		snprintf(oracle, n, "no scheduling point");
+		return;
 	default:
 		break;
 	}
@@ -63,27 +70,39 @@ static void replay_line(const char *line, const struct sim_outcome *want,
 	}
 }
 
-static void hunt(int bug, const char *id, enum detector det,
-		 const struct repro_opts *o, struct detection *d);
+static void hunt(int bug, const char *id, const char *faults,
+		 enum detector det, const struct repro_opts *o,
+		 struct detection *d);
 
-/* With every switch off, the scenarios the bugs are hunted in must all
- * stay green: the no-false-positive row, a tenth of the cap on each. */
+/* With every switch off, every scenario the bugs are hunted in, with the
+ * faults each hunt adds, must stay green: the no-false-positive row, a
+ * tenth of the cap on each. */
 void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 		 struct detection *d)
 {
-	static const char *const clean[] = { "T-3", "T-6", "T-7" };
+	char done[512] = "";
 
 	if (bug) {
-		hunt(bug, bug_table[bug].sim_scenario, det, o, d);
+		hunt(bug, bug_table[bug].sim_scenario, bug_table[bug].sim_faults,
+		     det, o, d);
 		return;
 	}
 	struct repro_opts each = *o;
 
 	each.max_schedules = o->max_schedules / 10 ? o->max_schedules / 10 : 1;
-	for (size_t i = 0; i < sizeof(clean) / sizeof(clean[0]); i++) {
+	for (int b = 1; b <= NBUGS; b++) {
+		const struct bug_info *x = &bug_table[b];
+		char key[128];
 		struct detection one = { 0 };
 
-		hunt(0, clean[i], det, &each, &one);
+		snprintf(key, sizeof(key), "%s%s%s;", x->sim_scenario,
+			 x->sim_faults ? " with " : "",
+			 x->sim_faults ? x->sim_faults : "");
+		if (strstr(done, key))
+			continue;
+		snprintf(done + strlen(done), sizeof(done) - strlen(done),
+			 "%s ", key);
+		hunt(0, x->sim_scenario, x->sim_faults, det, &each, &one);
 		d->ran = 1;
 		d->schedules += one.schedules;
 		d->seconds += one.seconds;
@@ -94,13 +113,16 @@ void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 		}
 		detection_free(&one);
 	}
-	snprintf(d->why, sizeof(d->why), "T-3, T-6, T-7: %" PRIu64
-		 " schedules, no failure", d->schedules);
+	snprintf(d->why, sizeof(d->why), "%.*s: %" PRIu64 " schedules, no "
+		 "failure", (int)strlen(done) - 2, done, d->schedules);
 }
 
-static void hunt(int bug, const char *id, enum detector det,
-		 const struct repro_opts *o, struct detection *d)
+static void hunt(int bug, const char *id, const char *faults,
+		 enum detector det, const struct repro_opts *o,
+		 struct detection *d)
 {
+	struct fault_plan plan = { 0 };
+	char err[256];
 	struct explore_opts eo = {
 		.p = simprog_find(id),
 		.strategy = det == DET_PCT ? SIM_PCT : SIM_RANDOM,
@@ -116,6 +138,13 @@ static void hunt(int bug, const char *id, enum detector det,
 	struct explore_result r;
 	double t0 = repro_now();
 
+	if ((faults && fault_plan_add(&plan, id, faults, err,
+				      sizeof(err)) < 0) ||
+	    simprog_faults(eo.p, &plan, &plan, err, sizeof(err)) < 0) {
+		snprintf(d->why, sizeof(d->why), "%s", err);
+		return;
+	}
+	eo.faults = &plan;
 	d->ran = 1;
 	explore(&eo, &r);
 	d->seconds = repro_now() - t0; /* to detect; shrinking comes after */

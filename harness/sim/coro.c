@@ -120,11 +120,13 @@ void coro_start(struct sim *s, struct sim_thread *t)
 	s->cur = t;
 	if (sim_access_attach)
 		sim_access_attach(s);
+	guard_arm(s);
 	fiber_switch(t->fiber);
 	if (swapcontext(&s->main_uc, &t->uc) < 0) {
 		perror("sim: swapcontext");
 		abort();
 	}
+	guard_disarm(s);
 	s->cur = NULL;
 	if (sim_access_attach)
 		sim_access_attach(NULL);

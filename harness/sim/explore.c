@@ -213,7 +213,7 @@ void explore_print(FILE *f, const struct explore_opts *o,
 		r->distinct, r->failures, r->seconds,
 		r->seconds > 0 ? (double)r->schedules / r->seconds : 0,
 		r->schedules ? (double)r->steps / (double)r->schedules : 0);
-	for (int v = SIM_FAILED; v <= SIM_STEP_LIMIT; v++)
+	for (int v = SIM_FAILED; v < SIM_NVERDICTS; v++)
 		if (r->by_verdict[v])
 			fprintf(f, "  %-12s %" PRIu64 "\n",
 				sim_verdict_name((enum sim_verdict)v),

@@ -53,7 +53,7 @@ struct explore_opts {
 struct explore_result {
 	uint64_t schedules, failures, distinct, steps;
 	uint64_t *hashes;        /* the distinct lock-order hashes (malloc'd) */
-	uint64_t by_verdict[SIM_STEP_LIMIT + 1];
+	uint64_t by_verdict[SIM_NVERDICTS];
 	uint64_t dedup_fetching, dedup_resident;
 	struct coverage cov;     /* code probes, per schedule */
 	struct fault_plan faults; /* what every schedule injected */
@@ -80,8 +80,8 @@ void replay_run(const struct replay *rp, struct sim_outcome *out);
  * still fails the way *out does; out is updated to the final run. */
 void replay_shrink(struct replay *rp, struct sim_outcome *out);
 
-/* "rc3/REV/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
- * word; STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
+/* "rc3/BUILD/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
+ * word; BUILD is a hash of the tool's sources (+simx in make simx); STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
  * "1+5"; FAULTS "-" or a fault spec list with ':' for '/' in the names,
  * e.g. "backing_read:eio@3+9,wake=0.1". */
 char *replay_encode(const struct replay *rp);

@@ -32,7 +32,7 @@ void explore_row(const struct explore_row *er, const struct explore_opts *o,
 	row_count(row, "steps", r->steps);
 	row_count(row, "dedup_fetching", r->dedup_fetching);
 	row_count(row, "dedup_resident", r->dedup_resident);
-	for (int v = SIM_FAILED; v <= SIM_STEP_LIMIT; v++)
+	for (int v = SIM_FAILED; v < SIM_NVERDICTS; v++)
 		row_count(row, sim_verdict_name((enum sim_verdict)v),
 			  r->by_verdict[v]);
 	for (int p = 0; p < FP_COUNT; p++)

@@ -18,6 +18,10 @@ struct sim_thread;
  * with s->why saying why. */
 enum sim_verdict oracle_quiescence(struct sim *s);
 
+/* A crash or a spin that guard.c caught: s->why names the signal (or the
+ * spin limit), the thread and the function. */
+void oracle_crash(struct sim *s);
+
 /* Each explains a quiescent run or returns 0: 1 with s->why written. */
 int oracle_deadlock(struct sim *s);    /* a cycle in the wait-for graph */
 int oracle_lost_wakeup(struct sim *s); /* a fault nobody will serve */

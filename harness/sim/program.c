@@ -28,6 +28,7 @@ struct run {
 	struct sim_outcome *out;
 	resid_mutex m[2];
 	uint64_t counter;
+	volatile uint64_t ok;      /* self-crash, self-spin */
 };
 
 struct app {
@@ -117,18 +118,50 @@ static void selfrace_main(void *arg)
 	}
 }
 
-static void selfrace_run(struct run *run, struct app *apps)
+/* Thread 0 clears `ok` for one step; thread 1 then divides by it
+ * (self-crash: SIGFPE) or spins until it is set, with no scheduling point
+ * in the loop (self-spin: no schedule can end it). Either only when a
+ * preemption at thread 0's unlock lets thread 1 in. */
+static void selfbreak_main(void *arg)
+{
+	struct app *a = arg;
+	struct run *run = a->run;
+	const struct resid_seam *k = sim_seam(run->s);
+
+	k->lock(k->ctx, &run->m[a->id]);
+	if (a->id == 0)
+		run->ok = 0;
+	k->unlock(k->ctx, &run->m[a->id]);
+	if (a->id == 0)
+		run->ok = 1;
+	else if (run->p->sim->pattern == READ_SELF_SPIN)
+		while (!run->ok)
+			continue;
+	else
+		run->counter += 100 / run->ok;
+}
+
+/* The harness's self-tests: two threads, two locks, no pager. */
+static void selftest_run(struct run *run, struct app *apps,
+			 void (*fn)(void *))
 {
 	const struct resid_seam *k = sim_seam(run->s);
-	uint64_t want = (uint64_t)run->p->sim->threads * run->ops;
 
+	run->ok = 1;
 	k->mutex_init(k->ctx, &run->m[0]);
 	k->mutex_init(k->ctx, &run->m[1]);
-	for (uint32_t t = 0; t < run->p->sim->threads; t++) {
+	for (uint32_t t = 0; t < 2; t++) {
 		apps[t] = (struct app){ run, t };
-		sim_spawn(run->s, selfrace_main, &apps[t], "self");
+		sim_spawn(run->s, fn, &apps[t], "self");
 	}
 	sim_join_apps(run->s);
+}
+
+static void selfrace_run(struct run *run, struct app *apps)
+{
+	uint64_t want = (uint64_t)run->p->sim->threads * run->ops;
+
+	selftest_run(run, apps, selfrace_main);
 	if (run->counter != want)
 		sim_fail(run->s, "lost update: the counter holds %" PRIu64
 			 " after %" PRIu64 " unlocked bumps", run->counter,
@@ -155,21 +188,19 @@ static void main_thread(void *arg)
 	struct app apps[8];
 	char err[RESID_ERRLEN];
 
-	if (p->pattern == READ_SELF_DEADLOCK) {
-		const struct resid_seam *k = sim_seam(run->s);
-
-		k->mutex_init(k->ctx, &run->m[0]);
-		k->mutex_init(k->ctx, &run->m[1]);
-		for (uint32_t t = 0; t < 2; t++) {
-			apps[t] = (struct app){ run, t };
-			sim_spawn(run->s, selftest_main, &apps[t], "self");
-		}
-		sim_join_apps(run->s);
+	switch (p->pattern) {
+	case READ_SELF_DEADLOCK:
+		selftest_run(run, apps, selftest_main);
 		return;
-	}
-	if (p->pattern == READ_SELF_RACE) {
+	case READ_SELF_RACE:
 		selfrace_run(run, apps);
 		return;
+	case READ_SELF_CRASH:
+	case READ_SELF_SPIN:
+		selftest_run(run, apps, selfbreak_main);
+		return;
+	default:
+		break;
 	}
 	run->r = resid_open(&run->cfg, err);
 	if (!run->r) {
@@ -215,8 +246,7 @@ static void configure(struct run *run, const struct sim_config *sc)
 
 uint32_t simprog_can_fire(const struct scenario *p)
 {
-	return p->sim->pattern == READ_SELF_DEADLOCK ||
-		p->sim->pattern == READ_SELF_RACE ? 0 : FAULT_ALL;
+	return p->sim->pattern >= READ_SELF_DEADLOCK ? 0 : FAULT_ALL;
 }
 
 int simprog_faults(const struct scenario *p, const struct fault_plan *user,
@@ -257,6 +287,7 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 
 	memset(out, 0, sizeof(*out));
 	c.stat_lag_bytes = p->sim->stat_lag;
+	c.spin_limit_ms = p->sim->spin_ms;
 	run.s = sim_create(&c);
 	if (run.s)
 		run.fs = fault_seam_new(sim_seam(run.s), faults, sc->seed, draw,

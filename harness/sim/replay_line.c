@@ -72,7 +72,7 @@ char *replay_encode(const struct replay *rp)
 		snprintf(strat, sizeof(strat), "random");
 	bugs_format(rp->bugs, bugs, sizeof(bugs));
 	len = (size_t)snprintf(s, cap, "rc3/%s%s/%s/%s/%" PRIu64 "/%s/%u/%s/",
-			       RESID_REV, sim_build(), rp->p->id, strat,
+			       RESID_SIM_BUILD, sim_build(), rp->p->id, strat,
 			       rp->seed, bugs, rp->ops, faults);
 	free(faults);
 	/* Run-length: "thread*count" or "thread", dot-separated. */
@@ -122,12 +122,12 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 		return bad(err, n, why);
 	char here[80];
 
-	snprintf(here, sizeof(here), "%s%s", RESID_REV, sim_build());
+	snprintf(here, sizeof(here), "%s%s", RESID_SIM_BUILD, sim_build());
 	if (strcmp(rev, here)) {
 		snprintf(err, n, "replay line is from build %s, this is %s: "
-			 "replay it in the build that printed it (check out "
-			 "its revision and rebuild; a +simx line needs make "
-			 "simx and build/simx/residctl)", rev, here);
+			 "replay it in the build that printed it (the same "
+			 "sources; a +simx line needs make simx and "
+			 "build/simx/residctl)", rev, here);
 		return -1;
 	}
 	rp->p = simprog_find(id);

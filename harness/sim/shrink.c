@@ -11,14 +11,17 @@
 #define SHRINK_RUNS 20000
 
 /* The same failure: same verdict and, for an oracle, the same oracle (the
- * reason up to its first colon, e.g. "I-4 (...)"). */
+ * reason up to its first colon, e.g. "I-4 (...)"); for a crash, the same
+ * signal ("SIGFPE (...)"). */
 static int same_failure(const struct sim_outcome *a, const struct sim_outcome *b)
 {
+	const char *cut = a->verdict == SIM_CRASH ? "(" : ":";
+
 	if (a->verdict != b->verdict)
 		return 0;
-	if (a->verdict != SIM_FAILED)
+	if (a->verdict != SIM_FAILED && a->verdict != SIM_CRASH)
 		return 1;
-	size_t la = strcspn(a->why, ":"), lb = strcspn(b->why, ":");
+	size_t la = strcspn(a->why, cut), lb = strcspn(b->why, cut);
 
 	return la == lb && !strncmp(a->why, b->why, la);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle.h"
 #include "rng.h"
 #include "sim_internal.h"
 #include "strategy.h"
@@ -131,6 +132,8 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	t->app_fn = fn;
 	t->arg = arg;
 	coro_start(s, t);
+	if (s->verdict == SIM_CRASH || s->verdict == SIM_NO_PROGRESS)
+		oracle_crash(s);
 	return s->verdict;
 }
 
@@ -191,6 +194,8 @@ const char *sim_verdict_name(enum sim_verdict v)
 		[SIM_LOST_WAKEUP] = "lost-wakeup",
 		[SIM_NO_SIGNAL] = "no-signal",
 		[SIM_STEP_LIMIT] = "step-limit",
+		[SIM_CRASH] = "crash",
+		[SIM_NO_PROGRESS] = "no-progress",
 	};
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] :

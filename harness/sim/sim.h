@@ -38,7 +38,15 @@ enum sim_verdict {
 	 * condition or lock to blame: threads wait only on timers or joins
 	 * (a livelock in virtual time; sim_why starts with "hang"). */
 	SIM_STEP_LIMIT,
+	/* A controlled thread crashed: SIGSEGV, SIGBUS, SIGFPE, SIGILL, or
+	 * SIGABRT (abort, a failed assert); sim_why names the signal, the
+	 * thread and the function (guard.c). */
+	SIM_CRASH,
+	/* A controlled thread ran spin_limit_ms of CPU time without reaching
+	 * a scheduling point: a spin no schedule can end. */
+	SIM_NO_PROGRESS,
 };
+#define SIM_NVERDICTS (SIM_NO_PROGRESS + 1)
 
 struct sim_config {
 	uint64_t seed;
@@ -60,6 +68,9 @@ struct sim_config {
 	 * starving a thread forever makes livelocks no fair scheduler would.
 	 * 0: 10,000. */
 	uint64_t fair_steps;
+	/* CPU time a controlled thread may run without a scheduling point
+	 * before the run ends with SIM_NO_PROGRESS; 0: 1000 ms. */
+	uint64_t spin_limit_ms;
 };
 
 struct sim;
@@ -102,6 +113,11 @@ uint64_t sim_draw(struct sim *s);
  * scheduling point with SIM_FAILED and this reason (the first one kept). */
 void sim_fail(struct sim *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Whether crashes and spins of controlled threads become verdicts here
+ * (SIM_CRASH, SIM_NO_PROGRESS); 0 under ThreadSanitizer, whose runtime
+ * owns the signals, where they take the process down. */
+int sim_guarded(void);
 
 /* After sim_run. */
 const char *sim_why(const struct sim *s);       /* one line */

@@ -108,6 +108,16 @@ struct sim_file {
 	struct sim_memfd *mf;     /* FK_MEMFD */
 };
 
+/* What guard.c caught: a crash (sig) or a spin (sig 0). */
+#define SIM_CRASH_FRAMES 24
+struct sim_crash {
+	int sig, code;            /* the signal and its si_code */
+	uintptr_t addr, pc;       /* si_addr; where the thread was */
+	uint16_t thread;
+	void *frames[SIM_CRASH_FRAMES]; /* backtrace() from the handler */
+	int nframes;
+};
+
 struct sim {
 	struct sim_config cfg;
 	struct resid_seam seam;
@@ -146,6 +156,9 @@ struct sim {
 	struct sim_memfd **memfds;
 	uint32_t nmemfds, cap_memfds;
 	uint64_t msg_seq, stat_reported, continues_ok;
+
+	struct sim_crash crash;
+	uint64_t spin_ms;         /* the spin limit in force */
 };
 
 /* The seam table; sim_create copies it and sets ctx. */
@@ -160,6 +173,11 @@ void coro_switch(struct sim *s, struct sim_thread *from, struct sim_thread *to);
 void coro_start(struct sim *s, struct sim_thread *t);
 /* Ends the run: back to sim_run, never to resume this thread. */
 void coro_end_run(struct sim *s, enum sim_verdict v) __attribute__((noreturn));
+
+/* guard.c: around a run (coro_start), crashes and spins of controlled
+ * threads end the run with SIM_CRASH or SIM_NO_PROGRESS (s->crash). */
+void guard_arm(struct sim *s);
+void guard_disarm(struct sim *s);
 
 /* sched.c */
 /* The running controlled thread; aborts outside sim_run, where nothing

@@ -16,11 +16,17 @@ void suite_invariants(void); /* test_invariants.c */
 void suite_pager(void);    /* test_pager.c */
 void suite_fault(void);    /* test_fault.c */
 void suite_sim(void);      /* test_sim.c */
+void suite_sim_guard(void); /* test_sim_guard.c */
 void suite_bugs(void);     /* test_bugs.c */
 void suite_misuse(void);   /* test_misuse.c */
 void suite_cli(void);      /* test_cli.c */
 void suite_scenarios(void); /* test_scenarios.c */
 void suite_coverage(void); /* test_coverage.c */
 void suite_conformance(void); /* test_conformance.c */
+
+/* time_limit.c: every registered test under a limit of this many seconds;
+ * -1 with a line on stderr. And the limit's own self-test suite. */
+int time_limit_wrap_all(unsigned seconds);
+void suite_time_limit_self_test(void);
 
 #endif

@@ -23,14 +23,20 @@ static void parse_and_format(void)
 	CU_ASSERT_STRING_EQUAL(buf, "1+5");
 	CU_ASSERT_EQUAL(bugs_parse(buf, &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m, (1u << 1) | (1u << 5));
+	CU_ASSERT_EQUAL(bugs_parse("8,10", &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m, (1u << 8) | (1u << 10));
+	bugs_format(m, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "8+10");
+	CU_ASSERT_EQUAL(bugs_parse(buf, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m, (1u << 8) | (1u << 10));
 	CU_ASSERT_EQUAL(bugs_parse("all", &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m, BUGS_ALL);
 	bugs_format(0, buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "-");
 	CU_ASSERT_EQUAL(bugs_parse(buf, &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m, 0);
-	static const char *const bad[] = { "0", "8", "12", "1,", ",1", "1;2",
-					   "x", "" };
+	static const char *const bad[] = { "0", "11", "12", "010", "1,", ",1",
+					   "1;2", "1+", "x", "" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';

@@ -23,8 +23,7 @@ static void every_scenario_is_found_and_well_formed(void)
 			continue;
 		CU_ASSERT(z->threads >= 1 && z->threads <= 8);
 		CU_ASSERT(z->ops >= 1);
-		if (z->pattern != READ_SELF_DEADLOCK &&
-		    z->pattern != READ_SELF_RACE)
+		if (z->pattern < READ_SELF_DEADLOCK)
 			CU_ASSERT(z->budget_chunks >= 1 && z->workers >= 1 &&
 				  z->chunks >= z->budget_chunks &&
 				  (z->pattern != READ_ALTERNATE ||
