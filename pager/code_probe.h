@@ -19,6 +19,8 @@
 	  "the fetch was abandoned with a wake")                               \
 	X(continue_error, 0, "CONTINUE failed otherwise (EFAULT, ...); the "   \
 	  "fetch was abandoned with a wake")                                   \
+	X(piece_mapped_early, 1, "a piece of a chunk was mapped (its faulters " \
+	  "woken) while the rest was still to be read")                       \
 	X(read_short, 1, "a backing read delivered fewer bytes than asked; "   \
 	  "the fill went on")                                                  \
 	X(read_retried, 1, "a backing read failed or returned nothing and was " \

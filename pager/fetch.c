@@ -121,18 +121,21 @@ static void fetch_backoff(struct resid_region *r, struct chunk *c)
 		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
-/* Reads the chunk's bytes into B until all are there; short reads are legal.
- * The page tail past the backing store's end reads as zeros. */
-static int fill_b(struct resid_region *r, struct chunk *c)
+/* Reads [at, at + len) of the chunk into B until all is there; short reads
+ * are legal. The page tail past the backing store's end reads as zeros. */
+static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
+		  uint64_t len)
 {
-	uint8_t *dst = r->b + c->off;
-	uint64_t got = 0;
+	uint8_t *dst = r->b + c->off + at;
+	uint64_t data = c->data_len > at ? c->data_len - at : 0, got = 0;
 	int errors = 0;
 
-	INV_ASSERT(inv_not_in_a(dst, c->len, r->a, r->len));
-	while (got < c->data_len) {
-		long n = backing_read(r, dst + got, c->data_len - got,
-				      c->off + got);
+	if (data > len)
+		data = len;
+	INV_ASSERT(inv_not_in_a(dst, len, r->a, r->len));
+	while (got < data) {
+		long n = backing_read(r, dst + got, data - got,
+				      c->off + at + got);
 
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
@@ -147,31 +150,32 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 			CODE_PROBE(1, read_retried);
 			continue;
 		}
-		if ((uint64_t)n < c->data_len - got) {
+		if ((uint64_t)n < data - got) {
 			STAT_INC(r, io_short);
 			CODE_PROBE(1, read_short);
 		}
 		got += (uint64_t)n;
 	}
-	if (c->data_len < c->len)
-		memset(dst + c->data_len, 0, c->len - c->data_len);
+	if (data < len)
+		memset(dst + data, 0, len - data);
 	return 0;
 }
 
-/* CONTINUE over the chunk in A; on partial progress go on from where it
- * stopped. Returns the bytes mapped, or -errno. */
-static int64_t map_a(struct resid_region *r, struct chunk *c)
+/* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
+ * on from where it stopped. Returns the bytes mapped, or -errno. */
+static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
+		     uint64_t len)
 {
-	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off), done = 0;
+	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off + at), done = 0;
 	int errors = 0;
 
-	while (done < c->len) {
+	while (done < len) {
 		int64_t mapped = 0;
 		int rc = K(r, uffd_continue, r->uffd, base + done,
-			   c->len - done, &mapped);
+			   len - done, &mapped);
 
 		if (rc == 0) {
-			done = c->len;
+			done = len;
 			break;
 		}
 		if (rc == -EAGAIN) {
@@ -205,15 +209,49 @@ static uint64_t admission_bound(struct resid_region *r, uint32_t id)
 }
 
 /* The phase timers of a fetch that landed: t[0] start, t[1] reserved,
- * t[2] read, t[3] mapped. */
+ * t[2] and t[3] the time spent reading and mapping its pieces. */
 static void record_phases(struct resid_region *r, const uint64_t t[4])
 {
 	if (!r->cfg.phase_timers)
 		return;
 	STAT_ADD(r, reserve_ns, t[1] - t[0]);
-	STAT_ADD(r, read_ns, t[2] - t[1]);
-	STAT_ADD(r, continue_ns, t[3] - t[2]);
+	STAT_ADD(r, read_ns, t[2]);
+	STAT_ADD(r, continue_ns, t[3]);
 	STAT_ADD(r, fetch_ns, phase_clock(r) - t[0]);
+}
+
+/* Reads and maps the chunk piece by piece (cfg.fetch_piece): CONTINUE
+ * wakes the faulters of a piece as soon as it is in, so the application
+ * consumes it while the next is read. Returns the bytes mapped, or -errno
+ * from the read or the CONTINUE that failed; what was mapped before stays
+ * until the caller's punch. */
+static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
+			    uint64_t t[4])
+{
+	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+
+	for (uint64_t at = 0; at < c->len; at += piece) {
+		uint64_t len = c->len - at < piece ? c->len - at : piece;
+		uint64_t t0 = phase_clock(r);
+		int rc = fill_b(r, c, at, len);
+
+		if (rc < 0) {
+			CODE_PROBE(1, abandon_read_error);
+			return rc;
+		}
+		uint64_t t1 = phase_clock(r);
+		int64_t mapped = map_a(r, c, at, len);
+
+		if (mapped < 0)
+			return mapped;
+		if (at + len < c->len) {
+			STAT_INC(r, continue_pieces);
+			CODE_PROBE(1, piece_mapped_early);
+		}
+		t[2] += t1 - t0;
+		t[3] += phase_clock(r) - t1;
+	}
+	return (int64_t)c->len;
 }
 
 /* With the chunk locked and FETCHING. */
@@ -251,17 +289,8 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	}
 	t[1] = phase_clock(r);
 	fetch_backoff(r, c);
-	int rc = fill_b(r, c);
+	int64_t mapped = fill_and_map(r, c, t);
 
-	if (rc < 0) {
-		CODE_PROBE(1, abandon_read_error);
-		fetch_failed(r, c, -rc);
-		return;
-	}
-	t[2] = phase_clock(r);
-	int64_t mapped = map_a(r, c);
-
-	t[3] = phase_clock(r);
 	if (mapped < 0) {
 		fetch_failed(r, c, (int)-mapped);
 		return;
