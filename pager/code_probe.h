@@ -30,6 +30,8 @@
 	  "fetch was abandoned with a punch, a release and a wake")            \
 	X(demand_infeasible, 1, "a demand fetch found no room in the budget "  \
 	  "and retried after a pause")                                         \
+	X(demand_waits_landing, 0, "a demand fetch waited for the job of a "  \
+	  "chunk that had just landed, its best victim, to unpin it")          \
 	X(demand_gave_up, 0, "a demand fetch stayed infeasible past "          \
 	  "demand_retries and was abandoned with a wake")                      \
 	X(prefetch_declined, 1, "a prefetch found nothing it may evict; it "   \

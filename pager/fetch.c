@@ -10,6 +10,10 @@
 /* Fetches of one chunk that may fail in a row before it fails for good
  * (failure.c); each waits twice as long as the one before, from 1 ms. */
 #define FETCH_FAILURES 8
+/* A demand fetch waits for the job of a chunk that just landed to unpin it
+ * (budget_reserve -EBUSY) at most this many times, 50 us each, then
+ * evicts the next best. */
+#define LANDING_WAITS 100
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -258,16 +262,24 @@ static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 {
 	struct chunk *c = &r->chunks[id];
-	uint32_t attempt = 0;
+	uint32_t attempt = 0, waits = 0;
 	uint64_t t[4] = { phase_clock(r) };
 
 	if (prefetch)
 		budget_retain(r, c);
 	for (;;) {
 		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
+		int rc = budget_reserve(r, c, c->len, must,
+					waits < LANDING_WAITS);
 
-		if (budget_reserve(r, c, c->len, must) == 0)
+		if (rc == 0)
 			break;
+		if (rc == -EBUSY) {
+			waits++;
+			CODE_PROBE(1, demand_waits_landing);
+			K(r, sleep_ns, 50000);
+			continue;
+		}
 		STAT_INC(r, infeasible);
 		if (prefetch) {
 			__atomic_store_n(&c->declined_until, K(r, clock_ns) +

@@ -185,7 +185,7 @@ void queue_demand(struct resid_region *r, uint32_t id);
 
 /* budget.c */
 int budget_reserve(struct resid_region *r, struct chunk *c, uint64_t need,
-		   uint64_t must_exceed);
+		   uint64_t must_exceed, int may_wait);
 void budget_release(struct resid_region *r, uint64_t need);
 void budget_commit_and_pin(struct resid_region *r, struct chunk *c);
 void budget_unpin(struct resid_region *r, struct chunk *c);
