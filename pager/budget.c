@@ -116,23 +116,31 @@ static void check_pins_explained(struct resid_region *r)
 			   inflight - 1);
 }
 
-/* A demand fetch's best victim may be a chunk that has just landed: its
- * faulters already run, but the job that fetched it holds its pin for a
- * moment more (commit to unpin; longer when a woken faulter took that job's
- * CPU). Evicting the next best instead reads more than the policy's choice
- * (on a cyclic scan, a chunk more per pass). True when such a chunk, pinned
- * by its job and not by retention, is used later than v. */
+/* A demand fetch's best victim may be a chunk that has just landed and
+ * that the application has moved on from (an access was announced since):
+ * its job has yet to commit it (FETCHING, landing) or to unpin it, for a
+ * moment (longer when the woken faulter took that job's CPU). Evicting the
+ * next best instead reads more than the policy's choice (on a cyclic scan,
+ * a chunk more per pass). Without an announcement since, its faulter may
+ * still need it (one instruction can touch two chunks): no wait, or two
+ * faults could evict each other's chunk for ever. True when such a chunk
+ * is used later than v. */
 static int victim_landing(struct resid_region *r, const struct chunk *self,
 			  int64_t v)
 {
+	uint64_t seq = __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
 	uint32_t n = 0;
 	int64_t w;
 
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		const struct chunk *c = &r->chunks[i];
+		int st = chunk_state(c);
+		int held = (st == CH_RESIDENT && c->pin > c->retained) ||
+			(st == CH_FETCHING &&
+			 __atomic_load_n(&c->landing, __ATOMIC_ACQUIRE));
 
-		if (c != self && chunk_state(c) == CH_RESIDENT &&
-		    c->pin > c->retained)
+		if (c != self && held && __atomic_load_n(&c->landed_access,
+							 __ATOMIC_RELAXED) < seq)
 			r->cand[n++] = i;
 	}
 	if (!n)

@@ -244,11 +244,22 @@ static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			return rc;
 		}
 		uint64_t t1 = phase_clock(r);
+		int last = at + len == c->len;
+
+		/* Before the CONTINUE that wakes the faulters: a woken faulter
+		 * may take this job's CPU at once. */
+		if (last) {
+			__atomic_store_n(&c->landed_access, __atomic_load_n(
+				&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+			__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
+		}
 		int64_t mapped = map_a(r, c, at, len);
 
-		if (mapped < 0)
+		if (mapped < 0) {
+			__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
 			return mapped;
-		if (at + len < c->len) {
+		}
+		if (!last) {
 			STAT_INC(r, continue_pieces);
 			CODE_PROBE(1, piece_mapped_early);
 		}
@@ -320,6 +331,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 #endif
 	budget_commit_and_pin(r, c);
 	chunk_set_state(r, c, CH_RESIDENT);
+	__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
 	K(r, lock, &r->policy_lock);
 	policy_on_resident(r->policy, id);
 	if (!prefetch)

@@ -38,6 +38,9 @@ static uint64_t violations;
 static uint64_t piece, read_to[8];
 static uintptr_t a_base;
 static unsigned long mapped_unread, mapped_early;
+/* landing_delay: the job that mapped a chunk's last piece stalls 2 ms, as
+ * one whose CPU the woken faulter took. */
+static int landing_delay;
 static long fail_mid;
 
 static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
@@ -69,6 +72,13 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 
 		mapped_unread += off % CHUNK + len > to;
 		mapped_early += to < CHUNK;
+	}
+	if (landing_delay && (addr - a_base) % CHUNK + len == CHUNK) {
+		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, len,
+							mapped);
+
+		usleep(2000);
+		return rc;
 	}
 	if (partial_continue && len > 4096) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, 4096,
@@ -171,6 +181,7 @@ static uint64_t scan(struct resid_stats *s)
 	fail_first = 0;
 	reconcile_every = 0;
 	piece = 0;
+	landing_delay = 0;
 	return bad;
 }
 
@@ -275,6 +286,22 @@ static void failed_piece_abandons_mapped_ones(void)
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT_EQUAL(s.abandoned, 1);
 	CU_ASSERT_EQUAL(s.continue_pieces, 3 * s.fetches + 1);
+}
+
+/* The application reaches the next chunk while the job of the one it
+ * left has not committed it yet: the next fetch waits for that job rather
+ * than evict another chunk, so the declared order reads what Belady does
+ * over 3 passes of 8 chunks in a budget of 2 (8 misses, then the kept
+ * chunk 7 hits: 6, then 7 again). */
+static void next_fetch_waits_for_landing_pin(void)
+{
+	struct resid_stats s;
+
+	piece = CHUNK / 4;
+	landing_delay = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8 + 6 + 7);
 }
 
 static void prefetch_scan_is_clean(void)
@@ -452,6 +479,8 @@ void suite_pager(void)
 		    pieces_mapped_as_read);
 	CU_add_test(s, "a failed piece abandons the pieces mapped before it",
 		    failed_piece_abandons_mapped_ones);
+	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
+		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
 		    unaligned_tail_is_accounted);
