@@ -127,14 +127,17 @@ static const char *quot(char *buf, size_t n, const struct arm_result *a,
 	return buf;
 }
 
-/* The arm-A variant that read the fewest bytes, or NULL. */
-static const struct arm_result *best_a(const struct arm_result *r, int *which)
+/* The arm-A variant that read the fewest bytes (or took the least wall
+ * time), or NULL. */
+static const struct arm_result *best_a(const struct arm_result *r, int *which,
+				       int by_time)
 {
 	const struct arm_result *best = NULL;
 
 	for (int a = 0; a < NARMS; a++)
 		if (arms[a].advice >= 0 && r[a].ok &&
-		    (!best || r[a].io_bytes < best->io_bytes)) {
+		    (!best || (by_time ? r[a].seconds < best->seconds :
+			       r[a].io_bytes < best->io_bytes))) {
 			best = &r[a];
 			*which = a;
 		}
@@ -156,7 +159,7 @@ static void summary_row(const struct arms_opts *o, int i,
 	const struct arm_result *ref = any_run(r), *c = &r[ARM_C], *d = &r[ARM_D];
 	const struct arm_result *e = &r[ARM_E];
 	int which = 0;
-	const struct arm_result *a = best_a(r, &which);
+	const struct arm_result *a = best_a(r, &which, 0);
 	uint64_t bound = ref ? ref->bound_bytes : 0, fnu = ref ? ref->fnu_bytes : 0;
 	char q[8][16];
 
@@ -224,21 +227,6 @@ static void title(const struct arms_opts *o)
 	}
 }
 
-/* The arm-A variant that took the least wall time, or NULL. */
-static const struct arm_result *fastest_a(const struct arm_result *r,
-					  int *which)
-{
-	const struct arm_result *best = NULL;
-
-	for (int a = 0; a < NARMS; a++)
-		if (arms[a].advice >= 0 && r[a].ok &&
-		    (!best || r[a].seconds < best->seconds)) {
-			best = &r[a];
-			*which = a;
-		}
-	return best;
-}
-
 /* MiB/s of the pager's fetches: bytes over the time from the reserve to
  * the last CONTINUE (whole), or inside the backing reads only (reads). */
 static double fetch_rate(const struct arm_result *r, int whole)
@@ -269,7 +257,7 @@ static void print_time(const struct arms_opts *o,
 	printf("\n");
 	for (int i = 0; i < o->nratios; i++) {
 		int which = 0;
-		const struct arm_result *a = fastest_a(res[i], &which);
+		const struct arm_result *a = best_a(res[i], &which, 1);
 
 		printf("| %.3f | ", o->ratio[i]);
 		if (a)
