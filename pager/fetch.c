@@ -10,10 +10,11 @@
 /* Fetches of one chunk that may fail in a row before it fails for good
  * (failure.c); each waits twice as long as the one before, from 1 ms. */
 #define FETCH_FAILURES 8
-/* A demand fetch waits for the job of a chunk that just landed to unpin it
- * (budget_reserve -EBUSY) at most this many times, 50 us each, then
- * evicts the next best. */
-#define LANDING_WAITS 100
+/* A demand fetch waits for the job of a chunk that just landed to commit
+ * and unpin it (budget_reserve -EBUSY), 50 us at a time, at most this long,
+ * then evicts the next best: a job off its CPU on a loaded machine took up
+ * to a few hundred ms here, a refetch costs less than that. */
+#define LANDING_WAIT_NS (100 * 1000000ull)
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -273,20 +274,22 @@ static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 {
 	struct chunk *c = &r->chunks[id];
-	uint32_t attempt = 0, waits = 0;
-	uint64_t t[4] = { phase_clock(r) };
+	uint32_t attempt = 0;
+	uint64_t t[4] = { phase_clock(r) }, wait_from = 0;
 
 	if (prefetch)
 		budget_retain(r, c);
 	for (;;) {
 		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
-		int rc = budget_reserve(r, c, c->len, must,
-					waits < LANDING_WAITS);
+		int rc = budget_reserve(r, c, c->len, must, !wait_from ||
+					K(r, clock_ns) - wait_from <
+					LANDING_WAIT_NS);
 
 		if (rc == 0)
 			break;
 		if (rc == -EBUSY) {
-			waits++;
+			if (!wait_from)
+				wait_from = K(r, clock_ns);
 			CODE_PROBE(1, demand_waits_landing);
 			K(r, sleep_ns, 50000);
 			continue;
