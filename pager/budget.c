@@ -116,13 +116,52 @@ static void check_pins_explained(struct resid_region *r)
 			   inflight - 1);
 }
 
+/* A demand fetch's best victim may be a chunk that has just landed and
+ * that the application has moved on from (an access was announced since):
+ * its job has yet to commit it (FETCHING, landing) or to unpin it, for a
+ * moment (longer when the woken faulter took that job's CPU). Evicting the
+ * next best instead reads more than the policy's choice (on a cyclic scan,
+ * a chunk more per pass). Without an announcement since, its faulter may
+ * still need it (one instruction can touch two chunks): no wait, or two
+ * faults could evict each other's chunk for ever. True when such a chunk
+ * is used later than v. */
+static int victim_landing(struct resid_region *r, const struct chunk *self,
+			  int64_t v)
+{
+	uint64_t seq = __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
+	uint32_t n = 0;
+	int64_t w;
+
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		const struct chunk *c = &r->chunks[i];
+		int st = chunk_state(c);
+		int held = (st == CH_RESIDENT && c->pin > c->retained) ||
+			(st == CH_FETCHING &&
+			 __atomic_load_n(&c->landing, __ATOMIC_ACQUIRE));
+
+		if (c != self && held && __atomic_load_n(&c->landed_access,
+							 __ATOMIC_RELAXED) < seq)
+			r->cand[n++] = i;
+	}
+	if (!n)
+		return 0;
+	if (v >= 0)
+		r->cand[n++] = (uint32_t)v;
+	K(r, lock, &r->policy_lock);
+	w = policy_victim(r->policy, r->cand, n, POLICY_NEVER);
+	K(r, unlock, &r->policy_lock);
+	return w >= 0 && w != v;
+}
+
 /* With the budget lock: evicts until `need` more bytes fit or nothing may
  * go. must_exceed is POLICY_NEVER for a demand fetch, which may also break a
  * retention; otherwise only chunks used strictly later than must_exceed go.
+ * A demand fetch that may wait stops, with *landing set, where its best
+ * victim is still pinned by the job that fetched it (victim_landing).
  * Returns the evictions made. */
 static uint32_t make_room_locked(struct resid_region *r,
 				 const struct chunk *self, uint64_t need,
-				 uint64_t must_exceed)
+				 uint64_t must_exceed, int *landing)
 {
 	uint32_t evicted = 0;
 
@@ -134,6 +173,10 @@ static uint32_t make_room_locked(struct resid_region *r,
 		K(r, lock, &r->policy_lock);
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
 		K(r, unlock, &r->policy_lock);
+		if (landing && victim_landing(r, self, v)) {
+			*landing = 1;
+			break;
+		}
 		if (v >= 0) {
 			if (evict_locked(r, (uint32_t)v) < 0)
 				break;
@@ -148,12 +191,22 @@ static uint32_t make_room_locked(struct resid_region *r,
 }
 
 /* Makes room for `need` bytes and reserves them (see make_room_locked for
- * must_exceed). -EAGAIN: infeasible. */
+ * must_exceed). -EAGAIN: infeasible. -EBUSY: a demand fetch with may_wait
+ * whose best victim has just landed and is still pinned by its job; try
+ * again in a moment. */
 int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
-		   uint64_t must_exceed)
+		   uint64_t must_exceed, int may_wait)
 {
+	int landing = 0;
+
 	K(r, lock, &r->budget_lock);
-	make_room_locked(r, self, need, must_exceed);
+	make_room_locked(r, self, need, must_exceed,
+			 may_wait && must_exceed == POLICY_NEVER ? &landing :
+			 NULL);
+	if (landing) {
+		K(r, unlock, &r->budget_lock);
+		return -EBUSY;
+	}
 	if (r->resident + r->reserved + need > r->budget) {
 		if (must_exceed == POLICY_NEVER)
 			INV_ASSERT(check_pins_explained(r));
@@ -266,7 +319,7 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 		return;
 	K(r, lock, &r->budget_lock);
 	uint32_t evicted = make_room_locked(r, &r->chunks[next],
-					    r->chunks[next].len, must);
+					    r->chunks[next].len, must, NULL);
 
 	STAT_ADD(r, evict_ahead, evicted);
 	CODE_PROBE(evicted > 0, evict_ahead);

@@ -19,6 +19,8 @@
 	  "the fetch was abandoned with a wake")                               \
 	X(continue_error, 0, "CONTINUE failed otherwise (EFAULT, ...); the "   \
 	  "fetch was abandoned with a wake")                                   \
+	X(piece_mapped_early, 1, "a piece of a chunk was mapped (its faulters " \
+	  "woken) while the rest was still to be read")                       \
 	X(read_short, 1, "a backing read delivered fewer bytes than asked; "   \
 	  "the fill went on")                                                  \
 	X(read_retried, 1, "a backing read failed or returned nothing and was " \
@@ -28,6 +30,8 @@
 	  "fetch was abandoned with a punch, a release and a wake")            \
 	X(demand_infeasible, 1, "a demand fetch found no room in the budget "  \
 	  "and retried after a pause")                                         \
+	X(demand_waits_landing, 0, "a demand fetch waited for the job of a "  \
+	  "chunk that had just landed, its best victim, to unpin it")          \
 	X(demand_gave_up, 0, "a demand fetch stayed infeasible past "          \
 	  "demand_retries and was abandoned with a wake")                      \
 	X(prefetch_declined, 1, "a prefetch found nothing it may evict; it "   \

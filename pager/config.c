@@ -22,6 +22,7 @@ void resid_config_init(struct resid_config *cfg)
 	cfg->fetching_timeout_ms = 30000;
 	cfg->reconcile_interval = 16;
 	cfg->prefetch_backoff_ms = 100;
+	cfg->fetch_piece = 1ull << 20;
 }
 
 void resid_harness_init(struct resid_harness *h)
@@ -94,6 +95,12 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 	if (c->prefetch_depth > 64) {
 		snprintf(err, n, "prefetch_depth %u is out of range: use 0..64",
 			 c->prefetch_depth);
+		return -1;
+	}
+	if (c->fetch_piece % RESID_PAGE) {
+		snprintf(err, n, "fetch_piece %" PRIu64 " is not a multiple of "
+			 "%llu: round it, or 0 for whole chunks", c->fetch_piece,
+			 RESID_PAGE);
 		return -1;
 	}
 	if (c->reconcile_interval == 0 || c->fetching_timeout_ms == 0) {

@@ -10,6 +10,11 @@
 /* Fetches of one chunk that may fail in a row before it fails for good
  * (failure.c); each waits twice as long as the one before, from 1 ms. */
 #define FETCH_FAILURES 8
+/* A demand fetch waits for the job of a chunk that just landed to commit
+ * and unpin it (budget_reserve -EBUSY), 50 us at a time, at most this long,
+ * then evicts the next best: a job off its CPU on a loaded machine took up
+ * to a few hundred ms here, a refetch costs less than that. */
+#define LANDING_WAIT_NS (100 * 1000000ull)
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -121,18 +126,21 @@ static void fetch_backoff(struct resid_region *r, struct chunk *c)
 		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
-/* Reads the chunk's bytes into B until all are there; short reads are legal.
- * The page tail past the backing store's end reads as zeros. */
-static int fill_b(struct resid_region *r, struct chunk *c)
+/* Reads [at, at + len) of the chunk into B until all is there; short reads
+ * are legal. The page tail past the backing store's end reads as zeros. */
+static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
+		  uint64_t len)
 {
-	uint8_t *dst = r->b + c->off;
-	uint64_t got = 0;
+	uint8_t *dst = r->b + c->off + at;
+	uint64_t data = c->data_len > at ? c->data_len - at : 0, got = 0;
 	int errors = 0;
 
-	INV_ASSERT(inv_not_in_a(dst, c->len, r->a, r->len));
-	while (got < c->data_len) {
-		long n = backing_read(r, dst + got, c->data_len - got,
-				      c->off + got);
+	if (data > len)
+		data = len;
+	INV_ASSERT(inv_not_in_a(dst, len, r->a, r->len));
+	while (got < data) {
+		long n = backing_read(r, dst + got, data - got,
+				      c->off + at + got);
 
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
@@ -147,31 +155,32 @@ static int fill_b(struct resid_region *r, struct chunk *c)
 			CODE_PROBE(1, read_retried);
 			continue;
 		}
-		if ((uint64_t)n < c->data_len - got) {
+		if ((uint64_t)n < data - got) {
 			STAT_INC(r, io_short);
 			CODE_PROBE(1, read_short);
 		}
 		got += (uint64_t)n;
 	}
-	if (c->data_len < c->len)
-		memset(dst + c->data_len, 0, c->len - c->data_len);
+	if (data < len)
+		memset(dst + data, 0, len - data);
 	return 0;
 }
 
-/* CONTINUE over the chunk in A; on partial progress go on from where it
- * stopped. Returns the bytes mapped, or -errno. */
-static int64_t map_a(struct resid_region *r, struct chunk *c)
+/* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
+ * on from where it stopped. Returns the bytes mapped, or -errno. */
+static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
+		     uint64_t len)
 {
-	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off), done = 0;
+	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off + at), done = 0;
 	int errors = 0;
 
-	while (done < c->len) {
+	while (done < len) {
 		int64_t mapped = 0;
 		int rc = K(r, uffd_continue, r->uffd, base + done,
-			   c->len - done, &mapped);
+			   len - done, &mapped);
 
 		if (rc == 0) {
-			done = c->len;
+			done = len;
 			break;
 		}
 		if (rc == -EAGAIN) {
@@ -205,15 +214,60 @@ static uint64_t admission_bound(struct resid_region *r, uint32_t id)
 }
 
 /* The phase timers of a fetch that landed: t[0] start, t[1] reserved,
- * t[2] read, t[3] mapped. */
+ * t[2] and t[3] the time spent reading and mapping its pieces. */
 static void record_phases(struct resid_region *r, const uint64_t t[4])
 {
 	if (!r->cfg.phase_timers)
 		return;
 	STAT_ADD(r, reserve_ns, t[1] - t[0]);
-	STAT_ADD(r, read_ns, t[2] - t[1]);
-	STAT_ADD(r, continue_ns, t[3] - t[2]);
+	STAT_ADD(r, read_ns, t[2]);
+	STAT_ADD(r, continue_ns, t[3]);
 	STAT_ADD(r, fetch_ns, phase_clock(r) - t[0]);
+}
+
+/* Reads and maps the chunk piece by piece (cfg.fetch_piece): CONTINUE
+ * wakes the faulters of a piece as soon as it is in, so the application
+ * consumes it while the next is read. Returns the bytes mapped, or -errno
+ * from the read or the CONTINUE that failed; what was mapped before stays
+ * until the caller's punch. */
+static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
+			    uint64_t t[4])
+{
+	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+
+	for (uint64_t at = 0; at < c->len; at += piece) {
+		uint64_t len = c->len - at < piece ? c->len - at : piece;
+		uint64_t t0 = phase_clock(r);
+		int rc = fill_b(r, c, at, len);
+
+		if (rc < 0) {
+			CODE_PROBE(1, abandon_read_error);
+			return rc;
+		}
+		uint64_t t1 = phase_clock(r);
+		int last = at + len == c->len;
+
+		/* Before the CONTINUE that wakes the faulters: a woken faulter
+		 * may take this job's CPU at once. */
+		if (last) {
+			__atomic_store_n(&c->landed_access, __atomic_load_n(
+				&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+			__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
+		}
+		int64_t mapped = map_a(r, c, at, len);
+
+		if (mapped < 0) {
+			__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
+			return mapped;
+		}
+		if (!last) {
+			STAT_INC(r, continue_pieces);
+			CODE_PROBE(1, piece_mapped_early);
+		}
+		t[2] += t1 - t0;
+		t[3] += phase_clock(r) - t1;
+	}
+	return (int64_t)c->len;
 }
 
 /* With the chunk locked and FETCHING. */
@@ -221,15 +275,25 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 {
 	struct chunk *c = &r->chunks[id];
 	uint32_t attempt = 0;
-	uint64_t t[4] = { phase_clock(r) };
+	uint64_t t[4] = { phase_clock(r) }, wait_from = 0;
 
 	if (prefetch)
 		budget_retain(r, c);
 	for (;;) {
 		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
+		int rc = budget_reserve(r, c, c->len, must, !wait_from ||
+					K(r, clock_ns) - wait_from <
+					LANDING_WAIT_NS);
 
-		if (budget_reserve(r, c, c->len, must) == 0)
+		if (rc == 0)
 			break;
+		if (rc == -EBUSY) {
+			if (!wait_from)
+				wait_from = K(r, clock_ns);
+			CODE_PROBE(1, demand_waits_landing);
+			K(r, sleep_ns, 50000);
+			continue;
+		}
 		STAT_INC(r, infeasible);
 		if (prefetch) {
 			__atomic_store_n(&c->declined_until, K(r, clock_ns) +
@@ -251,17 +315,8 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	}
 	t[1] = phase_clock(r);
 	fetch_backoff(r, c);
-	int rc = fill_b(r, c);
+	int64_t mapped = fill_and_map(r, c, t);
 
-	if (rc < 0) {
-		CODE_PROBE(1, abandon_read_error);
-		fetch_failed(r, c, -rc);
-		return;
-	}
-	t[2] = phase_clock(r);
-	int64_t mapped = map_a(r, c);
-
-	t[3] = phase_clock(r);
 	if (mapped < 0) {
 		fetch_failed(r, c, (int)-mapped);
 		return;
@@ -279,6 +334,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 #endif
 	budget_commit_and_pin(r, c);
 	chunk_set_state(r, c, CH_RESIDENT);
+	__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
 	K(r, lock, &r->policy_lock);
 	policy_on_resident(r->policy, id);
 	if (!prefetch)

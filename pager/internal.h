@@ -31,6 +31,11 @@ struct chunk {
 	uint64_t demand_seq;      /* fault_seq when a demand fetch landed it */
 	uint32_t fetch_failures;  /* fetches failed in a row (chunk lock) */
 	int wake_owed;            /* a wake that failed, retried by the tick */
+	/* Every piece mapped, its faulters woken, not committed yet: set and
+	 * cleared by the fetching job, read atomically by evictors, with the
+	 * region's access_seq when it was set. */
+	int landing;
+	uint64_t landed_access;
 	int32_t pin;              /* budget lock */
 	int retained;             /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
@@ -69,6 +74,7 @@ struct resid_region {
 	resid_mutex policy_lock;
 	struct policy *policy;
 	uint64_t fault_seq;
+	uint64_t access_seq;      /* resid_notify_access calls, atomic */
 
 	/* work queue */
 	resid_mutex q_lock;
@@ -185,7 +191,7 @@ void queue_demand(struct resid_region *r, uint32_t id);
 
 /* budget.c */
 int budget_reserve(struct resid_region *r, struct chunk *c, uint64_t need,
-		   uint64_t must_exceed);
+		   uint64_t must_exceed, int may_wait);
 void budget_release(struct resid_region *r, uint64_t need);
 void budget_commit_and_pin(struct resid_region *r, struct chunk *c);
 void budget_unpin(struct resid_region *r, struct chunk *c);

@@ -34,6 +34,7 @@ int resid_notify_access(struct resid_region *r, uint32_t chunk)
 		return -EINVAL;
 	K(r, lock, &r->policy_lock);
 	policy_on_access(r->policy, chunk);
+	__atomic_add_fetch(&r->access_seq, 1, __ATOMIC_RELEASE);
 	K(r, unlock, &r->policy_lock);
 	/* A consumed prefetch target gives up its retention pin. */
 	budget_unretain(r, &r->chunks[chunk]);

@@ -146,6 +146,11 @@ struct resid_config {
 	/* Evict ahead of need: when a fetch has landed, make room at once for
 	 * the chunk the policy predicts next. Off: 0. */
 	int evict_ahead;
+	/* Bytes read and mapped at a time within a chunk (a multiple of
+	 * RESID_PAGE; 0: the whole chunk at once). A faulter on an early piece
+	 * runs while the later ones are read; the chunk stays FETCHING, locked,
+	 * until its last piece is mapped. Default 1 MiB. */
+	uint64_t fetch_piece;
 	/* Per-phase fetch timers (the *_ns counters of resid_stats): a few
 	 * clock reads per fetch. Off: 0. */
 	int phase_timers;
@@ -177,6 +182,9 @@ struct resid_stats {
 	 * punch_ns: every eviction's punch. */
 	uint64_t fetch_ns, reserve_ns, read_ns, continue_ns, punch_ns;
 	uint64_t evict_ahead; /* evictions made ahead of need */
+	/* CONTINUEs that mapped a piece before a chunk's last (fetch_piece);
+	 * continues_ok counts the chunks whose last piece was mapped. */
+	uint64_t continue_pieces;
 	/* Failures: chunks failed for good, faults answered with SIGBUS,
 	 * failed reads of the userfaultfd and failed polls. */
 	uint64_t failed_chunks, failed_faults, uffd_errors, poll_errors;

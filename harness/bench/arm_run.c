@@ -70,6 +70,9 @@ static int open_pager(const struct arm_job *j, struct scan *s, char *err,
 	cfg.signal = RESID_SIGNAL_BEFORE_READ;
 	cfg.prefetch_depth = j->arm->prefetch ? (uint32_t)j->o->prefetch : 0;
 	cfg.evict_ahead = j->arm->evict_ahead;
+	if (j->arm->whole)
+		cfg.fetch_piece = 0;
+	cfg.phase_timers = 1;
 	inv_set_handler(on_violation, NULL);
 	s->r = resid_open(&cfg, why);
 	if (!s->r) {

@@ -18,6 +18,7 @@ static const char usage[] =
 	"                           [--passes P] [--threads T] [--ratios R,R..]\n"
 	"                           [--arms LIST] [--prefetch N] [--margin BYTES]\n"
 	"                           [--dir DIR] [--seed N] [--csv FILE]\n"
+	"                           [--reps N] [--device]\n"
 	"  A file of N chunks (default 16 of 8M), or of the layers of a layout\n"
 	"  (--table: 'offset length' lines or a safetensors file; chunks derived\n"
 	"  as in 'residctl verify --help'), is read layer by layer for P passes\n"
@@ -31,6 +32,8 @@ static const char usage[] =
 	"    D-ahead  D + evict ahead of need\n"
 	"    D-touched  D announcing every chunk a layer touches, not only its\n"
 	"                own (differs from D only where layers straddle chunks)\n"
+	"    D-whole  D reading each chunk whole before mapping it (fetch_piece\n"
+	"             0; D maps it 1 MiB at a time as it is read)\n"
 	"  (--arms default A,C,D,E). Over the scan's own trace: 'bound', a true\n"
 	"  lower bound on any pager's bytes; 'FNU', furthest-next-use (Belady's\n"
 	"  optimum on equal chunks, a heuristic on unequal ones); 'exact', the\n"
@@ -40,17 +43,23 @@ static const char usage[] =
 	"  POSIX_FADV_DONTNEED, checked with mincore). The file goes in --dir\n"
 	"  (default build; not tmpfs) and is removed at the end. Prints a\n"
 	"  progress line per run on stderr and markdown tables on stdout; --csv\n"
-	"  writes every run. Exit 0, 1 when a run failed, 2 on bad input.\n";
+	"  writes every run. --reps N (default 1, at most 9) runs each arm N\n"
+	"  times, interleaved, and reports the median wall time. --device\n"
+	"  measures the device's own limit before and after the sweep with fio\n"
+	"  on the same file (O_DIRECT, chunk and 1 MiB blocks, queue depth\n"
+	"  1..16) beside the pager's fetch rate. Exit 0, 1 when a run failed,\n"
+	"  2 on bad input.\n";
 
 const struct arm arms[NARMS] = {
-	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0 },
-	{ "A-random", MADV_RANDOM, 0, 0, 0, 0 },
-	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0 },
-	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0 },
-	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0 },
-	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0 },
-	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0 },
-	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1 },
+	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0 },
+	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0 },
+	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0 },
+	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0 },
+	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0 },
+	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0 },
+	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0 },
+	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0 },
+	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1 },
 };
 
 static int parse_ratios(const char *v, struct arms_opts *o)
@@ -111,6 +120,8 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		CLI_VALUE("dir", 'd'),
 		CLI_VALUE("csv", 'o'),
 		CLI_VALUE("table", 'T'),
+		CLI_VALUE("reps", 'R'),
+		CLI_FLAG("device", 'D'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "bench arms", .usage = usage, .argc = argc,
@@ -171,7 +182,7 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 				return bench_bad("arms", "arm list", v,
 						 "use A, A-seq, A-random, A-normal, "
 						 "C, D, E, D-ahead, D-touched, "
-						 "comma-separated");
+						 "D-whole, comma-separated");
 			break;
 		case 's':
 			if (cli_u64(v, &o->seed))
@@ -186,6 +197,15 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 			break;
 		case 'T':
 			o->table = v;
+			break;
+		case 'R':
+			if (cli_u64(v, &o->reps) || !o->reps ||
+			    o->reps > MAX_REPS)
+				return bench_bad("arms", "repetition count", v,
+						 "give 1..9");
+			break;
+		case 'D':
+			o->device = 1;
 			break;
 		}
 	}
@@ -218,75 +238,131 @@ static int make_layout(struct arms_opts *o, char *err, size_t n)
 	return 0;
 }
 
-/* Every run of the sweep; 0, 1 when a run failed or stopped. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One run of arm a at ratio i into r; 0, or -1 with the reason printed. */
+static int run_one(const struct arms_opts *o, struct bench_file *f, int i,
+		   int a, struct arm_result *r, char *drops, size_t dn)
+{
+	struct arm_job j = { o, &arms[a], f, arms_budget(o, o->ratio[i]) };
+	char err[600], tag[32];
+	const char *how = bench_drop_cache(f, err, sizeof(err));
+
+	snprintf(tag, sizeof(tag), "bench-%s-%d", arms[a].name, i);
+	if (!how || bench_in_child(tag, j.budget + (arms[a].advice >= 0 ?
+			o->margin : PAGER_SLACK), arm_run, &j, r, sizeof(*r),
+			err, sizeof(err))) {
+		memset(r, 0, sizeof(*r));
+		fprintf(stderr, "residctl bench arms: ratio %.3f arm %s: %s\n",
+			o->ratio[i], arms[a].name, err);
+		return -1;
+	}
+	snprintf(r->drop, sizeof(r->drop), "%s", how);
+	if (!strstr(drops, how))
+		snprintf(drops + strlen(drops), dn - strlen(drops), "%s%s",
+			 drops[0] ? ", " : "", how);
+	return 0;
+}
+
+static void progress(const struct arms_opts *o, int i, int a, int done,
+		     int total, const struct arm_result *r)
+{
+	fprintf(stderr, "  [%d/%d] ", done, total);
+	if (o->table)
+		fprintf(stderr, "%s", o->table);
+	else
+		fprintf(stderr, "%" PRIu64 " MiB chunks", o->chunk / MiB);
+	fprintf(stderr, ", ratio %.3f, %-9s %8.1f MiB read", o->ratio[i],
+		arms[a].name, mib(r->io_bytes));
+	if (arms[a].advice < 0)
+		fprintf(stderr, " (pager %.1f)", mib(r->st.fetch_bytes));
+	fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n",
+		mib(r->bound_bytes), mib(r->fnu_bytes), r->seconds);
+}
+
+/* Every run of the sweep, each ratio's arms rep by rep, so that load on
+ * the machine falls on all of them alike; an arm's figures are its first
+ * run's, its wall time the median. 0, 1 when a run failed or stopped. */
 static int sweep(const struct arms_opts *o, struct bench_file *f,
 		 struct arm_result (*res)[NARMS], char *drops, size_t dn)
 {
 	int total = 0, done = 0, failed = 0;
-	char err[600], tag[32];
+	struct arm_result run;
 
 	for (int a = 0; a < NARMS; a++)
-		total += o->use[a] * o->nratios;
+		total += o->use[a] * o->nratios * (int)o->reps;
 	for (int i = 0; i < o->nratios && !bench_stop; i++) {
-		for (int a = 0; a < NARMS && !bench_stop; a++) {
-			struct arm_result *r = &res[i][a];
-			struct arm_job j = { o, &arms[a], f, arms_budget(o, o->ratio[i]) };
-			const char *how;
+		for (uint64_t k = 0; k < o->reps && !bench_stop; k++) {
+			for (int a = 0; a < NARMS && !bench_stop; a++) {
+				struct arm_result *r = &res[i][a];
 
-			if (!o->use[a])
-				continue;
-			done++;
-			how = bench_drop_cache(f, err, sizeof(err));
-			snprintf(tag, sizeof(tag), "bench-%s-%d", arms[a].name,
-				 i);
-			if (!how || bench_in_child(tag, j.budget +
-					(arms[a].advice >= 0 ? o->margin :
-					 PAGER_SLACK), arm_run, &j, r,
-					sizeof(*r), err, sizeof(err))) {
-				memset(r, 0, sizeof(*r));
-				fprintf(stderr, "residctl bench arms: ratio %.3f "
-					"arm %s: %s\n", o->ratio[i],
-					arms[a].name, err);
-				failed = 1;
-				continue;
+				if (!o->use[a] || (k && !r->ok))
+					continue;
+				done++;
+				if (run_one(o, f, i, a, &run, drops, dn)) {
+					r->ok = 0;
+					failed = 1;
+					continue;
+				}
+				progress(o, i, a, done, total, &run);
+				if (run.mismatches || run.violations) {
+					fprintf(stderr, "residctl bench arms: "
+						"%s read %" PRIu64 " wrong words, %"
+						PRIu64 " invariant violations\n",
+						arms[a].name, run.mismatches,
+						run.violations);
+					failed = 1;
+				}
+				if (k && run.io_bytes != r->io_bytes)
+					fprintf(stderr, "  note: %s read %.1f MiB "
+						"in run 1, %.1f in run %" PRIu64
+						"\n", arms[a].name,
+						mib(r->io_bytes),
+						mib(run.io_bytes), k + 1);
+				if (!k)
+					*r = run;
+				r->secs[k] = run.seconds;
 			}
-			snprintf(r->drop, sizeof(r->drop), "%s", how);
-			if (!strstr(drops, how))
-				snprintf(drops + strlen(drops),
-					 dn - strlen(drops), "%s%s",
-					 drops[0] ? ", " : "", how);
-			fprintf(stderr, "  [%d/%d] ", done, total);
-			if (o->table)
-				fprintf(stderr, "%s", o->table);
-			else
-				fprintf(stderr, "%" PRIu64 " MiB chunks",
-					o->chunk / MiB);
-			fprintf(stderr, ", ratio %.3f, %-9s %8.1f MiB read",
-				o->ratio[i], arms[a].name, mib(r->io_bytes));
-			if (arms[a].advice < 0)
-				fprintf(stderr, " (pager %.1f)",
-					mib(r->st.fetch_bytes));
-			fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n",
-				mib(r->bound_bytes), mib(r->fnu_bytes),
-				r->seconds);
-			if (r->mismatches || r->violations) {
-				fprintf(stderr, "residctl bench arms: %s read %"
-					PRIu64 " wrong words, %" PRIu64
-					" invariant violations\n",
-					arms[a].name, r->mismatches,
-					r->violations);
-				failed = 1;
-			}
+		}
+		for (int a = 0; a < NARMS; a++) {
+			struct arm_result *r = &res[i][a];
+			double v[MAX_REPS];
+
+			if (!r->ok)
+				continue;
+			memcpy(v, r->secs, sizeof(v));
+			qsort(v, o->reps, sizeof(v[0]), cmp_double);
+			r->seconds = v[o->reps / 2];
 		}
 	}
 	return failed || bench_stop;
+}
+
+/* fio on the file, once before the sweep and once after; the best. */
+static int device_limit(struct arms_opts *o, struct bench_file *f)
+{
+	char err[600];
+
+	if (!o->device)
+		return 0;
+	o->dev.bs[0] = o->table ? layout_largest_chunk(&o->lay) : o->chunk;
+	o->dev.bs[1] = o->dev.bs[0] > MiB ? MiB : 0;
+	if (device_measure(f->path, f->size, &o->dev, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "residctl bench arms: device limit: %s\n", err);
+	return 1;
 }
 
 int bench_arms(int argc, char **argv)
 {
 	struct arms_opts o = {
 		.chunk = 8 * MiB, .nchunks = 16, .passes = 4, .threads = 1,
-		.prefetch = 1, .margin = 4 * MiB, .seed = 1,
+		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
 		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
 		.use = { 1, 1, 0, 1, 1, 1 }, .dir = "build",
 	};
@@ -332,7 +408,11 @@ int bench_arms(int argc, char **argv)
 		layout_free(&o.lay);
 		return 1;
 	}
-	rc = sweep(&o, &f, res, drops, sizeof(drops));
+	rc = device_limit(&o, &f);
+	if (!rc)
+		rc = sweep(&o, &f, res, drops, sizeof(drops));
+	if (!rc && !bench_stop)
+		rc = device_limit(&o, &f);
 	bench_file_remove(&f);
 	if (bench_stop) {
 		fprintf(stderr, "residctl bench arms: interrupted; the file "

@@ -8,10 +8,12 @@
 
 #include "bench.h"
 #include "budget_share.h"
+#include "device.h"
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
-#define NARMS 8
+#define NARMS 9
+#define MAX_REPS 9
 
 struct arm {
 	const char *name;
@@ -19,10 +21,11 @@ struct arm {
 	enum resid_policy policy;
 	int prefetch, evict_ahead;
 	int touched;             /* announce every chunk a layer touches */
+	int whole;               /* fetch_piece 0: a chunk read whole */
 };
 
-/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched; the tables name
- * C, D, E. */
+/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole; the
+ * tables name C, D, E. */
 extern const struct arm arms[NARMS];
 enum { ARM_C = 3, ARM_D = 4, ARM_E = 5 };
 
@@ -31,6 +34,9 @@ enum { ARM_C = 3, ARM_D = 4, ARM_E = 5 };
  * pages. */
 struct arms_opts {
 	uint64_t chunk, nchunks, passes, threads, prefetch, margin, seed;
+	uint64_t reps;           /* runs of each arm and ratio, interleaved */
+	int device;              /* measure the device's limit with fio */
+	struct device_limit dev;
 	const char *table;
 	struct layout lay;
 	uint64_t region;
@@ -56,7 +62,8 @@ struct arm_result {
 	uint64_t fnu_bytes, bound_bytes, exact_bytes;
 	int have_exact;
 	uint64_t faults, evicted_bytes, sink, mismatches, violations;
-	double seconds;
+	double seconds;          /* the median of secs */
+	double secs[MAX_REPS];
 	struct resid_stats st;
 	char drop[32];           /* how the page cache was emptied */
 	int ok;

@@ -21,7 +21,7 @@ static void row_tail(FILE *f, const struct arms_opts *o)
 {
 	const char *base = o->table ? strrchr(o->table, '/') : NULL;
 
-	fprintf(f, "%s,%" PRIu32 "\n", !o->table ? "equal" :
+	fprintf(f, "%s,%" PRIu32 ",", !o->table ? "equal" :
 		base ? base + 1 : o->table, o->lay.nlayers);
 }
 
@@ -46,6 +46,14 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 		r->evicted_bytes, r->seconds, r->mismatches, r->violations,
 		pager ? budget + PAGER_SLACK : budget + o->margin, r->drop);
 	row_tail(f, o);
+	if (pager)
+		fprintf(f, "%" PRIu64 ",%" PRIu64, r->st.fetch_ns,
+			r->st.read_ns);
+	else
+		fputs(",", f);
+	for (uint64_t k = 0; k < o->reps; k++)
+		fprintf(f, "%s%.3f", k ? " " : ",", r->secs[k]);
+	fprintf(f, ",%.1f\n", o->dev.best);
 }
 
 /* A reference's row: its bytes in bytes_read, the rest empty. */
@@ -56,6 +64,7 @@ static void ref_row(FILE *f, const struct arms_opts *o, double ratio,
 	row_head(f, o, ratio, budget, name);
 	fprintf(f, "%" PRIu64 ",,,,,,,%" PRIu64 ",,,,,,,,", bytes, accesses);
 	row_tail(f, o);
+	fprintf(f, ",,,%.1f\n", o->dev.best);
 }
 
 int arms_write_csv(const struct arms_opts *o,
@@ -75,7 +84,8 @@ int arms_write_csv(const struct arms_opts *o,
 	      "bytes_read,bytes_first_pass,pager_fetch_bytes,pager_fetches,"
 	      "fnu_bytes,bound_bytes,exact_bytes,accesses,"
 	      "faults,evicted_bytes,wall_s,mismatches,violations,"
-	      "cgroup_limit,cache_drop,layout,layers\n", f);
+	      "cgroup_limit,cache_drop,layout,layers,fetch_ns,read_ns,"
+	      "wall_s_each,device_mibps\n", f);
 	for (int i = 0; i < o->nratios; i++) {
 		uint64_t budget = arms_budget(o, o->ratio[i]);
 		struct arm_result ref = { 0 };
@@ -117,14 +127,17 @@ static const char *quot(char *buf, size_t n, const struct arm_result *a,
 	return buf;
 }
 
-/* The arm-A variant that read the fewest bytes, or NULL. */
-static const struct arm_result *best_a(const struct arm_result *r, int *which)
+/* The arm-A variant that read the fewest bytes (or took the least wall
+ * time), or NULL. */
+static const struct arm_result *best_a(const struct arm_result *r, int *which,
+				       int by_time)
 {
 	const struct arm_result *best = NULL;
 
 	for (int a = 0; a < NARMS; a++)
 		if (arms[a].advice >= 0 && r[a].ok &&
-		    (!best || r[a].io_bytes < best->io_bytes)) {
+		    (!best || (by_time ? r[a].seconds < best->seconds :
+			       r[a].io_bytes < best->io_bytes))) {
 			best = &r[a];
 			*which = a;
 		}
@@ -146,7 +159,7 @@ static void summary_row(const struct arms_opts *o, int i,
 	const struct arm_result *ref = any_run(r), *c = &r[ARM_C], *d = &r[ARM_D];
 	const struct arm_result *e = &r[ARM_E];
 	int which = 0;
-	const struct arm_result *a = best_a(r, &which);
+	const struct arm_result *a = best_a(r, &which, 0);
 	uint64_t bound = ref ? ref->bound_bytes : 0, fnu = ref ? ref->fnu_bytes : 0;
 	char q[8][16];
 
@@ -214,6 +227,98 @@ static void title(const struct arms_opts *o)
 	}
 }
 
+/* MiB/s of the pager's fetches: bytes over the time from the reserve to
+ * the last CONTINUE (whole), or inside the backing reads only (reads). */
+static double fetch_rate(const struct arm_result *r, int whole)
+{
+	uint64_t ns = whole ? r->st.fetch_ns : r->st.read_ns;
+
+	return ns ? mib(r->st.fetch_bytes) / ((double)ns / 1e9) : 0;
+}
+
+/* Wall time against A, and the pager's fetch rate against the device. */
+static void print_time(const struct arms_opts *o,
+		       struct arm_result (*res)[NARMS])
+{
+	printf("Wall time of the scan, s (median of %" PRIu64 " run%s per arm, "
+	       "the arms interleaved run by run); pager arm / A = against the "
+	       "A variant that took least time:\n\n| ratio | A (fastest) |",
+	       o->reps, o->reps > 1 ? "s" : "");
+	for (int a = ARM_C; a < NARMS; a++)
+		if (o->use[a])
+			printf(" %s |", arms[a].name);
+	for (int a = ARM_C; a < NARMS; a++)
+		if (o->use[a])
+			printf(" %s / A |", arms[a].name);
+	printf("\n|---|---|");
+	for (int a = ARM_C; a < NARMS; a++)
+		if (o->use[a])
+			printf("---|---|");
+	printf("\n");
+	for (int i = 0; i < o->nratios; i++) {
+		int which = 0;
+		const struct arm_result *a = best_a(res[i], &which, 1);
+
+		printf("| %.3f | ", o->ratio[i]);
+		if (a)
+			printf("%.2f (%s) |", a->seconds, arms[which].name + 2);
+		else
+			printf("- |");
+		for (int k = ARM_C; k < NARMS; k++)
+			if (o->use[k])
+				printf(res[i][k].ok ? " %.2f |" : " - |",
+				       res[i][k].seconds);
+		for (int k = ARM_C; k < NARMS; k++)
+			if (o->use[k] && a && res[i][k].ok)
+				printf(" %.3f |", res[i][k].seconds / a->seconds);
+			else if (o->use[k])
+				printf(" - |");
+		printf("\n");
+	}
+	printf("\nThe pager's fetch rate, MiB/s: its fetch_bytes over the "
+	       "fetches' own time (from the reserve to the last CONTINUE), "
+	       "and over the time inside its backing reads");
+	if (o->dev.best > 0)
+		printf("; against the device's limit, %.0f MiB/s (fio, "
+		       "O_DIRECT, %" PRIu64 " KiB blocks, queue depth %" PRIu64
+		       ", the best of every block size and depth before and "
+		       "after the sweep)", o->dev.best, o->dev.best_bs >> 10,
+		       o->dev.best_qd);
+	printf(":\n\n| ratio | arm | fetch MiB/s | read MiB/s | fetch / "
+	       "device | read / device |\n|---|---|---|---|---|---|\n");
+	for (int i = 0; i < o->nratios; i++)
+		for (int a = ARM_C; a < NARMS; a++) {
+			const struct arm_result *r = &res[i][a];
+			double f = fetch_rate(r, 1), d = fetch_rate(r, 0);
+
+			if (!r->ok || !o->use[a])
+				continue;
+			printf("| %.3f | %s | %.0f | %.0f | ", o->ratio[i],
+			       arms[a].name, f, d);
+			if (o->dev.best > 0)
+				printf("%.1f %% | %.1f %% |\n",
+				       100 * f / o->dev.best,
+				       100 * d / o->dev.best);
+			else
+				printf("- | - |\n");
+		}
+	if (o->dev.best > 0) {
+		printf("\nfio, MiB/s by block size and queue depth:\n\n"
+		       "| block | qd 1 | qd 2 | qd 4 | qd 8 | qd 16 |\n"
+		       "|---|---|---|---|---|---|\n");
+		for (int b = 0; b < DEVICE_BS; b++) {
+			if (!o->dev.bs[b])
+				continue;
+			printf("| %" PRIu64 " KiB |", o->dev.bs[b] >> 10);
+			for (int q = 0; q < DEVICE_QDS; q++)
+				printf(o->dev.mibps[b][q] > 0 ? " %.0f |" :
+				       " - |", o->dev.mibps[b][q]);
+			printf("\n");
+		}
+	}
+	printf("\n");
+}
+
 void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 		const char *drops)
 {
@@ -240,7 +345,9 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nratios; i++)
 		summary_row(o, i, res[i]);
-	printf("\nEvery run (pager MiB: the pager's own fetch_bytes, the "
+	printf("\n");
+	print_time(o, res);
+	printf("Every run (pager MiB: the pager's own fetch_bytes, the "
 	       "cross-check; faults: the pager's fault messages, or the "
 	       "process's major + minor faults for A; evicted: punched by "
 	       "the pager, or for A read minus still cached at the end):\n\n"

@@ -21,7 +21,7 @@
 static const char usage[] =
 	"usage: residctl bench fetch [--sizes B,B..] [--total BYTES] [--reps N]\n"
 	"                            [--workers N] [--prefetch N] [--dir DIR]\n"
-	"                            [--pin yes|no] [--csv FILE]\n"
+	"                            [--pin yes|no] [--piece BYTES] [--csv FILE]\n"
 	"  For each chunk size (default 2M,4M,8M,16M,32M,64M,128M), chunks of a\n"
 	"  --total byte file (default 1G, at least 4 chunks of the largest\n"
 	"  size) are read in order, --reps times (default 3), in five modes side\n"
@@ -35,8 +35,11 @@ static const char usage[] =
 	"  overlap; --csv writes every run, the tables show each mode's median\n"
 	"  run. --pin yes (default) runs the application thread on one CPU and\n"
 	"  the pager's threads on the others. The file goes in --dir (default\n"
-	"  build; not tmpfs) and is removed at the end. Exit 0, 1 when a run\n"
-	"  failed, 2 on bad input.\n";
+	"  build; not tmpfs) and is removed at the end. --piece (default 1M,\n"
+	"  the library's; 0 reads a chunk whole) is cfg.fetch_piece. A pager\n"
+	"  mode's wait is the time to touch a byte in every page of the chunk;\n"
+	"  the first byte's wait is shown apart. Exit 0, 1 when a run failed, 2\n"
+	"  on bad input.\n";
 
 const char *const mode_name[NMODES] = {
 	"plain", "warm", "pager", "ahead", "prefetch",
@@ -54,6 +57,7 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		CLI_VALUE("pin", 'P'),
 		CLI_VALUE("dir", 'd'),
 		CLI_VALUE("csv", 'o'),
+		CLI_VALUE("piece", 'p'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "bench fetch", .usage = usage, .argc = argc,
@@ -110,6 +114,11 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		case 'o':
 			o->csv = v;
 			break;
+		case 'p':
+			if (cli_bytes(v, &o->piece) || o->piece % RESID_PAGE)
+				return bench_bad("fetch", "piece size", v,
+						 "give a multiple of 4K, or 0");
+			break;
 		}
 	}
 	return -1;
@@ -163,10 +172,15 @@ int bench_fetch(int argc, char **argv)
 		.nsizes = 7, .total = 1024 * MiB, .reps = 3, .workers = 4,
 		.prefetch = 2, .pin = 1, .dir = "build",
 	};
+	struct resid_config lib;
 	struct fres *all;
 	struct bench_file f;
 	char err[600];
-	int rc = parse(argc, argv, &o);
+	int rc;
+
+	resid_config_init(&lib);
+	o.piece = lib.fetch_piece;
+	rc = parse(argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;

@@ -19,6 +19,7 @@ struct fetch_opts {
 	uint64_t size[MAX_SIZES];
 	int nsizes;
 	uint64_t total, reps, workers, prefetch;
+	uint64_t piece;               /* cfg.fetch_piece */
 	int pin;
 	const char *dir, *csv;
 };
@@ -33,6 +34,7 @@ struct fetch_job {
 /* One run's figures. bad: wrong words and invariant violations. */
 struct fres {
 	uint64_t samples, lat_ns, lat_min_ns;
+	uint64_t first_ns;            /* pager modes: summed first-byte waits */
 	uint64_t punch_ns, punched;   /* plain: punches of a populated memfd */
 	uint64_t wall_ns;             /* from the first timed chunk to the last */
 	uint64_t io_bytes, fetch_bytes;

@@ -94,6 +94,25 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 		       (double)m[M_PREFETCH].read_sum_ns /
 		       (double)m[M_PREFETCH].read_busy_ns : 0);
 	}
+	printf("\nThe fault's wait on a predicted chunk (ahead: room made "
+	       "before the fault) against the read itself, ms per chunk: the "
+	       "plain O_DIRECT read of the same bytes, and the pager's own read "
+	       "phase; first byte: the wait before the application can start "
+	       "(the chunk is mapped %s):\n\n"
+	       "| chunk MiB | plain read | ahead: whole chunk | ahead: first byte "
+	       "| pager's read phase | wait / plain read | wait / read phase "
+	       "|\n|---|---|---|---|---|---|---|\n", o->piece ? "piece by "
+	       "piece as it is read" : "whole");
+	for (int i = 0; i < o->nsizes; i++) {
+		const struct fres *a = &t[i][M_AHEAD], *p = &t[i][M_PLAIN];
+		double rd = per_fetch(a, a->d.read_ns);
+
+		printf("| %" PRIu64 " | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f "
+		       "|\n", o->size[i] / MiB, mean_ms(p), mean_ms(a),
+		       a->samples ? (double)a->first_ns / (double)a->samples /
+		       1e6 : 0, rd, mean_ms(p) > 0 ? mean_ms(a) / mean_ms(p) :
+		       0, rd > 0 ? mean_ms(a) / rd : 0);
+	}
 	printf("\nOne fetch broken down, ms (pager phase timers): reserve "
 	       "includes the punch of the victim when the fetch had to make "
 	       "room; the rest of the fault path is the application's wait "
@@ -150,14 +169,15 @@ static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,
 		PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", size, mode_name[k],
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", size,
+		mode_name[k],
 		rep + 1, r->samples, r->samples ? r->lat_ns / r->samples : 0,
 		r->lat_min_ns, mibps(r, size, k == M_PREFETCH), r->wall_ns,
 		r->d.fetches, r->d.reserve_ns, r->d.read_ns, r->d.continue_ns,
 		r->d.fetch_ns, r->d.punch_ns, r->d.evictions,
 		r->d.evict_ahead, r->punched, r->punch_ns, r->reads_max,
 		r->read_sum_ns, r->read_busy_ns, r->io_bytes, r->fetch_bytes,
-		r->bad);
+		r->bad, r->samples ? r->first_ns / r->samples : 0);
 }
 
 /* Every run, not only the medians the tables show. */
@@ -177,7 +197,7 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 	      "wall_ns,fetches,reserve_ns,read_ns,continue_ns,fetch_ns,"
 	      "punch_ns,evictions,evict_ahead,punched_pages_plain,"
 	      "punch_ns_plain,reads_max,read_sum_ns,read_busy_ns,io_bytes,"
-	      "fetch_bytes,bad\n", f);
+	      "fetch_bytes,bad,first_byte_ns\n", f);
 	for (int i = 0; i < o->nsizes; i++)
 		for (int k = 0; k < NMODES; k++)
 			for (uint64_t rep = 0; rep < o->reps; rep++)

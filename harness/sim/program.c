@@ -237,6 +237,8 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->prefetch_depth = p->prefetch;
 	c->backing = RESID_BACKING_SYNTHETIC;
 	c->fetching_timeout_ms = 2000;
+	/* Every other policy cycle maps a chunk page by page as it is read. */
+	c->fetch_piece = (sc->seed / 3) % 2 ? RESID_PAGE : 0;
 	resid_harness_init(&run->h);
 	run->h.eager_reconcile = 1;
 	run->h.demand_retries = 8;

@@ -95,6 +95,9 @@ static void chunk_size_bad(void)
 	c.chunk_size = 16 << 20;
 	c.budget_bytes = 16 << 20;
 	refused(&c, "larger than region_len");
+	base(&c);
+	c.fetch_piece = 6000;
+	refused(&c, "fetch_piece 6000");
 }
 
 static void backing_file_problems(void)

@@ -30,6 +30,18 @@ static int odd_tail;          /* the region ends 100 bytes into a page */
 static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
 static uint64_t violations;
+/* piece: cfg.fetch_piece. Per chunk, the bytes read so far in its fetch;
+ * CONTINUEs over bytes not read yet, and those that came before the
+ * chunk's last byte was read. fail_mid: the first reads of a chunk's
+ * second piece fail, 9 times, after its first piece was mapped. */
+#define CHUNK (256u << 10)
+static uint64_t piece, read_to[8];
+static uintptr_t a_base;
+static unsigned long mapped_unread, mapped_early;
+/* landing_delay: the job that mapped a chunk's last piece stalls 2 ms, as
+ * one whose CPU the woken faulter took. */
+static int landing_delay;
+static long fail_mid;
 
 static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
@@ -37,6 +49,16 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 
 	if ((eio_every && n % eio_every == 0) || n <= fail_first)
 		return -EIO;
+	if (piece && off % CHUNK == piece &&
+	    __atomic_fetch_sub(&fail_mid, 1, __ATOMIC_RELAXED) > 0)
+		return -EIO;
+	if (piece && off / CHUNK < 8) {
+		uint64_t *to = &read_to[off / CHUNK];
+
+		if (off % CHUNK == 0)
+			*to = 0; /* a new fetch of the chunk */
+		*to = off % CHUNK + len > *to ? off % CHUNK + len : *to;
+	}
 	if (short_reads && len > 4096)
 		len = len / 2 + 1; /* the next read starts mid-page */
 	return resid_seam_linux.backing_pread(ctx, fd, buf, len, off);
@@ -45,6 +67,19 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			 int64_t *mapped)
 {
+	if (piece) {
+		uint64_t off = addr - a_base, to = read_to[off / CHUNK];
+
+		mapped_unread += off % CHUNK + len > to;
+		mapped_early += to < CHUNK;
+	}
+	if (landing_delay && (addr - a_base) % CHUNK + len == CHUNK) {
+		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, len,
+							mapped);
+
+		usleep(2000);
+		return rc;
+	}
 	if (partial_continue && len > 4096) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, 4096,
 							mapped);
@@ -105,6 +140,7 @@ static uint64_t scan(struct resid_stats *s)
 		c.reconcile_interval = reconcile_every;
 	c.prefetch_depth = prefetch ? 2 : 0;
 	c.evict_ahead = c.phase_timers = evict_ahead;
+	c.fetch_piece = piece ? piece : c.fetch_piece;
 	resid_harness_init(&h);
 	h.eager_reconcile = !reconcile_every;
 	h.seam = &bent;
@@ -114,6 +150,7 @@ static uint64_t scan(struct resid_stats *s)
 	struct resid_region *r = resid_open(&c, err);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	a_base = (uintptr_t)resid_base(r);
 	char manifest[2048];
 
 	CU_ASSERT_EQUAL(resid_manifest_json(r, manifest, sizeof(manifest)), 0);
@@ -143,6 +180,8 @@ static uint64_t scan(struct resid_stats *s)
 	evict_ahead = whole_budget = odd_tail = 0;
 	fail_first = 0;
 	reconcile_every = 0;
+	piece = 0;
+	landing_delay = 0;
 	return bad;
 }
 
@@ -216,6 +255,53 @@ static void partial_continue_resumed(void)
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.continue_eagain > 0);
 	CU_ASSERT_EQUAL(s.fetches, s.continues_ok);
+}
+
+/* A chunk in four pieces: each is mapped once it is read, before the
+ * next is, so a faulter on the first runs while the rest is read. */
+static void pieces_mapped_as_read(void)
+{
+	struct resid_stats s;
+
+	piece = CHUNK / 4;
+	mapped_unread = mapped_early = 0;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.continues_ok, s.fetches);
+	CU_ASSERT_EQUAL(s.continue_pieces, 3 * s.fetches);
+	CU_ASSERT_EQUAL(mapped_unread, 0);
+	CU_ASSERT_EQUAL(mapped_early, s.continue_pieces);
+}
+
+/* The second piece's reads fail past the retries after the first piece
+ * was mapped (its faulter woken): the fetch is abandoned, the mapped piece
+ * punched with the rest, and the next fault reads the chunk again. */
+static void failed_piece_abandons_mapped_ones(void)
+{
+	struct resid_stats s;
+
+	piece = CHUNK / 4;
+	fail_mid = 9;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.abandoned, 1);
+	CU_ASSERT_EQUAL(s.continue_pieces, 3 * s.fetches + 1);
+}
+
+/* The application reaches the next chunk while the job of the one it
+ * left has not committed it yet: the next fetch waits for that job rather
+ * than evict another chunk, so the declared order reads what Belady does
+ * over 3 passes of 8 chunks in a budget of 2 (8 misses, then the kept
+ * chunk 7 hits: 6, then 7 again). */
+static void next_fetch_waits_for_landing_pin(void)
+{
+	struct resid_stats s;
+
+	piece = CHUNK / 4;
+	landing_delay = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8 + 6 + 7);
 }
 
 static void prefetch_scan_is_clean(void)
@@ -389,6 +475,12 @@ void suite_pager(void)
 		    failing_read_abandons);
 	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
+	CU_add_test(s, "a chunk's pieces are mapped as they are read",
+		    pieces_mapped_as_read);
+	CU_add_test(s, "a failed piece abandons the pieces mapped before it",
+		    failed_piece_abandons_mapped_ones);
+	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
+		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
 		    unaligned_tail_is_accounted);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Issue 14's time targets, side by side in one run (root: memory cgroups;
+# about 15 minutes on an idle 2-CPU machine, more when it is loaded):
+#   1. the arms at budget ratio 0.5, each run 3 times, interleaved run by
+#      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E)
+#      and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E), with the
+#      device's limit measured by fio on the same file before and after
+#      each sweep (bench arms --device);
+#   2. the fault's wait on a predicted chunk against the read, 8 and
+#      128 MiB chunks (bench fetch, mode ahead).
+# Writes:
+#   results/bench-targets.md              the targets, then the tables
+#   results/bench-targets-arms.csv        every arm run of both sizes
+#   results/bench-targets-fetch.csv       every fetch run
+#   results/performance.md                its targets section, between the
+#                                         "targets:" markers
+# Extra arguments go to every residctl run (e.g. --dir /mnt/disk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh fio
+make -s all
+mkdir -p results
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
+	--arms A,D,D-whole,E --reps 3 --device --csv "$tmp/a8.csv" "$@" \
+	>"$tmp/a8.md"
+build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
+	--arms A-seq,D,D-whole,E --reps 3 --device --csv "$tmp/a128.csv" "$@" \
+	>"$tmp/a128.md"
+build/residctl bench fetch --sizes 8M,128M --reps 3 \
+	--csv results/bench-targets-fetch.csv "$@" >"$tmp/f.md"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{ cat "$tmp/a8.csv"; tail -n +2 "$tmp/a128.csv"; } >results/bench-targets-arms.csv
+
+# The targets table from the CSV of the arms (columns by name) and the
+# wait table of bench fetch.
+targets() {
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		s = $col["chunk_bytes"] / 1048576; a = $col["arm"]
+		w = $col["wall_s"]
+		if (a ~ /^A-/ && (!(s in A) || w < A[s])) { A[s] = w; An[s] = a }
+		if (a == "D" || a == "D-whole" || a == "E") {
+			W[s, a] = w; B[s, a] = $col["bytes_read"]
+			F[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["fetch_ns"] / 1e9)
+			R[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["read_ns"] / 1e9)
+		}
+		if (a == "FNU") fnu[s] = $col["bytes_read"]
+		dev[s] = $col["device_mibps"]
+		sizes[s] = 1
+	}
+	function met(x) { return x ? "met" : "not met" }
+	END {
+		for (s = 8; s <= 128; s *= 16) {
+			if (!(s in sizes)) continue
+			r = W[s, "D"] / A[s]
+			printf "| D wall <= 0.7 x A, %d MiB chunks, ratio 0.5 | D %.2f s, %s %.2f s: **%.2f x** (D-whole %.2f x, E %.2f x); D read %.0f MiB, Belady %.0f | %s |\n", s, W[s, "D"], An[s], A[s], r, W[s, "D-whole"] / A[s], W[s, "E"] / A[s], B[s, "D"] / 1048576, fnu[s] / 1048576, met(r <= 0.7) (B[s, "D"] == fnu[s] ? "" : "; D bytes != Belady")
+		}
+		for (s = 8; s <= 128; s *= 16) {
+			if (!(s in sizes)) continue
+			q = F[s, "D"] / dev[s]
+			printf "| fetch >= 90 %% of the device, %d MiB chunks | D: %.0f MiB/s per fetch (reads alone %.0f), fio best %.0f MiB/s: **%.1f %%** (D-whole %.1f %%) | %s |\n", s, F[s, "D"], R[s, "D"], dev[s], 100 * q, 100 * F[s, "D-whole"] / dev[s], met(q >= 0.9)
+		}
+	}' results/bench-targets-arms.csv
+	awk -F'|' '
+	/^The fault.s wait/ { on = 1; next }
+	on && /^\| [0-9]/ {
+		gsub(/ /, "")
+		printf "| fault wait on a predicted chunk <= 1.1 x the read, %s MiB | whole chunk %s ms, plain read %s ms: **%s x**; against the pager'"'"'s own read phase %s x; first byte %s ms | %s |\n", $2, $4, $3, $7, $8, $5, ($7 + 0 <= 1.1 ? "met" : "not met")
+	}
+	on && /^$/ && seen++ { on = 0 }' "$tmp/f.md"
+}
+
+{
+	echo "# Issue 14's time targets, side by side"
+	echo
+	echo "\`scripts/bench-targets.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+	echo "Wall times are medians of 3 runs per arm, the arms interleaved run by"
+	echo "run; fio ran on the same file before and after each sweep."
+	echo
+	echo "| target | measured | |"
+	echo "|---|---|---|"
+	targets
+	echo
+	cat "$tmp/a8.md" "$tmp/a128.md" "$tmp/f.md"
+} >results/bench-targets.md
+
+# The section of results/performance.md between its markers.
+{
+	echo "<!-- targets: written by scripts/bench-targets.sh -->"
+	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'), load average $load_before before and $load_after after ([bench-targets.md](bench-targets.md)):"
+	echo
+	echo "| target | measured | |"
+	echo "|---|---|---|"
+	targets
+	echo "<!-- /targets -->"
+} >"$tmp/section.md"
+awk -v f="$tmp/section.md" '
+	/^<!-- targets:/ { while ((getline l < f) > 0) print l; skip = 1; next }
+	/^<!-- \/targets -->/ { skip = 0; next }
+	!skip' results/performance.md >"$tmp/perf.md"
+grep -q '^<!-- targets:' results/performance.md ||
+	{ echo "bench-targets: results/performance.md has no targets marker" >&2; exit 1; }
+cp "$tmp/perf.md" results/performance.md
+echo "bench-targets: results/bench-targets.md, results/bench-targets-{arms,fetch}.csv, results/performance.md"
