@@ -6,12 +6,12 @@
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli.h"
 #include "commands.h"
 #include "coverage.h"
@@ -66,12 +66,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void on_int(int sig)
-{
-	(void)sig;
-	storm_stop = 1;
 }
 
 /* chunk: the chunk size of every round, 0 to draw it. */
@@ -319,10 +313,7 @@ int cmd_storm(int argc, char **argv)
 			p.verdict);
 		return 2;
 	}
-	struct sigaction sa = { .sa_handler = on_int };
-
-	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits return */
-	sigaction(SIGTERM, &sa, NULL);
+	child_stop_softly(); /* Ctrl-C: the summary so far */
 	run.start = now_s();
 	run.duration = (double)duration;
 	run.tty = isatty(STDERR_FILENO);
@@ -331,7 +322,7 @@ int cmd_storm(int argc, char **argv)
 	fflush(stdout);
 	uint64_t rng = seed;
 
-	while (!storm_stop && now_s() - run.start < (double)duration &&
+	while (!child_stop_signal() && now_s() - run.start < (double)duration &&
 	       run.t.rounds < MAX_ROUNDS) {
 		struct storm_config c;
 		struct storm_result r;

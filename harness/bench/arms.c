@@ -227,8 +227,8 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 
 	for (int a = 0; a < NARMS; a++)
 		total += o->use[a] * o->nratios;
-	for (int i = 0; i < o->nratios && !bench_stop; i++) {
-		for (int a = 0; a < NARMS && !bench_stop; a++) {
+	for (int i = 0; i < o->nratios && !child_stop_signal(); i++) {
+		for (int a = 0; a < NARMS && !child_stop_signal(); a++) {
 			struct arm_result *r = &res[i][a];
 			struct arm_job j = { o, &arms[a], f, arms_budget(o, o->ratio[i]) };
 			const char *how;
@@ -279,7 +279,7 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 			}
 		}
 	}
-	return failed || bench_stop;
+	return failed || child_stop_signal();
 }
 
 int bench_arms(int argc, char **argv)
@@ -321,7 +321,7 @@ int bench_arms(int argc, char **argv)
 		layout_free(&o.lay);
 		return 1;
 	}
-	bench_catch_signals();
+	child_stop_softly();
 	fprintf(stderr, "bench arms: writing a %.1f MiB file in %s (%" PRIu32
 		" layers, %" PRIu32 " chunks)\n", mib(o.region), o.dir,
 		o.lay.nlayers, o.lay.nchunks);
@@ -334,7 +334,7 @@ int bench_arms(int argc, char **argv)
 	}
 	rc = sweep(&o, &f, res, drops, sizeof(drops));
 	bench_file_remove(&f);
-	if (bench_stop) {
+	if (child_stop_signal()) {
 		fprintf(stderr, "residctl bench arms: interrupted; the file "
 			"is removed, nothing written\n");
 	} else {
