@@ -240,14 +240,17 @@ km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
 	shift
 	kill "-$sig" "$@" $(km_marked) 2>/dev/null
 }
+km_tree() { local p; for p in $(pgrep -P "$1"); do echo "$p"; km_tree "$p"; done; }
 km_guard() {
 	trap '' INT TERM
 	local kids=""
 	while kill -0 "$RESIDCTL_KM_OWNER" 2>/dev/null; do
-		kids=$(pgrep -P "$RESIDCTL_KM_OWNER")
+		kids=$(km_tree "$RESIDCTL_KM_OWNER")
 		sleep 1
 	done
 	km_end TERM $kids
+	sleep 1
+	km_end KILL $kids
 }
 # not a job of this shell (its last wait would wait for it); its pid
 km_guard_pid=$( (km_guard </dev/null >/dev/null 2>&1 & echo $!) )
