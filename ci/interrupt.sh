@@ -106,7 +106,7 @@ cases=(
 	"check-child|4000|$R check T-1 T-2 --seed %S"
 	"storm|4000|$R storm --duration 30 --round 10 --seed %S"
 	"explore|3000|$R explore T-3 --schedules 1000000 --seed %S"
-	"replay|40|$R replay rc3/$rev/T-3/random/%S/-/4/-/0*5"
+	"replay|15|$R replay rc3/$rev/T-3/random/%S/-/4/-/0*5"
 	"repro|4000|$R repro 2"
 	"matrix|4000|$R matrix --seeds 2 --runs 1"
 	"bench|4000|$R bench arms --passes 2 --ratios 0.5 --dir $tmp"
