@@ -16,6 +16,11 @@
 #include "proc_stat.h"
 #include "seam.h"
 
+/* The boot time has a one-second grain and the wall clock may have been
+ * stepped since the cgroup was made: an owner counts as started after it
+ * only by more than this. A pid reused sooner keeps the group until that
+ * process ends. */
+#define CLOCK_SLACK_S 30
 #define MAX_DEPTH 16
 #define BUSY_TRIES 200
 #define PREFIX "residctl-"
@@ -71,9 +76,8 @@ static int owner_gone(const struct sweep *w, pid_t pid, time_t made)
 		return 1;
 	if (w->btime < 0 || w->hz <= 0)
 		return 0;
-	/* the boot time has a one-second grain */
 	return w->btime + (long long)(st.start / (unsigned long long)w->hz) >
-	       (long long)made + 2;
+	       (long long)made + CLOCK_SLACK_S;
 }
 
 /* SIGKILL to every process of the cgroup; the number signalled. */

@@ -3,7 +3,7 @@
  * RESIDCTL_WATCHDOG seconds (default 600; 0: off) is hung. Each thread's
  * state and wait channel (its own and its children's) go to stderr with the
  * line that reruns the command, the children are ended and the tool exits
- * 1. */
+ * 1. Not in the ThreadSanitizer build (see watchdog.c). */
 #ifndef HARNESS_WATCHDOG_H
 #define HARNESS_WATCHDOG_H
 

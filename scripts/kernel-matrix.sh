@@ -92,7 +92,8 @@ accel_pick() {
 	( timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
 		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$t/i.gz" \
 		-append "console=ttyS0 panic=-1" -serial null -serial "file:$t/out" \
-		>/dev/null 2>&1; true ) 2>/dev/null
+		>/dev/null 2>&1; true ) 2>/dev/null &
+	wait $! # in the background: a signal's trap runs at once, not 20 s later
 	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
 	rm -rf "$t"
 	return 0
