@@ -89,8 +89,8 @@ one() {
 	[ "$want" = any ] || [ "$rc" = "$want" ] ||
 		bad "$name SIG$sig after ${ms} ms: exit $rc, want $want ($(tail -1 "$tmp/err"))"
 	# children die with their parent at once; a killed kernel matrix's
-	# guard notices within a second
-	settle "$dir" "$([ "$name" = kernel-matrix ] && echo 60 || echo 20)" ||
+	# guard polls, then gives them a second after SIGTERM
+	settle "$dir" "$([ "$name" = kernel-matrix ] && echo 150 || echo 20)" ||
 		bad "$name SIG$sig after ${ms} ms: processes left: $(procs_in "$dir" | tr '\n' ' ')"
 	[ "$sig" = KILL ] && (echo "$BASHPID" >"$dir/cgroup.procs" && exec "$R" probe >/dev/null 2>&1)
 	[ -z "$(groups_in "$dir")" ] ||

@@ -241,7 +241,10 @@ km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
 	shift
 	kill "-$sig" "$@" $(km_marked) 2>/dev/null
 }
-km_tree() { local p; for p in $(pgrep -P "$1"); do echo "$p"; km_tree "$p"; done; }
+km_tree() { # the descendants of PID, from one ps
+	ps -e -o pid=,ppid= | awk -v root="$1" '{up[$1] = $2}
+		END {for (p in up) {x = p; while (x in up && x != root && x > 1) x = up[x]; if (x == root && p != root) print p}}'
+}
 km_guard() {
 	trap '' INT TERM
 	local kids=""
