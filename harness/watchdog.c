@@ -71,15 +71,15 @@ static int descendants(pid_t pid, pid_t *out, int n)
 	return n;
 }
 
-static unsigned long long cpu_of(const char *path, int with_children)
+/* The ticks of a stat file: its own, those of the children it reaped. */
+static unsigned long long cpu_of(const char *path, int own, int reaped)
 {
 	struct proc_stat st;
 
 	if (proc_stat_read(path, &st))
 		return 0;
-	return st.utime + st.stime +
-	       (with_children ? (unsigned long long)(st.cutime + st.cstime) :
-				0);
+	return (own ? st.utime + st.stime : 0) +
+	       (reaped ? (unsigned long long)(st.cutime + st.cstime) : 0);
 }
 
 /* Ticks used by the command: the tool's threads but this one, the
@@ -99,20 +99,15 @@ static unsigned long long progress(void)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%.20s/stat",
 			 e->d_name);
-		sum += cpu_of(path, 0);
+		sum += cpu_of(path, 1, 0);
 	}
 	if (d)
 		closedir(d);
-	{
-		struct proc_stat st;
-
-		if (proc_stat_read("/proc/self/stat", &st) == 0)
-			sum += (unsigned long long)(st.cutime + st.cstime);
-	}
+	sum += cpu_of("/proc/self/stat", 0, 1);
 	n = descendants(getpid(), desc, 0);
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)desc[i]);
-		sum += cpu_of(path, 1);
+		sum += cpu_of(path, 1, 1);
 	}
 	return sum;
 }
