@@ -20,6 +20,8 @@ stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
+# SIGINT, SIGTERM, SIGKILL at random moments: nothing left (SPEC §9).
+stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # Campaigns in shards (--shard K/N, residctl merge) equal the whole run,

@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_procs.h"
 #include "cgroup_scope.h"
+#include "cgroup_stale.h"
 #include "seam.h"
 
 #define CG_SCOPE_MAX 8
@@ -127,72 +129,11 @@ static void lcg_fail(const struct cg_scope *s, const struct slot *sl,
 			 s->mem.dir, cgroup_strerror(rc));
 }
 
-/* open/write/close only: also used from a signal handler. */
-static int write_str(const char *path, const char *str)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, str, strlen(str)) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* Moves every process listed in the cgroup.procs file `from` into the one
- * `to`, with plain reads and writes: the signal handler's cleanup uses it
- * too. A process that exits meanwhile (ESRCH) is skipped. The number moved,
- * or -errno of the first failure. */
-static int move_all(const char *from, const char *to)
-{
-	char buf[512], pid[16];
-	size_t pl = 0;
-	int fd = open(from, O_RDONLY | O_CLOEXEC), moved = 0, rc = 0;
-	ssize_t got;
-
-	if (fd < 0)
-		return -errno;
-	while (!rc && (got = read(fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < got && !rc; i++) {
-			if (buf[i] != '\n') {
-				if (pl < sizeof(pid) - 1)
-					pid[pl++] = buf[i];
-				continue;
-			}
-			pid[pl] = '\0';
-			pl = 0;
-			rc = write_str(to, pid);
-			if (!rc)
-				moved++;
-			else if (rc == -ESRCH)
-				rc = 0;
-		}
-	}
-	if (!rc && got < 0)
-		rc = -errno;
-	close(fd);
-	return rc ? rc : moved;
-}
-
-/* Moving processes out of a group while reading its cgroup.procs can miss
- * some, and a process can fork meanwhile: repeat until a pass moves none. */
-#define MOVE_PASSES 20
-
-static int empty_into(const char *from, const char *to)
-{
-	int rc = 1;
-
-	for (int i = 0; i < MOVE_PASSES && rc > 0; i++)
-		rc = move_all(from, to);
-	return rc > 0 ? -EBUSY : rc;
-}
-
 /* The held leaf's processes back into the parent, then the leaf removed.
  * Syscalls only: also called from a signal handler. 0 or -errno. */
 static int release_held(struct slot *sl)
 {
-	int rc = empty_into(sl->held_procs, sl->procs);
+	int rc = cg_empty_into(sl->held_procs, sl->procs);
 
 	if (rc)
 		return rc;
@@ -325,7 +266,7 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 	/* v2 lets the process back into the parent only when the parent
 	 * distributes no controller */
 	if (sl->subtree) {
-		rc = write_str(sl->subtree_ctl, "-memory");
+		rc = cg_write_str(sl->subtree_ctl, "-memory");
 		if (rc) {
 			snprintf(err, n, "cgroup: writing -memory to %s: %s",
 				 sl->subtree_ctl, strerror(-rc));
@@ -422,7 +363,7 @@ static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
 	}
 	sl->held = 1;
 	sl->moved = 1; /* this process leaves P with the others */
-	rc = empty_into(sl->procs, sl->held_procs);
+	rc = cg_empty_into(sl->procs, sl->held_procs);
 	if (rc) {
 		snprintf(err, n, "cgroup: moving the processes of %s into %s: %s",
 			 s->parent.dir, sl->held_dir, strerror(-rc));
@@ -479,11 +420,17 @@ static int scope_check_inside(const struct cg_scope *s, char *err, size_t n)
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n)
 {
+	static int swept;
 	struct cg_env env;
 	struct slot *sl;
 	char spare[CG_PATH_MAX + 160];
 	int rc, evac = 0;
 
+	/* before this process makes its first: what a killed one left */
+	if (!swept) {
+		swept = 1;
+		cg_stale_sweep();
+	}
 	memset(s, 0, sizeof(*s));
 	s->slot = -1;
 	s->pid = getpid();
@@ -571,10 +518,10 @@ int cg_scope_leave(struct cg_scope *s)
  * signal handler must not. */
 static void slot_teardown_raw(struct slot *sl)
 {
-	if (sl->subtree && write_str(sl->subtree_ctl, "-memory") == 0)
+	if (sl->subtree && cg_write_str(sl->subtree_ctl, "-memory") == 0)
 		sl->subtree = 0;
 	/* cgroup.procs moves every thread, on v1 and v2 */
-	if (sl->moved && !sl->subtree && write_str(sl->procs, sl->pidstr) == 0)
+	if (sl->moved && !sl->subtree && cg_write_str(sl->procs, sl->pidstr) == 0)
 		sl->moved = 0;
 	if (sl->held && !sl->subtree)
 		release_held(sl);

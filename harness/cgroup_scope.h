@@ -25,7 +25,9 @@ struct cg_scope {
 
 /* Creates <memory cgroup>/residctl-<pid>-<tag> with limit_bytes (a positive
  * multiple of 4096) and swap forbidden, checks it by reading it back, and
- * moves the process into it. Call while the process is single-threaded. -1
+ * moves the process into it; the first call of a process sweeps the stale
+ * cgroups of gone ones first (cg_stale_sweep). Call while the process is
+ * single-threaded. -1
  * with one line in err saying what to do; then nothing is left created. */
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n);

@@ -1,5 +1,4 @@
 /* residctl: one tool, subcommands in the style of git. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +6,10 @@
 
 #include "bugs.h"
 #include "cgroup_scope.h"
+#include "child.h"
 #include "commands.h"
 #include "coverage.h"
+#include "watchdog.h"
 
 static const struct {
 	const char *name;
@@ -38,14 +39,6 @@ static void usage(FILE *f)
 	fprintf(f, "\n'residctl COMMAND --help' describes a command.\n");
 }
 
-/* No cgroup may outlive the tool, also when it is interrupted. */
-static void on_signal(int sig)
-{
-	cg_scope_cleanup_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -63,13 +56,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "residctl: RESIDCTL_BUGS: %s\n", err);
 		return 2;
 	}
+	/* No child, no cgroup may outlive the tool (SPEC §9). */
 	atexit(cg_scope_cleanup_all);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	child_catch_signals();
+	if (watchdog_start(argc, argv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl: %s\n", err);
+		return 2;
+	}
+	watchdog_hang_here("main");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		int rc = commands[i].fn(argc - 1, argv + 1);
+
+		/* a command that stopped by itself on SIGINT/SIGTERM */
+		if (child_stop_signal())
+			rc = 128 + child_stop_signal();
 
 		/* The runs this command counted, for the suite's total. */
 		if (coverage_save_env() < 0 && rc == 0)

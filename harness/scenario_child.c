@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "coverage.h"
 #include "scenario_child.h"
 
@@ -33,11 +34,11 @@ static int watch(pid_t pid, const struct scen_result *r, unsigned stall_s,
 	int status;
 
 	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+		pid_t w = child_reap(pid, &status, 1);
 
 		if (w == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		if (w < 0 && errno != EINTR)
+		if (w < 0)
 			return -1;
 		nanosleep(&tick, NULL);
 		if (progress_of(r) != last) {
@@ -47,8 +48,7 @@ static int watch(pid_t pid, const struct scen_result *r, unsigned stall_s,
 			*stalled = 1;
 			if (kill(pid, SIGKILL) < 0)
 				perror("residctl: kill(scenario child)");
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
+			child_reap(pid, &status, 0);
 			return -1;
 		}
 	}
@@ -82,8 +82,7 @@ int scen_run_child(const struct scenario *s, const struct run_opts *o,
 		return -1;
 	}
 	*shared = *res;
-	fflush(NULL); /* nothing buffered is written twice */
-	pid = fork();
+	pid = child_fork();
 	if (pid < 0) {
 		scen_fail(res, "cannot fork %s's child: %s", s->id,
 			  strerror(errno));

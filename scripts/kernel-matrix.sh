@@ -106,7 +106,8 @@ accel_pick() {
 	( timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none \
 		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" -initrd "$t/i.gz" \
 		-append "console=ttyS0 panic=-1" -serial null -serial "file:$t/out" \
-		>/dev/null 2>&1; true ) 2>/dev/null
+		>/dev/null 2>&1; true ) 2>/dev/null &
+	wait $! # in the background: a signal's trap runs at once, not 20 s later
 	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
 	rm -rf "$t"
 	return 0
@@ -242,6 +243,46 @@ run_cell() {
 		"$(jq -r '.scenarios // "-"' "$d/cell.json")" \
 		"$(jq -r .seconds "$d/cell.json")" "$REASON"
 }
+
+# Interrupted (SPEC §9): SIGINT/SIGTERM end every process this run started
+# (the cells' subshells; timeout, which passes it on to QEMU; the helpers)
+# and exit 130/143. Each program it runs inherits RESIDCTL_KM_OWNER; a guard
+# ends them and the cells' subshells when the script is killed outright.
+export RESIDCTL_KM_OWNER=$$
+km_marked() { grep -lsxz "RESIDCTL_KM_OWNER=$RESIDCTL_KM_OWNER" /proc/[0-9]*/environ | cut -d/ -f3; }
+km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
+	local sig=$1
+	shift
+	kill "-$sig" "$@" $(km_marked) 2>/dev/null
+}
+km_tree() { # the descendants of PID, from one ps
+	ps -e -o pid=,ppid= | awk -v root="$1" '{up[$1] = $2}
+		END {for (p in up) {x = p; while (x in up && x != root && x > 1) x = up[x]; if (x == root && p != root) print p}}'
+}
+km_guard() {
+	trap '' INT TERM
+	local kids=""
+	while kill -0 "$RESIDCTL_KM_OWNER" 2>/dev/null; do
+		kids=$(km_tree "$RESIDCTL_KM_OWNER")
+		sleep 1
+	done
+	km_end TERM $kids
+	sleep 1
+	km_end KILL $kids
+}
+# not a job of this shell (its last wait would wait for it); its pid
+km_guard_pid=$( (km_guard </dev/null >/dev/null 2>&1 & echo $!) )
+km_stop() { # SIGNAL STATUS
+	trap '' INT TERM
+	km_end TERM $(jobs -p) # its jobs ignore SIGINT (bash, no job control)
+	wait
+	kill -KILL "$km_guard_pid" 2>/dev/null
+	echo "scripts/kernel-matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2
+	exit "$2"
+}
+trap 'km_stop INT 130' INT
+trap 'km_stop TERM 143' TERM
+trap 'kill -KILL "$km_guard_pid" 2>/dev/null' EXIT
 
 if ! bash scripts/kernel-deps.sh; then
 	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2

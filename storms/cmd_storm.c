@@ -6,13 +6,13 @@
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "campaign.h"
+#include "child.h"
 #include "cli.h"
 #include "commands.h"
 #include "coverage.h"
@@ -73,12 +73,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void on_int(int sig)
-{
-	(void)sig;
-	storm_stop = 1;
 }
 
 /* chunk: the chunk size of every round, 0 to draw it. */
@@ -409,10 +403,7 @@ int cmd_storm(int argc, char **argv)
 			p.verdict);
 		return 2;
 	}
-	struct sigaction sa = { .sa_handler = on_int };
-
-	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits return */
-	sigaction(SIGTERM, &sa, NULL);
+	child_stop_softly(); /* Ctrl-C: the summary so far */
 	run.start = now_s();
 	run.duration = (double)duration;
 	run.tty = isatty(STDERR_FILENO);
@@ -433,7 +424,7 @@ int cmd_storm(int argc, char **argv)
 
 	/* With --rounds, every round's seed is drawn in order, so a shard's
 	 * round i has the seed it has in the whole storm. */
-	for (; !storm_stop && run.t.rounds < MAX_ROUNDS &&
+	for (; !child_stop_signal() && run.t.rounds < MAX_ROUNDS &&
 	     (rounds ? index < rounds : now_s() - run.start < (double)duration);
 	     index++) {
 		struct storm_config c;

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -14,11 +13,13 @@
 
 #include "budget_share.h"
 #include "cgroup_scope.h"
+#include "child.h"
 #include "coverage.h"
 #include "invariants.h"
 #include "read_check.h"
 #include "rng.h"
 #include "storm.h"
+#include "thread_dump.h"
 
 #define MAX_THREADS 64
 #define MAX_TABLE 4096
@@ -122,57 +123,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* The first line of /proc/<pid>/task/<tid>/<name>, or "". */
-static void task_line(const char *dir, const char *tid, const char *name,
-		      char *buf, int n)
-{
-	char path[400];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s/%s", dir, tid, name);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(buf, n, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* Each thread's name, state and wait channel: where a hang sleeps. */
-static void dump_threads(pid_t pid, char *buf, size_t n)
-{
-	char dir[64], comm[64], wchan[64], stat[512];
-	size_t used;
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	d = opendir(dir);
-	if (!d) {
-		snprintf(buf, n, "cannot list %s: %s", dir, strerror(errno));
-		return;
-	}
-	used = (size_t)snprintf(buf, n, "watchdog: thread dump (tid comm state "
-				"wchan):");
-	while ((e = readdir(d)) && used < n) {
-		if (e->d_name[0] == '.')
-			continue;
-		task_line(dir, e->d_name, "comm", comm, sizeof(comm));
-		task_line(dir, e->d_name, "wchan", wchan, sizeof(wchan));
-		task_line(dir, e->d_name, "stat", stat, sizeof(stat));
-		/* The state follows the command name in parentheses. */
-		char *st = strrchr(stat, ')');
-
-		used += (size_t)snprintf(buf + used, n - used, " %s %s %c %s;",
-					 e->d_name, comm,
-					 st && st[1] ? st[2] : '?',
-					 wchan[0] ? wchan : "-");
-	}
-	closedir(d);
-}
-
 static void make_table(struct storm *s, struct resid_chunk_spec *t,
 		      uint64_t *rng)
 {
@@ -208,7 +158,6 @@ static void child(const struct storm_config *c, int fd)
 	struct fault_seam *fs = NULL;
 
 	coverage_mark(mark);
-	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
 	memset(&out, 0, sizeof(out));
 	pthread_mutex_init(&s.msg_lock, NULL);
 	resid_config_init(&s.cfg);
@@ -273,7 +222,7 @@ static void child(const struct storm_config *c, int fd)
 		ts.tv_nsec = (long)(abs % 1000000000ull);
 		if (pthread_timedjoin_np(rd[i].th, NULL, &ts)) {
 			out.hung = 1;
-			dump_threads(getpid(), out.message, sizeof(out.message));
+			thread_dump(getpid(), out.message, sizeof(out.message));
 			fprintf(stderr, "residctl storm: %s\n", out.message);
 			goto report; /* the threads cannot be joined: exit */
 		}
@@ -299,10 +248,8 @@ report:
 	_exit(0);
 }
 
-volatile sig_atomic_t storm_stop;
-
-/* Reads the child's whole result: 0, -1 on time-out, -2 when storm_stop was
- * set, -3 when the child died without reporting. Reports progress about once a second. */
+/* Reads the child's whole result: 0, -1 on time-out, -2 when a signal
+ * asked to stop (child_stop_signal), -3 when the child died without reporting. Reports progress about once a second. */
 static int collect(const struct storm_config *c, int fd,
 		   struct storm_result *out, int timeout_ms)
 {
@@ -316,7 +263,7 @@ static int collect(const struct storm_config *c, int fd,
 		int wait = now >= end ? 0 : (int)((end - now) / 1000000);
 		int rc = poll(&p, 1, wait < 1000 ? wait : 1000);
 
-		if (storm_stop)
+		if (child_stop_signal())
 			return -2;
 		if (rc < 0 && errno == EINTR)
 			continue;
@@ -357,8 +304,7 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 		cg_scope_leave(&scope);
 		return -1;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_fork();
 
 	if (pid < 0) {
 		snprintf(out->message, sizeof(out->message), "fork: %s",
@@ -388,15 +334,14 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 	} else if (rc < 0) {
 		memset(out, 0, sizeof(*out));
 		out->hung = 1;
-		dump_threads(pid, out->message, sizeof(out->message));
+		thread_dump(pid, out->message, sizeof(out->message));
 		kill(pid, SIGKILL);
 	} else {
 		/* So that the caller's marks see the child's probes. */
 		coverage_absorb(out->probes);
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	child_reap(pid, &status, 0);
 	if (!out->ran && !out->hung && !out->interrupted)
 		snprintf(out->message, sizeof(out->message), "the storm process "
 			 "died (status %#x) before it reported", status);

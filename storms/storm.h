@@ -7,7 +7,6 @@
 #ifndef STORMS_STORM_H
 #define STORMS_STORM_H
 
-#include <signal.h>
 #include <stdint.h>
 
 #include "code_probe.h"
@@ -35,10 +34,6 @@ struct storm_config {
 	void *progress_arg;
 };
 
-/* Set from a signal handler: the running storm is killed and reported as
- * interrupted. */
-extern volatile sig_atomic_t storm_stop;
-
 struct storm_result {
 	uint64_t touches, bytes_checked, mismatches;
 	uint64_t violations;     /* invariant reports */
@@ -48,7 +43,7 @@ struct storm_result {
 	uint64_t probes[CP_COUNT]; /* code probes the child hit */
 	int ran;                 /* the child reported back */
 	int hung;                /* the watchdog fired */
-	int interrupted;         /* storm_stop ended it */
+	int interrupted;         /* a signal to stop ended it */
 	double seconds;
 	char message[1024];      /* the first failure, or the thread dump */
 };

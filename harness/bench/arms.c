@@ -296,9 +296,9 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 
 	for (int a = 0; a < NARMS; a++)
 		total += o->use[a] * o->nratios * (int)o->reps;
-	for (int i = 0; i < o->nratios && !bench_stop; i++) {
-		for (uint64_t k = 0; k < o->reps && !bench_stop; k++) {
-			for (int a = 0; a < NARMS && !bench_stop; a++) {
+	for (int i = 0; i < o->nratios && !child_stop_signal(); i++) {
+		for (uint64_t k = 0; k < o->reps && !child_stop_signal(); k++) {
+			for (int a = 0; a < NARMS && !child_stop_signal(); a++) {
 				struct arm_result *r = &res[i][a];
 
 				if (!o->use[a] || (k && !r->ok))
@@ -340,7 +340,7 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 			r->seconds = v[o->reps / 2];
 		}
 	}
-	return failed || bench_stop;
+	return failed || child_stop_signal();
 }
 
 /* fio on the file, once before the sweep and once after; the best. */
@@ -397,7 +397,7 @@ int bench_arms(int argc, char **argv)
 		layout_free(&o.lay);
 		return 1;
 	}
-	bench_catch_signals();
+	child_stop_softly();
 	fprintf(stderr, "bench arms: writing a %.1f MiB file in %s (%" PRIu32
 		" layers, %" PRIu32 " chunks)\n", mib(o.region), o.dir,
 		o.lay.nlayers, o.lay.nchunks);
@@ -411,10 +411,10 @@ int bench_arms(int argc, char **argv)
 	rc = device_limit(&o, &f);
 	if (!rc)
 		rc = sweep(&o, &f, res, drops, sizeof(drops));
-	if (!rc && !bench_stop)
+	if (!rc && !child_stop_signal())
 		rc = device_limit(&o, &f);
 	bench_file_remove(&f);
-	if (bench_stop) {
+	if (child_stop_signal()) {
 		fprintf(stderr, "residctl bench arms: interrupted; the file "
 			"is removed, nothing written\n");
 	} else {

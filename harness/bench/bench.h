@@ -6,7 +6,6 @@
 #ifndef HARNESS_BENCH_H
 #define HARNESS_BENCH_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,9 +14,9 @@
 
 #define MiB ((uint64_t)1 << 20)
 
-/* Set by SIGINT/SIGTERM: the running child is killed, the file removed. */
-extern volatile sig_atomic_t bench_stop;
-void bench_catch_signals(void);
+/* A benchmark stops by itself on SIGINT/SIGTERM (child_stop_softly): the
+ * running child is killed, the file removed. */
+#include "child.h"
 
 double bench_now(void);
 
@@ -52,7 +51,7 @@ int bench_read_bytes(uint64_t *out);
  * fresh memory cgroup of limit bytes (swap forbidden), so the child is
  * charged there and nothing outlives it. The child writes len bytes of out
  * back. 0 when fn returned 0; -1 with err (fn's own error, a failed setup, a
- * dead child, or bench_stop). */
+ * dead child, or a signal to stop). */
 typedef int (*bench_fn)(void *arg, void *out, char *err, size_t n);
 int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		   void *out, size_t len, char *err, size_t n);

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "cgroup_scope.h"
+#include "child.h"
 
 struct header {
 	int rc;
@@ -39,15 +40,13 @@ static void child(bench_fn fn, void *arg, void *out, size_t len, int fd)
 {
 	struct header h = { 0 };
 
-	signal(SIGINT, SIG_IGN); /* the parent decides what Ctrl-C ends */
-	signal(SIGTERM, SIG_DFL);
 	h.rc = fn(arg, out, h.message, sizeof(h.message));
 	if (write_all(fd, &h, sizeof(h)) || write_all(fd, out, len))
 		_exit(3);
 	_exit(0);
 }
 
-/* Reads want bytes; -1 when the child closed early, -2 on bench_stop. */
+/* Reads want bytes; -1 when the child closed early, -2 on a signal to stop. */
 static int collect(int fd, char *dst, size_t want)
 {
 	size_t got = 0;
@@ -56,7 +55,7 @@ static int collect(int fd, char *dst, size_t want)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		int rc = poll(&p, 1, 500);
 
-		if (bench_stop)
+		if (child_stop_signal())
 			return -2;
 		if (rc <= 0)
 			continue;
@@ -93,8 +92,7 @@ int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		free(buf);
 		return -1;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_fork();
 
 	if (pid == 0) {
 		close(fds[0]);
@@ -106,8 +104,7 @@ int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 	if (pid > 0) {
 		if (rc == -2)
 			kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		child_reap(pid, &status, 0);
 	}
 	if (cg_scope_leave(&scope) < 0 && rc == 0)
 		rc = -4;

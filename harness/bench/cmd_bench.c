@@ -1,5 +1,4 @@
 /* residctl bench: the benchmarks of SPEC §8 (arms, fetch). */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +19,6 @@ static const char usage[] =
 	"         'bench arms --table' and 'verify --table')\n"
 	"  Benchmarks, not tests: they need root (memory cgroups), write a\n"
 	"  backing file on a disk and remove it. 'residctl bench arms --help'.\n";
-
-volatile sig_atomic_t bench_stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	bench_stop = 1;
-}
-
-void bench_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits return */
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 double bench_now(void)
 {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "child.h"
 #include "device.h"
 
 #define DEVICE_BUFFERS (1024 * MiB)
@@ -52,7 +53,7 @@ static int run_fio(const char *path, uint64_t size, uint64_t bs, uint64_t qd,
 		snprintf(err, n, "fio: pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = fork();
+	pid = child_fork();
 	if (pid < 0) {
 		snprintf(err, n, "fio: fork: %s", strerror(errno));
 		close(fd[0]);
@@ -75,8 +76,10 @@ static int run_fio(const char *path, uint64_t size, uint64_t bs, uint64_t qd,
 			break;
 	out[got] = 0;
 	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (child_reap(pid, &status, 0) < 0) {
+		snprintf(err, n, "fio: waitpid: %s", strerror(errno));
+		return -1;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		snprintf(err, n, "fio failed (exit %d)%s", WIFEXITED(status) ?
 			 WEXITSTATUS(status) : -1, WIFEXITED(status) &&

@@ -132,9 +132,9 @@ static int sweep(const struct fetch_opts *o, struct bench_file *f,
 	int failed = 0, done = 0, total = o->nsizes * NMODES * (int)o->reps;
 	char err[600], tag[32];
 
-	for (int i = 0; i < o->nsizes && !bench_stop; i++)
-		for (uint64_t rep = 0; rep < o->reps && !bench_stop; rep++)
-			for (int k = 0; k < NMODES && !bench_stop; k++) {
+	for (int i = 0; i < o->nsizes && !child_stop_signal(); i++)
+		for (uint64_t rep = 0; rep < o->reps && !child_stop_signal(); rep++)
+			for (int k = 0; k < NMODES && !child_stop_signal(); k++) {
 				struct fetch_job j = { o, f, (enum mode)k, o->size[i] };
 				uint64_t limit = (k <= M_WARM ? 1 :
 						  fetch_budget_chunks(&j)) * j.size + SLACK;
@@ -161,7 +161,7 @@ static int sweep(const struct fetch_opts *o, struct bench_file *f,
 					mibps(r, j.size, k == M_PREFETCH),
 					r->bad ? ", WRONG BYTES" : "");
 			}
-	return failed || bench_stop;
+	return failed || child_stop_signal();
 }
 
 int bench_fetch(int argc, char **argv)
@@ -201,7 +201,7 @@ int bench_fetch(int argc, char **argv)
 		fprintf(stderr, "residctl bench fetch: no memory\n");
 		return 1;
 	}
-	bench_catch_signals();
+	child_stop_softly();
 	fprintf(stderr, "bench fetch: writing a %" PRIu64 " MiB file in %s\n",
 		o.total / MiB, o.dir);
 	if (bench_file_create(&f, o.dir, o.total, 1, err, sizeof(err))) {
@@ -211,7 +211,7 @@ int bench_fetch(int argc, char **argv)
 	}
 	rc = sweep(&o, &f, all);
 	bench_file_remove(&f);
-	if (bench_stop) {
+	if (child_stop_signal()) {
 		fprintf(stderr, "residctl bench fetch: interrupted; the file "
 			"is removed, nothing written\n");
 	} else {

@@ -88,7 +88,7 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 		f->path[0] = '\0';
 		return -1;
 	}
-	for (uint64_t off = 0; off < size && !bench_stop; off += PIECE) {
+	for (uint64_t off = 0; off < size && !child_stop_signal(); off += PIECE) {
 		uint64_t len = size - off < PIECE ? size - off : PIECE;
 
 		resid_content_fill(buf, off, len, seed);
@@ -101,8 +101,8 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 		}
 	}
 	free(buf);
-	if (bench_stop || fsync(f->fd)) {
-		snprintf(err, n, "%s %s", bench_stop ? "interrupted writing" :
+	if (child_stop_signal() || fsync(f->fd)) {
+		snprintf(err, n, "%s %s", child_stop_signal() ? "interrupted writing" :
 			 "cannot fsync", f->path);
 		bench_file_remove(f);
 		return -1;

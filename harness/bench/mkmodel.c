@@ -141,7 +141,7 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	}
 	if (fwrite(le, 1, 8, f) != 8 || fwrite(h, 1, hlen, f) != hlen)
 		goto io;
-	for (uint64_t off = 8 + hlen; off < size && !bench_stop;) {
+	for (uint64_t off = 8 + hlen; off < size && !child_stop_signal();) {
 		uint64_t len = size - off < 8 * MiB ? size - off : 8 * MiB;
 
 		resid_content_fill(buf, off, len, m->seed);
@@ -149,7 +149,7 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 			goto io;
 		off += len;
 	}
-	if (bench_stop || fflush(f) || fsync(fileno(f)))
+	if (child_stop_signal() || fflush(f) || fsync(fileno(f)))
 		goto io;
 	if (fclose(f)) {
 		f = NULL;
@@ -167,8 +167,8 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	goto out;
 io:
 	snprintf(err, n, "%s writing %s: %s; free space or give another path",
-		 bench_stop ? "interrupted" : "error", tmp,
-		 bench_stop ? "nothing kept" : strerror(errno));
+		 child_stop_signal() ? "interrupted" : "error", tmp,
+		 child_stop_signal() ? "nothing kept" : strerror(errno));
 	if (f)
 		fclose(f);
 	unlink(tmp);
@@ -244,7 +244,7 @@ int bench_mkmodel(int argc, char **argv)
 	if (est > 64ull << 30)
 		return bench_bad("mkmodel", "size", "over 64 GiB",
 				 "give fewer --layers or a smaller --hidden/--ffn/--vocab");
-	bench_catch_signals();
+	child_stop_softly();
 	if (mkmodel_write(path, &m, &size, err, sizeof(err))) {
 		fprintf(stderr, "residctl bench mkmodel: %s\n", err);
 		return 1;

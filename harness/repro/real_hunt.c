@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bugs.h"
+#include "child.h"
 #include "repro_internal.h"
 
 #define OUT_MAX (256u << 10)
@@ -42,7 +43,7 @@ static int run_capture(char *const argv[], const char *tsan_opts, char *out,
 	if (fd < 0)
 		return -1;
 	unlink(path);
-	pid = fork();
+	pid = child_fork();
 	if (pid < 0) {
 		close(fd);
 		return -1;
@@ -55,11 +56,10 @@ static int run_capture(char *const argv[], const char *tsan_opts, char *out,
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
+	if (child_reap(pid, &status, 0) != pid) {
+		close(fd);
+		return -1;
+	}
 	ssize_t got = pread(fd, out, cap - 1, 0);
 
 	out[got > 0 ? got : 0] = '\0';

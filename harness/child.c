@@ -1,0 +1,194 @@
+/* Forking, reaping and the exit on a signal, in one place: a table of live
+ * children that the signal handler can walk (plain atomics, no locks). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup_scope.h"
+#include "child.h"
+#include "watchdog.h"
+
+#define LIVE_MAX 64
+/* How long a child has to end after the forwarded signal, then SIGKILL;
+ * and how long a killed one may take to go (one stuck in the kernel is
+ * left to its PR_SET_PDEATHSIG and the next start's cgroup sweep). */
+#define GRACE_TICKS 500
+#define KILL_TICKS 500
+#define TICK_NS 10000000L
+
+static pid_t live[LIVE_MAX];
+static volatile sig_atomic_t stop_sig, soft;
+
+static void reg(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t none = 0;
+
+		if (__atomic_compare_exchange_n(&live[i], &none, pid, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+	/* more than LIVE_MAX at once: not forwarded to, but it still dies
+	 * with this process */
+}
+
+static void unreg(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (__atomic_load_n(&live[i], __ATOMIC_SEQ_CST) == pid)
+			__atomic_store_n(&live[i], 0, __ATOMIC_SEQ_CST);
+}
+
+void child_each(void (*fn)(pid_t pid, void *arg), void *arg)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = __atomic_load_n(&live[i], __ATOMIC_SEQ_CST);
+
+		if (pid > 0)
+			fn(pid, arg);
+	}
+}
+
+static void tick(void)
+{
+	struct timespec ts = { 0, TICK_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reaps what has ended; the number still live. */
+static int reap_ended(void)
+{
+	int left = 0, status;
+
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = __atomic_load_n(&live[i], __ATOMIC_SEQ_CST);
+
+		if (pid <= 0)
+			continue;
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno == ECHILD))
+			__atomic_store_n(&live[i], 0, __ATOMIC_SEQ_CST);
+		else
+			left++;
+	}
+	return left;
+}
+
+static void send_all(int sig)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t pid = __atomic_load_n(&live[i], __ATOMIC_SEQ_CST);
+
+		if (pid > 0)
+			kill(pid, sig);
+	}
+}
+
+/* Async-signal-safe: kill, waitpid, nanosleep. */
+static void kill_all(int sig)
+{
+	int t = 0;
+
+	send_all(sig);
+	for (; sig != SIGKILL && t < GRACE_TICKS && reap_ended(); t++)
+		tick();
+	if (!reap_ended())
+		return;
+	send_all(SIGKILL);
+	for (t = 0; t < KILL_TICKS && reap_ended(); t++)
+		tick();
+}
+
+void child_exit_all(int sig, int status)
+{
+	kill_all(sig);
+	cg_scope_cleanup_all();
+	_exit(status);
+}
+
+static void on_signal(int sig)
+{
+	int first = !stop_sig;
+
+	stop_sig = sig;
+	if (soft && first) {
+		send_all(sig);
+		return;
+	}
+	child_exit_all(sig, 128 + sig);
+}
+
+void child_catch_signals(void)
+{
+	/* no SA_RESTART: a soft command's waits return with EINTR */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void child_stop_softly(void)
+{
+	soft = 1;
+}
+
+int child_stop_signal(void)
+{
+	return stop_sig;
+}
+
+pid_t child_fork(void)
+{
+	sigset_t block, old;
+	pid_t parent = getpid(), pid;
+	int saved;
+
+	/* a signal between fork and reg would miss this child */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL); /* nothing buffered is written twice */
+	pid = fork();
+	saved = errno;
+	if (pid == 0) {
+		for (int i = 0; i < LIVE_MAX; i++)
+			live[i] = 0;
+		soft = 0;
+		stop_sig = 0;
+		/* SIGTERM, not SIGKILL: the child forwards it to its own
+		 * children and removes its own cgroups. The check closes
+		 * the race with a parent that died before the prctl. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(128 + SIGTERM);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		watchdog_hang_here("child");
+	} else if (pid > 0) {
+		reg(pid);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return pid;
+}
+
+pid_t child_reap(pid_t pid, int *status, int nohang)
+{
+	pid_t w;
+
+	while ((w = waitpid(pid, status, nohang ? WNOHANG : 0)) < 0 &&
+	       errno == EINTR)
+		;
+	if (w == pid || (w < 0 && errno == ECHILD))
+		unreg(pid);
+	return w;
+}

@@ -1,0 +1,38 @@
+/* The tool's child processes, and how residctl ends on SIGINT/SIGTERM (SPEC
+ * §9): every child is forked here, dies with its parent (PR_SET_PDEATHSIG)
+ * and is registered; the one handler forwards the signal to the live
+ * children, reaps them, removes this process's cgroups and exits 128 + the
+ * signal. */
+#ifndef HARNESS_CHILD_H
+#define HARNESS_CHILD_H
+
+#include <sys/types.h>
+
+/* main: installs the handler for SIGINT and SIGTERM. */
+void child_catch_signals(void);
+
+/* fork(), with stdio flushed first. In the child: SIGTERM when the forking
+ * thread's process dies, no registered children, the hard handler. In the
+ * parent: the child is registered until child_reap reaps it. */
+pid_t child_fork(void);
+
+/* waitpid(pid, status, nohang ? WNOHANG : 0), EINTR retried; unregisters
+ * the child once reaped. Returns pid, 0 (nohang, still running) or -1. */
+pid_t child_reap(pid_t pid, int *status, int nohang);
+
+/* The command ends by itself once child_stop_signal() is set: the handler
+ * only forwards the first signal (a second one still ends the tool). */
+void child_stop_softly(void);
+
+/* SIGINT or SIGTERM when one asked the tool to stop, else 0. */
+int child_stop_signal(void);
+
+/* Sends sig to every live child, reaps them (SIGKILL after a grace period
+ * when sig is not SIGKILL), removes this process's cgroups and _exits with
+ * status. Async-signal-safe. */
+void child_exit_all(int sig, int status) __attribute__((noreturn));
+
+/* Calls fn(pid, arg) for every live child (a snapshot). */
+void child_each(void (*fn)(pid_t pid, void *arg), void *arg);
+
+#endif
