@@ -14,7 +14,6 @@
 
 #include "cgroup_procs.h"
 #include "cgroup_scope.h"
-#include "cgroup_stale.h"
 #include "seam.h"
 
 #define CG_SCOPE_MAX 8
@@ -420,17 +419,11 @@ static int scope_check_inside(const struct cg_scope *s, char *err, size_t n)
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n)
 {
-	static int swept;
 	struct cg_env env;
 	struct slot *sl;
 	char spare[CG_PATH_MAX + 160];
 	int rc, evac = 0;
 
-	/* before this process makes its first: what a killed one left */
-	if (!swept) {
-		swept = 1;
-		cg_stale_sweep();
-	}
 	memset(s, 0, sizeof(*s));
 	s->slot = -1;
 	s->pid = getpid();

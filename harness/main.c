@@ -6,6 +6,7 @@
 
 #include "bugs.h"
 #include "cgroup_scope.h"
+#include "cgroup_stale.h"
 #include "child.h"
 #include "commands.h"
 #include "coverage.h"
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
+		/* What a killed residctl left, at every start (SPEC §9). */
+		cg_stale_sweep();
 		int rc = commands[i].fn(argc - 1, argv + 1);
 
 		/* a command that stopped by itself on SIGINT/SIGTERM */
