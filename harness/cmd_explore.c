@@ -15,7 +15,7 @@
 static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
 	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
-	"                        [--json FILE]\n"
+	"                        [--json FILE] [--chunks equal|unequal]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -30,6 +30,8 @@ static const char explore_usage[] =
 	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"
 	"  scenario cannot fire is refused. Shrinking drops faults too. --json\n"
 	"  writes the summary and the code probes the campaign hit and missed.\n"
+	"  --chunks unequal runs every schedule on a table of unequal chunks\n"
+	"  (1 to 4 pages, the last ending unaligned; check --sim runs both).\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
@@ -50,6 +52,8 @@ static int write_json(const char *path, const struct explore_opts *o,
 		return -1;
 	fprintf(f, "{\n  \"scenario\": ");
 	json_str(f, o->p->id);
+	fprintf(f, ",\n  \"chunks\": \"%s\"", o->unequal ? "unequal" :
+		"equal");
 	fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"schedules\": %" PRIu64
 		",\n  \"distinct\": %" PRIu64 ",\n  \"failures\": %" PRIu64
 		",\n  \"code_probes\": ", o->seed, r->schedules, r->distinct,
@@ -82,6 +86,7 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("fault", 'f'),
 		CLI_VALUE("seed", 's'),
 		CLI_VALUE("json", 'j'),
+		CLI_VALUE("chunks", 'C'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
@@ -136,6 +141,15 @@ int cmd_explore(int argc, char **argv)
 			break;
 		case 'j':
 			json = v;
+			break;
+		case 'C':
+			if (strcmp(v, "equal") && strcmp(v, "unequal")) {
+				fprintf(stderr, "residctl explore: unknown "
+					"--chunks '%s'; use equal or unequal\n",
+					v);
+				return 2;
+			}
+			o.unequal = !strcmp(v, "unequal");
 			break;
 		case 'f':
 			if (fault_plan_add(&user, "fault", v, err,

@@ -11,14 +11,14 @@
 #include "sim_gate.h"
 
 static void campaign(const struct scenario *p, const struct fault_plan *faults,
-		     enum sim_strategy st, unsigned depth, uint64_t seed,
-		     uint64_t n, struct scen_result *res, uint64_t *dedup_f,
-		     uint64_t *dedup_r, uint64_t *distinct)
+		     int unequal, enum sim_strategy st, unsigned depth,
+		     uint64_t seed, uint64_t n, struct scen_result *res,
+		     uint64_t *dedup_f, uint64_t *dedup_r, uint64_t *distinct)
 {
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
 				  .seed = seed, .schedules = n,
-				  .bugs = bugs_enabled(), .faults = faults,
-				  .shrink = 1 };
+				  .bugs = bugs_enabled(), .unequal = unequal,
+				  .faults = faults, .shrink = 1 };
 	struct explore_result r;
 
 	explore(&o, &r);
@@ -41,6 +41,11 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	explore_result_free(&r);
 }
 
+unsigned sim_gate_legs(const struct scenario *s)
+{
+	return s->sim && simprog_can_fire(s) ? LEG_UNEQUAL : 0;
+}
+
 uint32_t sim_gate_can_fire(const struct scenario *s)
 {
 	return s->sim ? simprog_can_fire(s) : s->no_seam ? 0 : FAULT_ALL;
@@ -59,10 +64,12 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		scen_fail(res, "%s", err);
 		return -1;
 	}
-	campaign(s, &faults, SIM_RANDOM, 0, o->seed, schedules / 2, res, &df,
-		 &dr, &distinct);
-	campaign(s, &faults, SIM_PCT, 3, o->seed + 1, schedules - schedules / 2,
+	int unequal = !!(o->leg & LEG_UNEQUAL);
+
+	campaign(s, &faults, unequal, SIM_RANDOM, 0, o->seed, schedules / 2,
 		 res, &df, &dr, &distinct);
+	campaign(s, &faults, unequal, SIM_PCT, 3, o->seed + 1,
+		 schedules - schedules / 2, res, &df, &dr, &distinct);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", distinct);
 	scen_count(res, "dedup_fetching", df);
