@@ -220,9 +220,9 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	replay_run(&rp, &out);
-	printf("replay %s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
+	printf("replay %s%s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
 	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
-	       sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
+	       rp.unequal ? " (unequal chunks)" : "", sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
 	       out.steps, out.preemptions, out.log_hash);
 	for (int p = 0; p < FP_COUNT; p++)
 		if (rp.faults.on & 1u << p)

@@ -17,6 +17,7 @@
 #include "coverage.h"
 #include "bugs.h"
 #include "fault.h"
+#include "content_file.h"
 #include "probe.h"
 #include "rng.h"
 #include "storm.h"
@@ -27,6 +28,7 @@ static const char usage[] =
 	"usage: residctl storm [--duration SECONDS] [--round SECONDS] [--seed N]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
 	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
+	"                      [--backing synthetic|file]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
 	"  1 ms FETCHING time-out drawn per round) until\n"
@@ -41,12 +43,15 @@ static const char usage[] =
 	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). --chunk fixes\n"
 	"  the chunk size of every round (a multiple of 4K up to 8M). The summary\n"
 	"  and the JSON name the code probes (rare paths) the rounds hit and\n"
-	"  missed.\n";
+	"  missed. Half the rounds (drawn) read a real file of the content\n"
+	"  with O_DIRECT, its size not a page multiple, written under $TMPDIR\n"
+	"  or /tmp and removed; --backing makes every round one or the other.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
+	uint64_t file_rounds, direct_rounds;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -74,9 +79,10 @@ static void on_int(int sig)
 	storm_stop = 1;
 }
 
-/* chunk: the chunk size of every round, 0 to draw it. */
-static void draw(uint64_t seed, double seconds, uint64_t chunk,
-		 struct storm_config *c)
+/* chunk: the chunk size of every round, 0 to draw it. backing: 0 synthetic,
+ * 1 file (in dir), -1 drawn. */
+static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
+		 const char *dir, struct storm_config *c)
 {
 	static const uint64_t chunks[] = { 0, 64 << 10, 256 << 10, 1 << 20,
 					   2 << 20, 4 << 20 };
@@ -100,6 +106,14 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk,
 	 * time-out, so the watchdog resets fetches still queued. */
 	c->evict_ahead = (int)rng_below(&rng, 2);
 	c->fetching_timeout_ms = rng_below(&rng, 4) ? 0 : 1;
+	int file = (int)rng_below(&rng, 2);
+
+	if (backing >= 0)
+		file = backing;
+	if (file) {
+		c->file_dir = dir;
+		c->region_len = content_file_len(c->region_len, seed);
+	}
 	if (chunk)
 		c->chunk_size = chunk;
 }
@@ -130,6 +144,7 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->evictions += r->stats.evictions;
 	t->fetches += r->stats.fetches;
 	t->hangs += (uint64_t)r->hung;
+	t->direct_rounds += (uint64_t)r->direct;
 	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
@@ -158,6 +173,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
 	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
 		"\n", t->st_lag);
+	fprintf(f, "  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
+		"with O_DIRECT\n", t->file_rounds, t->direct_rounds);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
@@ -190,12 +207,14 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"dedup_resident\": %" PRIu64 ",\n  \"fetches\": %" PRIu64
 		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
 		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
-		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		PRIu64 ",\n  \"file_rounds\": %" PRIu64
+		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
-		t->st_lag, t->hangs ? "fired" : "quiet");
+		t->st_lag, t->file_rounds, t->direct_rounds,
+		t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
@@ -230,13 +249,16 @@ int cmd_storm(int argc, char **argv)
 		CLI_VALUE("only", 'o'),
 		CLI_VALUE("json", 'j'),
 		CLI_VALUE("chunk", 'c'),
+		CLI_VALUE("backing", 'B'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
 			 .argv = argv, .opts = opts, .operands = 0 };
 	uint64_t chunk = 0;
 	const char *json = NULL, *v;
-	char err[1024], specs[1024] = "", chunk_opt[32] = "";
+	char err[1024], specs[1024] = "", chunk_opt[32] = "", dir[4096] = "";
+	char backing_opt[32] = "";
+	int backing = -1;
 	size_t flen = 0;
 	struct probe p;
 	int opt;
@@ -307,6 +329,16 @@ int cmd_storm(int argc, char **argv)
 		case 'j':
 			json = v;
 			break;
+		case 'B':
+			if (strcmp(v, "synthetic") && strcmp(v, "file")) {
+				fprintf(stderr, "residctl storm: unknown --backing "
+					"'%s'; use synthetic or file\n", v);
+				return 2;
+			}
+			backing = !strcmp(v, "file");
+			snprintf(backing_opt, sizeof(backing_opt),
+				 " --backing %s", v);
+			break;
 		}
 	}
 	probe_run(&p);
@@ -317,6 +349,11 @@ int cmd_storm(int argc, char **argv)
 	if (!p.can_run) {
 		fprintf(stderr, "residctl storm: can the pager run here? %s\n",
 			p.verdict);
+		return 2;
+	}
+	if (backing && content_dir_make(dir, sizeof(dir), err,
+					sizeof(err)) < 0) {
+		fprintf(stderr, "residctl storm: %s\n", err);
 		return 2;
 	}
 	struct sigaction sa = { .sa_handler = on_int };
@@ -338,17 +375,21 @@ int cmd_storm(int argc, char **argv)
 		double left = (double)duration - (now_s() - run.start);
 
 		draw(only ? only : rng_next(&rng),
-		     left < (double)round ? left : (double)round, chunk, &c);
+		     left < (double)round ? left : (double)round, chunk,
+		     backing, dir, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
+			if (dir[0])
+				content_dir_remove(dir);
 			return 2;
 		}
 		if (r.interrupted)
 			break;
 		add(&run.t, &r);
+		run.t.file_rounds += c.file_dir != NULL;
 		coverage_add_run(&run.t.cov, r.probes);
 		run.seeds[run.t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
@@ -360,10 +401,10 @@ int cmd_storm(int argc, char **argv)
 			run.t.failed++;
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
 				"%s\n  rerun: residctl storm --only %" PRIu64
-				" --round %.0f --duration %.0f%s%s%s%s\n",
+				" --round %.0f --duration %.0f%s%s%s%s%s\n",
 				run.tty ? "\n" : "", run.t.rounds, r.message,
 				line, c.seed, c.seconds, c.seconds + 1,
-				chunk_opt, specs,
+				chunk_opt, backing_opt, specs,
 				bugs_enabled() ? " --bug " : "",
 				bugs_enabled() ? bugs : "");
 		}
@@ -373,6 +414,9 @@ int cmd_storm(int argc, char **argv)
 	}
 	if (run.tty)
 		fputc('\n', stderr);
+	/* A killed round's file too. */
+	if (dir[0] && content_dir_remove(dir) < 0)
+		return 2;
 	summary(stdout, &run, &p);
 	if (json && write_json(json, &run, &p) < 0)
 		return 2;
