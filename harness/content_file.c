@@ -84,6 +84,14 @@ static int write_all(int fd, uint64_t len, uint64_t seed)
 	return 0;
 }
 
+int content_file_direct(struct resid_region *r)
+{
+	char m[2048];
+
+	return resid_manifest_json(r, m, sizeof(m)) == 0 &&
+		strstr(m, "\"o_direct\":true") != NULL;
+}
+
 int content_file_make(const char *dir, const char *name, uint64_t len,
 		      uint64_t seed, char *path, size_t pn, char *err,
 		      size_t en)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "resid.h"
+
 /* Makes a fresh directory under $TMPDIR (or /tmp); 0, or -1 with err. */
 int content_dir_make(char *dir, size_t n, char *err, size_t en);
 /* Removes dir and every file in it; 0, or -1 after a line on stderr. */
@@ -24,5 +26,9 @@ uint64_t content_file_len(uint64_t want, uint64_t seed);
 int content_file_make(const char *dir, const char *name, uint64_t len,
 		      uint64_t seed, char *path, size_t pn, char *err,
 		      size_t en);
+
+/* Whether region r reads its file with O_DIRECT, as its manifest records
+ * (0: buffered, the file system refused O_DIRECT). */
+int content_file_direct(struct resid_region *r);
 
 #endif

@@ -67,17 +67,6 @@ static int make_file(struct resid_config *cfg, const struct run_opts *o,
 	return 0;
 }
 
-/* "file O_DIRECT" or "file buffered", as the pager's manifest says. */
-static void note_backing(struct resid_region *r, struct scen_result *res)
-{
-	char m[2048];
-	int direct = resid_manifest_json(r, m, sizeof(m)) == 0 &&
-		strstr(m, "\"o_direct\":true");
-
-	snprintf(res->backing, sizeof(res->backing), "file %s",
-		 direct ? "O_DIRECT" : "buffered");
-}
-
 struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 			     struct scen_result *res)
 {
@@ -108,7 +97,8 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 		return NULL;
 	}
 	if (file)
-		note_backing(r, res);
+		snprintf(res->backing, sizeof(res->backing), "file %s",
+			 content_file_direct(r) ? "O_DIRECT" : "buffered");
 	return r;
 }
 

@@ -193,14 +193,6 @@ static int make_file(struct storm *s, char *path, size_t n)
 	return 0;
 }
 
-static int manifest_direct(struct resid_region *r)
-{
-	char m[2048];
-
-	return resid_manifest_json(r, m, sizeof(m)) == 0 &&
-		strstr(m, "\"o_direct\":true") != NULL;
-}
-
 /* In the child: the storm itself. Writes the result to fd and exits. */
 static void child(const struct storm_config *c, int fd)
 {
@@ -258,7 +250,7 @@ static void child(const struct storm_config *c, int fd)
 	if (c->file_dir && unlink(path) < 0)
 		note(&s, "cannot remove %s: %s", path, strerror(errno));
 	if (s.r && c->file_dir)
-		out.direct = manifest_direct(s.r);
+		out.direct = content_file_direct(s.r);
 	if (!s.r) {
 		snprintf(out.message, sizeof(out.message), "cannot open the "
 			 "region: %s", err);
