@@ -35,7 +35,8 @@ uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o)
 	static struct resid_chunk_spec table[MAX_TABLE];
 	uint64_t rng = cfg->seed;
 
-	if (o->leg & LEG_FILE)
+	/* A file ends unaligned, as does the last of unequal layers. */
+	if (o->leg)
 		cfg->region_len = content_file_len(cfg->region_len, cfg->seed);
 	if (!(o->leg & LEG_UNEQUAL))
 		return (cfg->chunk_size + RESID_PAGE - 1) & ~(RESID_PAGE - 1);

@@ -9,8 +9,9 @@
 #include "scenario.h"
 
 /* Fits cfg (region_len and chunk_size set) to the run's leg: a file's
- * region ends unaligned, unequal chunks come from a table drawn from
- * cfg->seed. Returns the largest chunk, the least budget. */
+ * region, and an unequal table's, ends unaligned; unequal chunks come from
+ * a table drawn from cfg->seed. Returns the largest chunk, the least
+ * budget. */
 uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o);
 
 /* Opens a region on the run's fault seam with eager reconcile; counts every

@@ -30,10 +30,11 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 	};
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
-	if (o->leg & LEG_FILE) {
-		c->file_dir = o->file_dir;
+	/* A file ends unaligned, as does the last of unequal layers. */
+	if (o->leg)
 		c->region_len = content_file_len(c->region_len, c->seed);
-	}
+	if (o->leg & LEG_FILE)
+		c->file_dir = o->file_dir;
 	if (o->leg & LEG_UNEQUAL)
 		c->chunk_size = 0;
 	c->faults = o->faults;
