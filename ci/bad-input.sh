@@ -38,6 +38,12 @@ expect2 "unknown command" $R frobnicate
 expect2 "unknown scenario" $R check T-9
 expect2 "bad seed" $R check --seed x1
 expect2 "bad profile" $R check --profile slow
+expect2 "unknown check --backing" $R check --backing disk
+expect2 "unknown check --chunks" $R check --chunks odd
+expect2 "T-4 has no file leg" $R check T-4 --backing file
+expect2 "check --sim reads no file" $R check --sim --backing file
+expect2 "unknown storm --backing" $R storm --backing disk
+expect2 "unknown explore --chunks" $R explore T-3 --chunks odd
 expect2 "budget 0" $R verify --synthetic 8M --budget 0
 expect2 "budget below chunk" $R verify --synthetic 8M --chunk 2M --budget 1M
 expect2 "chunk not 4096-multiple" $R verify --synthetic 8M --chunk 5000

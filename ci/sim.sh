@@ -118,6 +118,17 @@ if ! $R replay "$nofaults" >/dev/null; then
 	exit 1
 fi
 echo "sim self-test: bug 7's line carries its faults and passes without them"
+# The same hunt on unequal chunks (1 to 4 pages, the last ending
+# unaligned): found, its line says so, and it replays 10/10.
+out=$($R explore T-7 --bug 7 --chunks unequal --schedules 500 --seed 1)
+line=$(line_of "$out")
+if ! grep -q '/T-7+unequal/' <<<"$line"; then
+	echo "sim self-test: bug 7 on unequal chunks gave no +unequal line:" \
+		"$line" >&2
+	exit 1
+fi
+replays_ten $R "$line" lost-wakeup || exit 1
+$R explore T-2 --strategy dfs:1 --chunks unequal --schedules 1000 || exit 1
 
 # The simulation build (make simx): the pager's plain loads and stores,
 # instrumented by the compiler, are scheduling points where no common lock

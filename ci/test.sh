@@ -20,6 +20,8 @@ stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
+# Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
+stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
 # SIGINT, SIGTERM, SIGKILL at random moments: nothing left (SPEC §9).
 stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"

@@ -10,6 +10,7 @@
 
 #include "cgroup_scope.h"
 #include "child.h"
+#include "content_file.h"
 #include "watchdog.h"
 
 #define LIVE_MAX 64
@@ -109,6 +110,7 @@ static void kill_all(int sig)
 void child_exit_all(int sig, int status)
 {
 	kill_all(sig);
+	content_abandon();
 	cg_scope_cleanup_all();
 	_exit(status);
 }

@@ -10,6 +10,7 @@
 #include "cgroup_scope.h"
 #include "cli.h"
 #include "commands.h"
+#include "content_file.h"
 #include "fault.h"
 #include "probe.h"
 #include "report.h"
@@ -28,9 +29,16 @@ static const char usage[] =
 	"                      [--sim [--schedules N] [--shard K/N] [--report FILE]]\n"
 	"                      [--bug N[,N..]]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
+	"                      [--backing synthetic|file] [--chunks equal|unequal]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
-	"  row per scenario: verdict, checks, mismatches, counters, seconds.\n"
+	"  row per scenario and leg: verdict, the backing it read (synthetic,\n"
+	"  file O_DIRECT, or file buffered where O_DIRECT was refused), its\n"
+	"  chunks (equal or unequal), checks, mismatches, counters, seconds.\n"
+	"  T-1, T-2, T-3, T-6 and T-7 also read a real file of the content\n"
+	"  whose size is not a page multiple (written to a directory under\n"
+	"  $TMPDIR or /tmp, removed afterwards); T-1 and T-3 also run on a\n"
+	"  table of unequal chunks. --backing and --chunks keep only those legs.\n"
 	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
 	"  input or when the scenarios cannot run here (see residctl probe).\n"
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
@@ -44,7 +52,50 @@ static const char usage[] =
 	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
 	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
 	"  point. A fault a named scenario cannot fire (any in T-5) is refused.\n"
-	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region).\n";
+	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region) on\n"
+	"  their equal legs.\n";
+
+/* One row of the gate: a scenario on one of its legs. */
+struct row {
+	const struct scenario *s;
+	unsigned leg;
+};
+
+/* The legs a row may take: --backing and --chunks as masks; -1 for all. */
+struct leg_filter {
+	int file;    /* 0: synthetic only, 1: file only, -1: both */
+	int unequal; /* 0: equal only, 1: unequal only, -1: both */
+};
+
+static int leg_kept(const struct leg_filter *f, unsigned leg)
+{
+	return (f->file < 0 || f->file == !!(leg & LEG_FILE)) &&
+	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL));
+}
+
+/* Appends s's legs (a mask) that f keeps: the synthetic one on equal
+ * chunks, then each of its legs alone, then both together. */
+static int add_rows(const struct scenario *s, unsigned legs,
+		    const struct leg_filter *f, struct row *rows, int n)
+{
+	static const unsigned order[] = { 0, LEG_FILE, LEG_UNEQUAL,
+					  LEG_FILE | LEG_UNEQUAL };
+
+	for (int i = 0; i < 4 && n < 64; i++)
+		if ((order[i] & legs) == order[i] && leg_kept(f, order[i]))
+			rows[n++] = (struct row){ s, order[i] };
+	return n;
+}
+
+static const char *leg_name(unsigned leg)
+{
+	static const char *const names[] = {
+		"synthetic, equal chunks", "file, equal chunks",
+		"synthetic, unequal chunks", "file, unequal chunks",
+	};
+
+	return names[leg & 3];
+}
 
 static void list(void)
 {
@@ -57,20 +108,20 @@ static void list(void)
 /* Fits the user's faults to each scenario. One a scenario named on the
  * command line cannot fire is refused; run as part of the whole gate, a
  * scenario that cannot fire them runs without. -1 with err set. */
-static int fit_faults(const struct scenario *const *chosen, int n, int named,
+static int fit_faults(const struct row *rows, int n, int named,
 		      int sim, const struct fault_plan *user,
 		      struct fault_plan *fitted, char *err, size_t errn)
 {
 	int fits = 0;
 
 	for (int i = 0; i < n; i++) {
-		uint32_t can = sim ? sim_gate_can_fire(chosen[i]) :
-			chosen[i]->no_seam ? 0 : FAULT_ALL;
+		uint32_t can = sim ? sim_gate_can_fire(rows[i].s) :
+			rows[i].s->no_seam ? 0 : FAULT_ALL;
 
 		fitted[i] = *user;
 		if (!user->on)
 			continue;
-		if (fault_plan_fit(&fitted[i], can, chosen[i]->id, err,
+		if (fault_plan_fit(&fitted[i], can, rows[i].s->id, err,
 				   errn) == 0) {
 			fits++;
 		} else if (named) {
@@ -96,6 +147,10 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 
 	memset(res, 0, sizeof(*res));
 	res->id = s->id;
+	snprintf(res->backing, sizeof(res->backing), "%s",
+		 o.leg & LEG_FILE ? "file" : "synthetic");
+	snprintf(res->chunks, sizeof(res->chunks), "%s",
+		 o.leg & LEG_UNEQUAL ? "unequal" : "equal");
 	if (sim_schedules) {
 		rc = sim_gate_run(s, &o, sim_schedules, part, res);
 	} else if (!(fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed,
@@ -144,7 +199,7 @@ static int choose(const char *v, const struct scenario **chosen, int *n)
 }
 
 /* The simulated campaign's report: what decides its schedules. */
-static struct campaign *new_campaign(const struct scenario *const *chosen,
+static struct campaign *new_campaign(const struct row *rows,
 				     int n, uint64_t schedules, uint64_t seed,
 				     const struct fault_plan *user,
 				     const struct shard *sh)
@@ -163,23 +218,40 @@ static struct campaign *new_campaign(const struct scenario *const *chosen,
 	for (int i = 0; i < n; i++) {
 		if (len < sizeof(id))
 			len += (size_t)snprintf(id + len, sizeof(id) - len,
-						"%s%s", i ? "," : "",
-						chosen[i]->id);
-		size += sim_gate_units(chosen[i], schedules);
+						"%s%s%s", i ? "," : "",
+						rows[i].s->id, rows[i].leg &
+						LEG_UNEQUAL ? "+unequal" : "");
+		size += sim_gate_units(rows[i].s, schedules);
 	}
 	return campaign_new("check --sim", id, seed, size, "schedules", sh);
+}
+
+/* "synthetic"/"file" or "equal"/"unequal" to 0 or 1; -1 after one line. */
+static int leg_option(const char *opt, const char *v, const char *no,
+		      const char *yes)
+{
+	if (!strcmp(v, no))
+		return 0;
+	if (!strcmp(v, yes))
+		return 1;
+	fprintf(stderr, "residctl check: unknown --%s '%s'; use %s or %s\n",
+		opt, v, no, yes);
+	return -1;
 }
 
 int cmd_check(int argc, char **argv)
 {
 	const struct scenario *chosen[64];
+	static struct row rows[64];
 	static struct scen_result res[64];
 	static struct fault_plan user, fitted[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
+	struct leg_filter filter = { -1, -1 };
 	const char *json = NULL, *junit = NULL, *report = NULL;
 	struct sim_gate_part part = { 0 };
 	struct campaign *camp = NULL;
-	int n = 0, passed = 0, sim = 0, named;
+	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0;
+	char dir[4096] = "";
 	uint64_t schedules = 0;
 	char err[1024];
 
@@ -202,6 +274,8 @@ int cmd_check(int argc, char **argv)
 		CLI_VALUE("junit", 'J'),
 		CLI_VALUE("shard", 'k'),
 		CLI_VALUE("report", 'r'),
+		CLI_VALUE("backing", 'B'),
+		CLI_VALUE("chunks", 'C'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
@@ -278,6 +352,16 @@ int cmd_check(int argc, char **argv)
 		case 'r':
 			report = v;
 			break;
+		case 'B':
+			if ((filter.file = leg_option("backing", v, "synthetic",
+						      "file")) < 0)
+				return 2;
+			break;
+		case 'C':
+			if ((filter.unequal = leg_option("chunks", v, "equal",
+							 "unequal")) < 0)
+				return 2;
+			break;
 		case CLI_OPERAND:
 			if (choose(v, chosen, &n) < 0)
 				return 2;
@@ -289,6 +373,29 @@ int cmd_check(int argc, char **argv)
 		for (int i = 0; i < nscenarios; i++)
 			if (scenarios[i]->run)
 				chosen[n++] = scenarios[i];
+	/* The simulated kernel has no files: its legs are the chunks. */
+	if (sim && filter.file == 1) {
+		fprintf(stderr, "residctl check: --backing file is for the real "
+			"kernel; drop it with --sim\n");
+		return 2;
+	}
+	for (int i = 0; i < n; i++)
+		nrows = sim ? add_rows(chosen[i], sim_gate_legs(chosen[i]),
+				       &filter, rows, nrows) :
+			add_rows(chosen[i], chosen[i]->legs, &filter, rows,
+				 nrows);
+	if (!nrows) {
+		fprintf(stderr, "residctl check: no leg of the scenarios named "
+			"is %s%s%s; see residctl check --help for which "
+			"scenarios have file and unequal legs\n",
+			filter.file < 0 ? "" : filter.file ? "file-backed" :
+			"synthetic", filter.file >= 0 && filter.unequal >= 0 ?
+			" with " : "", filter.unequal < 0 ? "" :
+			filter.unequal ? "unequal chunks" : "equal chunks");
+		return 2;
+	}
+	for (int i = 0; i < nrows; i++)
+		files += !!(rows[i].leg & LEG_FILE);
 
 	struct probe p;
 	char manifest[2048];
@@ -305,7 +412,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (sim && !schedules)
 		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
-	if (fit_faults(chosen, n, named, sim, &user, fitted, err,
+	if (fit_faults(rows, nrows, named, sim, &user, fitted, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "residctl check: %s\n", err);
 		return 2;
@@ -317,7 +424,7 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	probe_json(&p, manifest, sizeof(manifest));
-	if (report && !(camp = new_campaign(chosen, n, schedules, o.seed,
+	if (report && !(camp = new_campaign(rows, nrows, schedules, o.seed,
 					    &user, &part.shard))) {
 		fprintf(stderr, "residctl check: out of memory\n");
 		return 2;
@@ -331,26 +438,42 @@ int cmd_check(int argc, char **argv)
 		       part.shard.n, part.shard.n, part.shard.k - 1);
 	double t0 = wl_now();
 
-	for (int i = 0; i < n; i++) {
-		printf("  running %s: %s ...\n", chosen[i]->id, chosen[i]->title);
+	if (files && content_dir_make(dir, sizeof(dir), err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
+		return 2;
+	}
+	o.file_dir = dir;
+	for (int i = 0; i < nrows; i++) {
+		uint64_t units = sim ? sim_gate_units(rows[i].s, schedules) : 0;
+
+		printf("  running %s (%s): %s ...\n", rows[i].s->id,
+		       leg_name(rows[i].leg), rows[i].s->title);
 		fflush(stdout);
 		o.faults = &fitted[i];
-		if (camp)
-			part.row = campaign_row(camp, chosen[i]->id,
-				sim_gate_units(chosen[i], schedules));
-		run_one(chosen[i], &o, sim ? schedules : 0, &part, &res[i]);
-		part.unit0 += sim ? sim_gate_units(chosen[i], schedules) : 0;
+		o.leg = rows[i].leg;
+		if (camp) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s%s", rows[i].s->id,
+				 rows[i].leg & LEG_UNEQUAL ? "+unequal" : "");
+			part.row = campaign_row(camp, name, units);
+		}
+		run_one(rows[i].s, &o, sim ? schedules : 0, &part, &res[i]);
+		part.unit0 += units;
 		passed += res[i].passed;
 	}
-	report_table(stdout, res, n);
+	/* Every scenario's file is gone, even one a killed child left. */
+	if (files && content_dir_remove(dir) < 0)
+		return 2;
+	report_table(stdout, res, nrows);
 	struct coverage cov = { 0 };
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < nrows; i++)
 		coverage_merge(&cov, &res[i].cov);
 	coverage_line(stdout, "", &cov);
-	if (json && report_json(json, res, n, manifest, o.seed) < 0)
+	if (json && report_json(json, res, nrows, manifest, o.seed) < 0)
 		return 2;
-	if (junit && report_junit(junit, res, n) < 0)
+	if (junit && report_junit(junit, res, nrows) < 0)
 		return 2;
 	if (camp) {
 		int bad = campaign_write(camp, report, wl_now() - t0);
@@ -359,7 +482,7 @@ int cmd_check(int argc, char **argv)
 		if (bad)
 			return 2;
 	}
-	if (passed != n) {
+	if (passed != nrows) {
 		char spec[2048];
 
 		if (fault_plan_format(&user, spec, sizeof(spec)) < 0)
@@ -369,5 +492,5 @@ int cmd_check(int argc, char **argv)
 		       o.profile == PROFILE_FULL ? "full" : "quick",
 		       spec[0] ? " --fault " : "", spec);
 	}
-	return passed == n ? 0 : 1;
+	return passed == nrows ? 0 : 1;
 }

@@ -17,6 +17,7 @@ static const char explore_usage[] =
 	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
 	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
 	"                        [--json FILE] [--shard K/N] [--report FILE]\n"
+	"                        [--chunks equal|unequal]\n"
 	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -34,6 +35,8 @@ static const char explore_usage[] =
 	"  --shard K/N runs schedule i only when i mod N = K - 1 (K from 1;\n"
 	"  random and pct only); --report writes the campaign report, every\n"
 	"  failing schedule with its replay line, for residctl merge.\n"
+	"  --chunks unequal runs every schedule on a table of unequal chunks\n"
+	"  (1 to 4 pages, the last ending unaligned; check --sim runs both).\n"
 	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
@@ -54,6 +57,8 @@ static int write_json(const char *path, const struct explore_opts *o,
 		return -1;
 	fprintf(f, "{\n  \"scenario\": ");
 	json_str(f, o->p->id);
+	fprintf(f, ",\n  \"chunks\": \"%s\"", o->unequal ? "unequal" :
+		"equal");
 	fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"schedules\": %" PRIu64
 		",\n  \"distinct\": %" PRIu64 ",\n  \"failures\": %" PRIu64
 		",\n  \"code_probes\": ", o->seed, r->schedules, r->distinct,
@@ -80,9 +85,9 @@ static struct campaign *new_campaign(const struct explore_opts *o,
 	bugs_format(o->bugs, bugs, sizeof(bugs));
 	if (fault_plan_format(o->faults, spec, sizeof(spec)) < 0)
 		snprintf(spec, sizeof(spec), "?");
-	snprintf(id, sizeof(id), "%s strategy=%s bugs=%s faults=%s%s", o->p->id,
-		 strategy, bugs, spec[0] ? spec : "-",
-		 o->shrink ? "" : " no-shrink");
+	snprintf(id, sizeof(id), "%s%s strategy=%s bugs=%s faults=%s%s",
+		 o->p->id, o->unequal ? "+unequal" : "", strategy, bugs,
+		 spec[0] ? spec : "-", o->shrink ? "" : " no-shrink");
 	return campaign_new("explore", id, o->seed, o->schedules, "schedules",
 			    &o->shard);
 }
@@ -112,6 +117,7 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("json", 'j'),
 		CLI_VALUE("shard", 'k'),
 		CLI_VALUE("report", 'r'),
+		CLI_VALUE("chunks", 'C'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
@@ -176,6 +182,15 @@ int cmd_explore(int argc, char **argv)
 			break;
 		case 'j':
 			json = v;
+			break;
+		case 'C':
+			if (strcmp(v, "equal") && strcmp(v, "unequal")) {
+				fprintf(stderr, "residctl explore: unknown "
+					"--chunks '%s'; use equal or unequal\n",
+					v);
+				return 2;
+			}
+			o.unequal = !strcmp(v, "unequal");
 			break;
 		case 'f':
 			if (fault_plan_add(&user, "fault", v, err,
@@ -269,9 +284,9 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	replay_run(&rp, &out);
-	printf("replay %s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
+	printf("replay %s%s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
 	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
-	       sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
+	       rp.unequal ? " (unequal chunks)" : "", sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
 	       out.steps, out.preemptions, out.log_hash);
 	for (int p = 0; p < FP_COUNT; p++)
 		if (rp.faults.on & 1u << p)

@@ -16,7 +16,7 @@
 #define FAULT_POINTS(X)                                                       \
 	X(FP_READ_EIO, "backing_read/eio")    /* backing read fails, EIO */    \
 	X(FP_READ_EINTR, "backing_read/eintr") /* backing read fails, EINTR */ \
-	X(FP_READ_SHORT, "backing_read/short") /* returns half, whole pages */ \
+	X(FP_READ_SHORT, "backing_read/short") /* half; aligned: in pages */   \
 	X(FP_READ_DELAY, "backing_read/delay") /* sleeps 1..3 ms first */      \
 	X(FP_CONT_EAGAIN, "continue/eagain")  /* maps half, EAGAIN + mapped */ \
 	X(FP_CONT_EEXIST, "continue/eexist")  /* fails, nothing mapped */      \

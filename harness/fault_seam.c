@@ -120,6 +120,21 @@ static int one(struct fault_seam *f, int p)
 	return inject(f, fire, p, n);
 }
 
+/* A short read as the kernel gives one: an aligned read (O_DIRECT) of two
+ * pages or more comes back short by whole pages; an unaligned one (the
+ * buffered read of a file's unaligned tail, or a read resumed after such
+ * a short read) by any number of bytes, here half. */
+static void short_read(struct fault_seam *f, uint32_t fire, uint64_t n,
+		       uint64_t off, size_t *len)
+{
+	int aligned = !(off % RESID_PAGE) && !(*len % RESID_PAGE);
+
+	if (*len < (aligned ? 2 * RESID_PAGE : 2) ||
+	    !inject(f, fire, FP_READ_SHORT, n))
+		return;
+	*len = aligned ? *len / 2 / RESID_PAGE * RESID_PAGE : *len / 2;
+}
+
 static long fw_backing_pread(void *ctx, int fd, void *buf, size_t len,
 			     uint64_t off)
 {
@@ -136,10 +151,7 @@ static long fw_backing_pread(void *ctx, int fd, void *buf, size_t len,
 		ms = 1 + decision_hash(f->seed, FP_READ_DELAY, off) % 3;
 		f->in.sleep_ns(f->in.ctx, ms * MS);
 	}
-	/* Only a read of two pages or more can come back short by whole
-	 * pages, as O_DIRECT requires. */
-	if (len >= 2 * RESID_PAGE && inject(f, fire, FP_READ_SHORT, n[2]))
-		len = len / 2 / RESID_PAGE * RESID_PAGE;
+	short_read(f, fire, n[2], off, &len);
 	return f->in.backing_pread(f->in.ctx, fd, buf, len, off);
 }
 

@@ -12,14 +12,16 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 	uint64_t checks = 0, mismatches = 0;
 	double secs = 0;
 
-	fprintf(f, "%-5s %-4s %14s %10s %8s  %s\n", "test", "", "checks",
-		"mismatches", "seconds", "counters");
+	fprintf(f, "%-5s %-4s %-13s %-7s %14s %10s %8s  %s\n", "test", "",
+		"backing", "chunks", "checks", "mismatches", "seconds",
+		"counters");
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
-		fprintf(f, "%-5s %-4s %14" PRIu64 " %10" PRIu64 " %8.2f ",
-			r->id, r->passed ? "PASS" : "FAIL", r->checks,
-			r->mismatches, r->seconds);
+		fprintf(f, "%-5s %-4s %-13s %-7s %14" PRIu64 " %10" PRIu64
+			" %8.2f ", r->id, r->passed ? "PASS" : "FAIL",
+			r->backing, r->chunks, r->checks, r->mismatches,
+			r->seconds);
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, " %s=%" PRIu64, r->counters[j].name,
 				r->counters[j].value);
@@ -104,11 +106,12 @@ int report_json(const char *path, const struct scen_result *res, int n,
 		const struct scen_result *r = &res[i];
 
 		passed += r->passed;
-		fprintf(f, "    {\"id\": \"%s\", \"passed\": %s, \"checks\": %"
+		fprintf(f, "    {\"id\": \"%s\", \"backing\": \"%s\", "
+			"\"chunks\": \"%s\", \"passed\": %s, \"checks\": %"
 			PRIu64 ", \"mismatches\": %" PRIu64
-			", \"seconds\": %.3f, \"message\": ", r->id,
-			r->passed ? "true" : "false", r->checks, r->mismatches,
-			r->seconds);
+			", \"seconds\": %.3f, \"message\": ", r->id, r->backing,
+			r->chunks, r->passed ? "true" : "false", r->checks,
+			r->mismatches, r->seconds);
 		json_str(f, r->message);
 		fputs(", \"counters\": {", f);
 		for (int j = 0; j < r->ncounters; j++)
@@ -145,8 +148,10 @@ int report_junit(const char *path, const struct scen_result *res, int n)
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
-		fprintf(f, "  <testcase classname=\"residctl.gate\" name=\"%s\""
-			" time=\"%.3f\">\n", r->id, r->seconds);
+		/* One name per row: the scenario and its leg. */
+		fprintf(f, "  <testcase classname=\"residctl.gate\" name=\"%s "
+			"(%s, %s chunks)\" time=\"%.3f\">\n", r->id, r->backing,
+			r->chunks, r->seconds);
 		if (!r->passed) {
 			fputs("    <failure message=\"", f);
 			xml_str(f, r->message);

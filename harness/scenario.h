@@ -18,11 +18,24 @@ struct run_opts {
 	enum profile profile;
 	int verbose;
 	uint64_t storm_chunk; /* the storms' chunk size; 0: 1 MiB */
+	/* The leg (enum scen_leg): with LEG_FILE the region is a real file
+	 * of SPEC §5.1 content made in file_dir, read with O_DIRECT; with
+	 * LEG_UNEQUAL the chunks come from an explicit table of unequal
+	 * sizes. */
+	unsigned leg;
+	const char *file_dir;
 	/* The faults to inject, fitted to this scenario (never NULL), and the
 	 * run's fault seam over the kernel, which every region it opens in
 	 * this process uses (wl_open); a storm makes its own in its child. */
 	const struct fault_plan *faults;
 	const struct resid_seam *seam;
+};
+
+/* The legs a scenario runs in the default gate, beside the synthetic
+ * content on equal chunks that every one runs (SPEC §5.1, issue 12). */
+enum scen_leg {
+	LEG_FILE = 1,    /* a real file, its last chunk ending unaligned */
+	LEG_UNEQUAL = 2, /* an explicit table of unequal chunks */
 };
 
 #define SCEN_MAX_COUNTERS 24
@@ -42,6 +55,11 @@ struct scen_result {
 	struct counter counters[SCEN_MAX_COUNTERS];
 	int ncounters;
 	char message[512];       /* why it failed, or a short note */
+	/* What the region was read from: "synthetic", "file O_DIRECT" or
+	 * "file buffered" (the file system refused O_DIRECT); and its
+	 * chunks, "equal" or "unequal". */
+	char backing[16];
+	char chunks[8];
 	struct coverage cov;     /* code probes: one run, or a sim campaign */
 };
 
@@ -94,6 +112,9 @@ struct scenario {
 	const struct sim_sizing *sim;
 	/* Runs no pager, so no fault point can fire in it (T-5). */
 	int no_seam;
+	/* Its legs in the default gate: a bit per enum scen_leg, each bit
+	 * alone and, when both, together. */
+	unsigned legs;
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);

@@ -1,11 +1,17 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "content_file.h"
 #include "invariants.h"
 #include "read_check.h"
+#include "unequal_table.h"
 #include "workload.h"
+
+#define MAX_TABLE 4096
 
 static void on_violation(int id, const char *msg, void *arg)
 {
@@ -23,13 +29,59 @@ double wl_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o)
+{
+	/* One region at a time per process; the pager reads it at open. */
+	static struct resid_chunk_spec table[MAX_TABLE];
+	uint64_t rng = cfg->seed;
+
+	/* A file ends unaligned, as does the last of unequal layers. */
+	if (o->leg)
+		cfg->region_len = content_file_len(cfg->region_len, cfg->seed);
+	if (!(o->leg & LEG_UNEQUAL))
+		return (cfg->chunk_size + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
+	/* A quarter to twice the equal chunk, as layers vary. */
+	cfg->table_len = unequal_table(cfg->region_len, cfg->chunk_size / 4,
+				       2 * cfg->chunk_size, &rng, table,
+				       MAX_TABLE);
+	cfg->table = table;
+	cfg->chunk_size = 0;
+	return unequal_largest(table, cfg->table_len);
+}
+
+/* The file leg's backing: the file, made for this region. 0, or -1 with
+ * res failed. */
+static int make_file(struct resid_config *cfg, const struct run_opts *o,
+		     struct scen_result *res, char *path, size_t n)
+{
+	char name[64], err[4400];
+
+	snprintf(name, sizeof(name), "%s-%" PRIu64 ".bin", res->id ? res->id :
+		 "region", cfg->seed);
+	if (content_file_make(o->file_dir, name, cfg->region_len, cfg->seed,
+			      path, n, err, sizeof(err)) < 0) {
+		scen_fail(res, "%s", err);
+		return -1;
+	}
+	cfg->backing = RESID_BACKING_FILE;
+	cfg->path = path;
+	return 0;
+}
+
 struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 			     struct scen_result *res)
 {
+	static char path[4200]; /* one region at a time, as the table */
 	char err[RESID_ERRLEN];
 	struct resid_region *r;
 	struct resid_harness h;
+	int file = o->leg & LEG_FILE;
 
+	snprintf(res->backing, sizeof(res->backing), "synthetic");
+	snprintf(res->chunks, sizeof(res->chunks), "%s", cfg->table ?
+		 "unequal" : "equal");
+	if (file && make_file(cfg, o, res, path, sizeof(path)) < 0)
+		return NULL;
 	resid_harness_init(&h);
 	h.eager_reconcile = 1;
 	h.seam = o->seam;
@@ -37,10 +89,17 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 	inv_set_handler(on_violation, res);
 	r = resid_open(cfg, err);
 	cfg->harness = NULL; /* h lives only here; resid_open copied it */
+	/* The pager holds it open: nothing is left behind if this dies. */
+	if (file && unlink(path) < 0)
+		scen_fail(res, "cannot remove %s: %s", path, strerror(errno));
 	if (!r) {
 		inv_set_handler(NULL, NULL);
 		scen_fail(res, "cannot open the region: %s", err);
+		return NULL;
 	}
+	if (file)
+		snprintf(res->backing, sizeof(res->backing), "file %s",
+			 content_file_direct(r) ? "O_DIRECT" : "buffered");
 	return r;
 }
 
@@ -71,12 +130,24 @@ void wl_read(struct resid_region *r, uint64_t off, uint64_t len,
 void wl_read_chunk(struct resid_region *r, const struct resid_config *cfg,
 		   uint32_t id, struct scen_result *res)
 {
-	uint64_t off, len;
+	uint64_t off, len, tail = 0, nonzero = 0;
 
 	resid_chunk_range(r, id, &off, &len);
+	if (off + len > cfg->region_len) {
+		tail = off + len - cfg->region_len;
+		len -= tail;
+	}
 	if (cfg->signal == RESID_SIGNAL_BEFORE_READ)
 		resid_notify_access(r, id);
 	wl_read(r, off, len, cfg->seed, res);
+	for (uint64_t i = 0; i < tail; i++)
+		nonzero += resid_base(r)[off + len + i] != 0;
+	if (nonzero) {
+		__atomic_add_fetch(&res->mismatches, nonzero, __ATOMIC_RELAXED);
+		scen_fail(res, "%" PRIu64 " of the %" PRIu64 " bytes past the "
+			  "region's end in its last page are not zero",
+			  nonzero, tail);
+	}
 	if (cfg->signal == RESID_SIGNAL_AFTER_READ)
 		resid_notify_access(r, id);
 }

@@ -18,6 +18,7 @@
 #include "coverage.h"
 #include "bugs.h"
 #include "fault.h"
+#include "content_file.h"
 #include "probe.h"
 #include "rng.h"
 #include "storm.h"
@@ -29,6 +30,7 @@ static const char usage[] =
 	"                      [--seed N] [--shard K/N] [--report FILE]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
 	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
+	"                      [--backing synthetic|file]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
 	"  1 ms FETCHING time-out drawn per round) until\n"
@@ -48,12 +50,16 @@ static const char usage[] =
 	"  fixed list to split) runs round i only when i mod N = K - 1 (K from\n"
 	"  1), with the seed it has in the whole storm; --report writes the\n"
 	"  campaign report, every failed round with its rerun line, for\n"
-	"  residctl merge.\n";
+	"  residctl merge. Half the rounds (drawn) read a real file of the\n"
+	"  content with O_DIRECT, its size not a page multiple, written under\n"
+	"  $TMPDIR or /tmp and removed; --backing makes every round one or the\n"
+	"  other.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
+	uint64_t file_rounds, direct_rounds;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -75,9 +81,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* chunk: the chunk size of every round, 0 to draw it. */
-static void draw(uint64_t seed, double seconds, uint64_t chunk,
-		 struct storm_config *c)
+/* chunk: the chunk size of every round, 0 to draw it. backing: 0 synthetic,
+ * 1 file (in dir), -1 drawn. */
+static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
+		 const char *dir, struct storm_config *c)
 {
 	static const uint64_t chunks[] = { 0, 64 << 10, 256 << 10, 1 << 20,
 					   2 << 20, 4 << 20 };
@@ -101,6 +108,14 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk,
 	 * time-out, so the watchdog resets fetches still queued. */
 	c->evict_ahead = (int)rng_below(&rng, 2);
 	c->fetching_timeout_ms = rng_below(&rng, 4) ? 0 : 1;
+	int file = (int)rng_below(&rng, 2);
+
+	if (backing >= 0)
+		file = backing;
+	if (file) {
+		c->file_dir = dir;
+		c->region_len = content_file_len(c->region_len, seed);
+	}
 	if (chunk)
 		c->chunk_size = chunk;
 }
@@ -131,6 +146,7 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->evictions += r->stats.evictions;
 	t->fetches += r->stats.fetches;
 	t->hangs += (uint64_t)r->hung;
+	t->direct_rounds += (uint64_t)r->direct;
 	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
@@ -159,6 +175,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
 	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
 		"\n", t->st_lag);
+	fprintf(f, "  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
+		"with O_DIRECT\n", t->file_rounds, t->direct_rounds);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
@@ -191,12 +209,14 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"dedup_resident\": %" PRIu64 ",\n  \"fetches\": %" PRIu64
 		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
 		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
-		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		PRIu64 ",\n  \"file_rounds\": %" PRIu64
+		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
-		t->st_lag, t->hangs ? "fired" : "quiet");
+		t->st_lag, t->file_rounds, t->direct_rounds,
+		t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
@@ -250,7 +270,7 @@ static int write_report(const char *path, struct campaign *c,
 
 /* What decides the rounds, for merge to compare shards by. */
 static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
-				     uint64_t round, const char *chunk_opt,
+				     uint64_t round, const char *opts,
 				     const char *specs, const struct shard *sh)
 {
 	char id[1400], bugs[24];
@@ -258,7 +278,7 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 	snprintf(id, sizeof(id), "rounds=%llu round=%llu bugs=%s%s%s",
 		 (unsigned long long)rounds, (unsigned long long)round, bugs,
-		 chunk_opt, specs);
+		 opts, specs);
 	return campaign_new("storm", id, seed, rounds, "rounds", sh);
 }
 
@@ -284,13 +304,16 @@ int cmd_storm(int argc, char **argv)
 		CLI_VALUE("rounds", 'R'),
 		CLI_VALUE("shard", 'k'),
 		CLI_VALUE("report", 'p'),
+		CLI_VALUE("backing", 'B'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
 			 .argv = argv, .opts = opts, .operands = 0 };
 	uint64_t chunk = 0;
 	const char *json = NULL, *v;
-	char err[1024], specs[1024] = "", chunk_opt[32] = "";
+	char err[1024], specs[1024] = "", chunk_opt[32] = "", dir[4096] = "";
+	char backing_opt[32] = "";
+	int backing = -1;
 	size_t flen = 0;
 	struct probe p;
 	int opt;
@@ -377,6 +400,16 @@ int cmd_storm(int argc, char **argv)
 		case 'j':
 			json = v;
 			break;
+		case 'B':
+			if (strcmp(v, "synthetic") && strcmp(v, "file")) {
+				fprintf(stderr, "residctl storm: unknown --backing "
+					"'%s'; use synthetic or file\n", v);
+				return 2;
+			}
+			backing = !strcmp(v, "file");
+			snprintf(backing_opt, sizeof(backing_opt),
+				 " --backing %s", v);
+			break;
 		}
 	}
 	if (rounds && timed) {
@@ -403,16 +436,24 @@ int cmd_storm(int argc, char **argv)
 			p.verdict);
 		return 2;
 	}
-	child_stop_softly(); /* Ctrl-C: the summary so far */
-	run.start = now_s();
-	run.duration = (double)duration;
-	run.tty = isatty(STDERR_FILENO);
-	if (report && (!(camp = new_campaign(seed, rounds, round, chunk_opt,
-					      specs, &shard)) ||
+	char id_opts[96];
+
+	snprintf(id_opts, sizeof(id_opts), "%s%s", chunk_opt, backing_opt);
+	if (report && (!(camp = new_campaign(seed, rounds, round, id_opts, specs,
+					      &shard)) ||
 		       !(row = campaign_row(camp, "storm", rounds)))) {
 		fprintf(stderr, "residctl storm: out of memory\n");
 		return 2;
 	}
+	if (backing && content_dir_make(dir, sizeof(dir), err,
+					sizeof(err)) < 0) {
+		fprintf(stderr, "residctl storm: %s\n", err);
+		return 2;
+	}
+	child_stop_softly(); /* Ctrl-C: the summary so far */
+	run.start = now_s();
+	run.duration = (double)duration;
+	run.tty = isatty(STDERR_FILENO);
 	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
 	       " s\n", seed, duration, round);
 	if (shard_split(&shard))
@@ -435,17 +476,20 @@ int cmd_storm(int argc, char **argv)
 		if (!shard_owns(&shard, index))
 			continue;
 		draw(rseed, rounds || left >= (double)round ? (double)round :
-		     left, chunk, &c);
+		     left, chunk, backing, dir, &c);
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
+			if (dir[0])
+				content_dir_remove(dir);
 			return 2;
 		}
 		if (r.interrupted)
 			break;
 		add(&run.t, &r);
+		run.t.file_rounds += c.file_dir != NULL;
 		coverage_add_run(&run.t.cov, r.probes);
 		run.seeds[run.t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
@@ -458,9 +502,9 @@ int cmd_storm(int argc, char **argv)
 			char rerun[1600];
 
 			snprintf(rerun, sizeof(rerun), "residctl storm --only %"
-				 PRIu64 " --round %.0f --duration %.0f%s%s%s%s",
+				 PRIu64 " --round %.0f --duration %.0f%s%s%s%s%s",
 				 c.seed, c.seconds, c.seconds + 1, chunk_opt,
-				 specs, bugs_enabled() ? " --bug " : "",
+				 backing_opt, specs, bugs_enabled() ? " --bug " : "",
 				 bugs_enabled() ? bugs : "");
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
 				"%s\n  rerun: %s\n", run.tty ? "\n" : "", index,
@@ -474,6 +518,9 @@ int cmd_storm(int argc, char **argv)
 	}
 	if (run.tty)
 		fputc('\n', stderr);
+	/* A killed round's file too. */
+	if (dir[0] && content_dir_remove(dir) < 0)
+		return 2;
 	summary(stdout, &run, &p);
 	if (json && write_json(json, &run, &p) < 0)
 		return 2;

@@ -14,12 +14,14 @@
 #include "budget_share.h"
 #include "cgroup_scope.h"
 #include "child.h"
+#include "content_file.h"
 #include "coverage.h"
 #include "invariants.h"
 #include "read_check.h"
 #include "rng.h"
 #include "storm.h"
 #include "thread_dump.h"
+#include "unequal_table.h"
 
 #define MAX_THREADS 64
 #define MAX_TABLE 4096
@@ -123,30 +125,29 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-static void make_table(struct storm *s, struct resid_chunk_spec *t,
-		      uint64_t *rng)
+/* The file round's backing: written in the child, so its page cache
+ * (dropped once written) is charged to the storm's cgroup. 0, or -1 with
+ * the message set. */
+static int make_file(struct storm *s, char *path, size_t n)
 {
-	uint64_t off = 0;
-	uint32_t n = 0;
+	char name[64], err[sizeof(s->out->message)];
 
-	while (off < s->cfg.region_len && n < MAX_TABLE) {
-		uint64_t len = (16 + rng_below(rng, 1009)) * RESID_PAGE;
-
-		if (len > s->cfg.region_len - off || n + 1 == MAX_TABLE)
-			len = s->cfg.region_len - off;
-		t[n].off = off;
-		t[n].len = len;
-		off += len;
-		n++;
+	snprintf(name, sizeof(name), "storm-%" PRIu64 ".bin", s->c->seed);
+	if (content_file_make(s->c->file_dir, name, s->cfg.region_len,
+			      s->cfg.seed, path, n, err, sizeof(err)) < 0) {
+		snprintf(s->out->message, sizeof(s->out->message), "%s", err);
+		return -1;
 	}
-	s->cfg.table = t;
-	s->cfg.table_len = n;
+	s->cfg.backing = RESID_BACKING_FILE;
+	s->cfg.path = path;
+	return 0;
 }
 
 /* In the child: the storm itself. Writes the result to fd and exits. */
 static void child(const struct storm_config *c, int fd)
 {
 	static struct resid_chunk_spec table[MAX_TABLE];
+	static char path[4200];
 	struct storm_result out;
 	struct reader rd[MAX_THREADS];
 	struct storm s = { .c = c, .out = &out };
@@ -175,10 +176,11 @@ static void child(const struct storm_config *c, int fd)
 	if (c->fetching_timeout_ms)
 		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;
 	if (!c->chunk_size) {
-		make_table(&s, table, &rng);
-		for (uint32_t i = 0; i < s.cfg.table_len; i++)
-			if (table[i].len > max_chunk)
-				max_chunk = table[i].len;
+		s.cfg.table_len = unequal_table(c->region_len, 16 * RESID_PAGE,
+						1024 * RESID_PAGE, &rng, table,
+						MAX_TABLE);
+		s.cfg.table = table;
+		max_chunk = unequal_largest(table, s.cfg.table_len);
 	}
 	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
 					  max_chunk);
@@ -190,8 +192,14 @@ static void child(const struct storm_config *c, int fd)
 		goto report;
 	}
 	s.h.seam = fault_seam_ops(fs);
+	if (c->file_dir && make_file(&s, path, sizeof(path)) < 0)
+		goto report;
 	inv_set_handler(on_violation, &s);
 	s.r = resid_open(&s.cfg, err);
+	if (c->file_dir && unlink(path) < 0)
+		note(&s, "cannot remove %s: %s", path, strerror(errno));
+	if (s.r && c->file_dir)
+		out.direct = content_file_direct(s.r);
 	if (!s.r) {
 		snprintf(out.message, sizeof(out.message), "cannot open the "
 			 "region: %s", err);
@@ -362,8 +370,9 @@ void storm_describe(const struct storm_config *c, char *buf, size_t n)
 	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
 		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
 		 "--prefetch %u --policy %s --seconds %.1f%s --fetching-timeout "
-		 "%u", c->seed, c->region_len, c->chunk_size, c->budget_ratio,
-		 c->threads, c->workers, c->prefetch_depth,
+		 "%u --backing %s", c->seed, c->region_len, c->chunk_size,
+		 c->budget_ratio, c->threads, c->workers, c->prefetch_depth,
 		 resid_policy_name(c->policy), c->seconds,
-		 c->evict_ahead ? " --evict-ahead" : "", c->fetching_timeout_ms);
+		 c->evict_ahead ? " --evict-ahead" : "", c->fetching_timeout_ms,
+		 c->file_dir ? "file" : "synthetic");
 }

@@ -17,6 +17,10 @@ struct storm_config {
 	uint64_t seed;
 	uint64_t region_len;
 	uint64_t chunk_size;     /* 0: a random table of unequal chunks */
+	/* NULL: the synthetic content. Else the child writes a file of
+	 * region_len bytes of the content here and reads it with O_DIRECT,
+	 * the path users take; it is unlinked once the pager holds it. */
+	const char *file_dir;
 	double budget_ratio;     /* of the region, at least the largest chunk */
 	uint32_t threads, workers, prefetch_depth;
 	enum resid_policy policy;
@@ -44,6 +48,7 @@ struct storm_result {
 	int ran;                 /* the child reported back */
 	int hung;                /* the watchdog fired */
 	int interrupted;         /* a signal to stop ended it */
+	int direct;              /* the file was read with O_DIRECT */
 	double seconds;
 	char message[1024];      /* the first failure, or the thread dump */
 };

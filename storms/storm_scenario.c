@@ -1,8 +1,12 @@
 /* The gate's storm (SPEC §5.3 T-3): 8 threads read random pieces of random
  * chunks under a 25 % budget with prefetch on and 4 fetch workers, every byte
- * checked, eager reconcile, in its own process and memory cgroup. */
+ * checked, eager reconcile, in its own process and memory cgroup; on a
+ * file leg from a real file, on an unequal leg over a table of unequal
+ * chunks. */
 #include <inttypes.h>
+#include <stdio.h>
 
+#include "content_file.h"
 #include "fault.h"
 #include "storm_scenario.h"
 
@@ -26,6 +30,13 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 	};
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
+	/* A file ends unaligned, as does the last of unequal layers. */
+	if (o->leg)
+		c->region_len = content_file_len(c->region_len, c->seed);
+	if (o->leg & LEG_FILE)
+		c->file_dir = o->file_dir;
+	if (o->leg & LEG_UNEQUAL)
+		c->chunk_size = 0;
 	c->faults = o->faults;
 }
 
@@ -38,6 +49,10 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 		scen_fail(res, "%s", sr->message);
 		return -1;
 	}
+	snprintf(res->backing, sizeof(res->backing), "%s", !c->file_dir ?
+		 "synthetic" : sr->direct ? "file O_DIRECT" : "file buffered");
+	snprintf(res->chunks, sizeof(res->chunks), "%s", c->chunk_size ?
+		 "equal" : "unequal");
 	res->checks = sr->bytes_checked;
 	res->mismatches = sr->mismatches + sr->violations;
 	scen_count(res, "touches", sr->touches);

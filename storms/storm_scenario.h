@@ -7,7 +7,8 @@
 #include "storm.h"
 
 /* The gate's storm for scenario `salt` (3, 6, 7): 8 threads, 16 MiB, 25 %
- * budget, prefetch on, 4 workers; the profile sets how long. */
+ * budget, prefetch on, 4 workers; the profile sets how long, the leg what
+ * it reads. */
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 			   struct storm_config *c);
 /* Runs storm c and fills res with its checks, mismatches and counters; -1

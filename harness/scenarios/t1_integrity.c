@@ -1,6 +1,7 @@
 /* T-1 data integrity: read the whole 16 MiB region (2 MiB chunks) under a
  * 25 % budget, every byte checked, for every policy; I-11 is asserted by the
- * pager at every change of `resident`. */
+ * pager at every change of `resident`. Also from a real file, on unequal
+ * chunks, and both. */
 #include <inttypes.h>
 
 #include "budget_share.h"
@@ -26,9 +27,9 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		cfg.backing = RESID_BACKING_SYNTHETIC;
 		cfg.region_len = 16 * MiB;
 		cfg.chunk_size = 2 * MiB;
-		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
-						cfg.chunk_size);
 		cfg.seed = o->seed + p;
+		cfg.budget_bytes = budget_share(cfg.region_len, 0.25,
+						wl_leg(&cfg, o));
 		cfg.policy = policies[p];
 		r = wl_open(&cfg, o, res);
 		if (!r)
@@ -61,6 +62,7 @@ const struct scenario scenario_t1 = {
 	.title = "data integrity, every policy, every byte",
 	.needs_cgroup = 1,
 	.run = t1_run,
+	.legs = LEG_FILE | LEG_UNEQUAL,
 	.sim = &(const struct sim_sizing){
 		.threads = 1, .chunks = 4, .budget_chunks = 1, .workers = 2,
 		.ops = 2, .pattern = READ_SCAN,

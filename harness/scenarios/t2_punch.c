@@ -1,5 +1,6 @@
 /* T-2 punch-refetch: two chunks under a one-chunk budget, read in turn, so
- * every read evicts the other chunk by punching it and fetches again. */
+ * every read evicts the other chunk by punching it and fetches again. Also
+ * from a real file, whose second chunk ends unaligned. */
 #include <inttypes.h>
 
 #include "workload.h"
@@ -17,8 +18,8 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	cfg.backing = RESID_BACKING_SYNTHETIC;
 	cfg.region_len = 2 * CHUNK;
 	cfg.chunk_size = CHUNK;
-	cfg.budget_bytes = cfg.chunk_size; /* one chunk */
 	cfg.seed = o->seed;
+	cfg.budget_bytes = wl_leg(&cfg, o); /* one chunk */
 	cfg.policy = RESID_POLICY_LRU;
 	r = wl_open(&cfg, o, res);
 	if (!r)
@@ -43,6 +44,7 @@ const struct scenario scenario_t2 = {
 	.title = "punch and refetch",
 	.needs_cgroup = 1,
 	.run = t2_run,
+	.legs = LEG_FILE,
 	.sim = &(const struct sim_sizing){
 		.threads = 1, .chunks = 2, .budget_chunks = 1, .workers = 1,
 		.ops = 10, .pattern = READ_ALTERNATE,

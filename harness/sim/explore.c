@@ -35,7 +35,7 @@ void replay_run(const struct replay *rp, struct sim_outcome *out)
 
 	bugs_enable(rp->bugs);
 	coverage_mark(mark);
-	simprog_run(rp->p, &c, rp->ops, &rp->faults, out);
+	simprog_run(rp->p, &c, rp->ops, rp->unequal, &rp->faults, out);
 	coverage_since(mark, out->probes);
 	bugs_enable(saved);
 }
@@ -156,6 +156,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 				     .depth = o->depth, .steps = k,
 				     .seed = seed_of(o->seed, i),
 				     .bugs = o->bugs, .ops = o->p->sim->ops,
+				     .unequal = o->unequal,
 				     .faults = *o->faults };
 		struct sim_outcome out;
 
@@ -207,9 +208,10 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 void explore_print(FILE *f, const struct explore_opts *o,
 		   const struct explore_result *r)
 {
-	fprintf(f, "explore %s: %" PRIu64 " schedules, %" PRIu64
+	fprintf(f, "explore %s%s: %" PRIu64 " schedules, %" PRIu64
 		" distinct interleavings, %" PRIu64 " failures, %.2f s (%.0f "
-		"schedules/s, %.0f steps each)\n", o->p->id, r->schedules,
+		"schedules/s, %.0f steps each)\n", o->p->id,
+		o->unequal ? " (unequal chunks)" : "", r->schedules,
 		r->distinct, r->failures, r->seconds,
 		r->seconds > 0 ? (double)r->schedules / r->seconds : 0,
 		r->schedules ? (double)r->steps / (double)r->schedules : 0);

@@ -20,6 +20,9 @@ struct replay {
 	uint64_t seed;
 	unsigned bugs;           /* the bug switches on (harness/bugs.h) */
 	uint32_t ops;
+	/* The chunks come from a table of unequal sizes drawn from the seed,
+	 * the last ending unaligned (program.c); "+unequal" after SCENARIO. */
+	int unequal;
 	/* The faults injected: the scenario's defaults and the user's, or,
 	 * after shrinking, the calls that must fail. */
 	struct fault_plan faults;
@@ -34,6 +37,7 @@ struct explore_opts {
 	uint64_t seed;
 	uint64_t schedules;
 	unsigned bugs;
+	int unequal;             /* every schedule on unequal chunks */
 	/* simprog_faults(): the user's on the scenario's defaults; NULL: the
 	 * defaults alone. */
 	const struct fault_plan *faults;
@@ -81,7 +85,7 @@ void replay_run(const struct replay *rp, struct sim_outcome *out);
 void replay_shrink(struct replay *rp, struct sim_outcome *out);
 
 /* "rc3/BUILD/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
- * word; BUILD is a hash of the tool's sources (+simx in make simx); STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
+ * word; BUILD is a hash of the tool's sources (+simx in make simx); SCENARIO is an id, with "+unequal" on unequal chunks; STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
  * "1+5"; FAULTS "-" or a fault spec list with ':' for '/' in the names,
  * e.g. "backing_read:eio@3+9,wake=0.1". */
 char *replay_encode(const struct replay *rp);

@@ -41,16 +41,16 @@ static uint64_t count_distinct(struct hashes *h)
 
 /* index0: the row's index of this half's schedule 0. */
 static void campaign(const struct scenario *p, const struct fault_plan *faults,
-		     enum sim_strategy st, unsigned depth, uint64_t seed,
-		     uint64_t n, uint64_t index0,
+		     int unequal, enum sim_strategy st, unsigned depth,
+		     uint64_t seed, uint64_t n, uint64_t index0,
 		     const struct sim_gate_part *part, struct scen_result *res,
 		     uint64_t *dedup_f, uint64_t *dedup_r, struct hashes *h)
 {
 	struct explore_row er = { part ? part->row : NULL, index0 };
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
 				  .seed = seed, .schedules = n,
-				  .bugs = bugs_enabled(), .faults = faults,
-				  .shrink = 1 };
+				  .bugs = bugs_enabled(), .unequal = unequal,
+				  .faults = faults, .shrink = 1 };
 	struct explore_result r;
 
 	if (part) {
@@ -81,6 +81,11 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 		free(line);
 	}
 	explore_result_free(&r);
+}
+
+unsigned sim_gate_legs(const struct scenario *s)
+{
+	return s->sim && simprog_can_fire(s) ? LEG_UNEQUAL : 0;
 }
 
 uint32_t sim_gate_can_fire(const struct scenario *s)
@@ -133,10 +138,12 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		scen_fail(res, "%s", err);
 		return -1;
 	}
-	campaign(s, &faults, SIM_RANDOM, 0, o->seed, half, 0, part, res, &df,
-		 &dr, &h);
-	campaign(s, &faults, SIM_PCT, 3, o->seed + 1, schedules - half, half,
-		 part, res, &df, &dr, &h);
+	int unequal = !!(o->leg & LEG_UNEQUAL);
+
+	campaign(s, &faults, unequal, SIM_RANDOM, 0, o->seed, half, 0, part,
+		 res, &df, &dr, &h);
+	campaign(s, &faults, unequal, SIM_PCT, 3, o->seed + 1,
+		 schedules - half, half, part, res, &df, &dr, &h);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", count_distinct(&h));
 	scen_count(res, "dedup_fetching", df);

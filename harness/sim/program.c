@@ -8,6 +8,7 @@
 #include "read_check.h"
 #include "rng.h"
 #include "selfrace.h"
+#include "unequal_table.h"
 
 const struct scenario *simprog_find(const char *id)
 {
@@ -16,12 +17,16 @@ const struct scenario *simprog_find(const char *id)
 	return s && s->sim ? s : NULL;
 }
 
+#define MAX_CHUNKS 64
+
 struct run {
 	struct sim *s;
 	struct fault_seam *fs;
 	const struct scenario *p;
 	uint32_t ops;
 	uint64_t seed;
+	int unequal;
+	struct resid_chunk_spec table[MAX_CHUNKS];
 	struct resid_config cfg;
 	struct resid_harness h;
 	struct resid_region *r;
@@ -36,12 +41,26 @@ struct app {
 	uint32_t id;
 };
 
+/* Chunk c's bytes in the region: its range, cut at the region's end. */
+static uint64_t chunk_bytes(struct run *run, uint32_t c)
+{
+	uint64_t off, len;
+
+	if (resid_chunk_range(run->r, c, &off, &len) < 0)
+		return 0;
+	return off + len > run->cfg.region_len ? run->cfg.region_len - off :
+		len;
+}
+
+/* Reads [skip, skip+len) of chunk c; len 0: to the chunk's end. */
 static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		       uint64_t len)
 {
 	uint8_t buf[SIM_CHUNK];
 	uint64_t off, clen;
 
+	if (!len)
+		len = chunk_bytes(run, c) - skip;
 	if (resid_chunk_range(run->r, c, &off, &clen) < 0 ||
 	    resid_notify_access(run->r, c) < 0) {
 		sim_fail(run->s, "chunk %u out of range", c);
@@ -71,19 +90,19 @@ static void app_main(void *arg)
 		case READ_SCAN:
 		case READ_ACCOUNT:
 			for (uint32_t c = 0; c < n; c++)
-				app_read(run, c, 0, SIM_CHUNK);
+				app_read(run, c, 0, 0);
 			break;
 		case READ_ALTERNATE:
-			app_read(run, 0, 0, SIM_CHUNK);
-			app_read(run, 1, 0, SIM_CHUNK);
+			app_read(run, 0, 0, 0);
+			app_read(run, 1, 0, 0);
 			break;
 		default: {
 			uint32_t c = (uint32_t)rng_below(&rng, n);
-			uint64_t skip = rng_below(&rng, SIM_CHUNK / RESID_PAGE) *
-				RESID_PAGE;
+			uint64_t bytes = chunk_bytes(run, c);
+			uint64_t skip = rng_below(&rng, (bytes + RESID_PAGE - 1) /
+						  RESID_PAGE) * RESID_PAGE;
 
-			app_read(run, c, skip,
-				 1 + rng_below(&rng, SIM_CHUNK - skip));
+			app_read(run, c, skip, 1 + rng_below(&rng, bytes - skip));
 		}
 		}
 	}
@@ -222,6 +241,30 @@ static void main_thread(void *arg)
 	run->r = NULL;
 }
 
+/* Chunk i has 4 - (i + seed) % 4 pages, the last cut 1..4095 bytes short
+ * (a separate generator: the decision stream stays the schedule's).
+ * Returns the largest chunk, the unit of the budget. */
+static uint64_t unequal_sim_table(struct run *run, struct resid_config *c)
+{
+	uint32_t n = run->p->sim->chunks < MAX_CHUNKS ? run->p->sim->chunks :
+		MAX_CHUNKS;
+	uint64_t off = 0, rng = run->seed;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t len = SIM_CHUNK - (i + run->seed) % 4 * RESID_PAGE;
+
+		if (i + 1 == n)
+			len -= 1 + rng_below(&rng, RESID_PAGE - 1);
+		run->table[i] = (struct resid_chunk_spec){ off, len };
+		off += len;
+	}
+	c->region_len = off;
+	c->chunk_size = 0;
+	c->table = run->table;
+	c->table_len = n;
+	return unequal_largest(run->table, n);
+}
+
 static void configure(struct run *run, const struct sim_config *sc)
 {
 	const struct sim_sizing *p = run->p->sim;
@@ -230,7 +273,8 @@ static void configure(struct run *run, const struct sim_config *sc)
 	resid_config_init(c);
 	c->region_len = (uint64_t)p->chunks * SIM_CHUNK;
 	c->chunk_size = SIM_CHUNK;
-	c->budget_bytes = (uint64_t)p->budget_chunks * SIM_CHUNK;
+	c->budget_bytes = (uint64_t)p->budget_chunks *
+		(run->unequal ? unequal_sim_table(run, c) : SIM_CHUNK);
 	c->seed = sc->seed;
 	c->policy = (enum resid_policy)(sc->seed % 3);
 	c->fetch_workers = p->workers;
@@ -279,12 +323,12 @@ static uint64_t draw(void *s)
 }
 
 void simprog_run(const struct scenario *p, const struct sim_config *sc,
-		 uint32_t ops, const struct fault_plan *faults,
+		 uint32_t ops, int unequal, const struct fault_plan *faults,
 		 struct sim_outcome *out)
 {
 	struct sim_config c = *sc;
 	struct run run = { .p = p, .ops = ops ? ops : p->sim->ops,
-			   .seed = sc->seed, .out = out };
+			   .seed = sc->seed, .unequal = unequal, .out = out };
 	const uint16_t *sched;
 
 	memset(out, 0, sizeof(*out));

@@ -42,9 +42,10 @@ int simprog_faults(const struct scenario *p, const struct fault_plan *user,
 
 /* One schedule of p's simulated form with these faults, decided by the
  * run's decision stream. ops overrides p->sim->ops when non-zero
- * (shrinking). */
+ * (shrinking). unequal: the same number of chunks, of 1 to 4 pages in an
+ * order the seed rotates, the last ending unaligned. */
 void simprog_run(const struct scenario *p, const struct sim_config *sc,
-		 uint32_t ops, const struct fault_plan *faults,
+		 uint32_t ops, int unequal, const struct fault_plan *faults,
 		 struct sim_outcome *out);
 void sim_outcome_free(struct sim_outcome *o);
 

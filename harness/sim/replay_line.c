@@ -50,6 +50,7 @@ static int faults_encode(const struct fault_plan *f, char *buf, size_t n)
 }
 
 #define FAULTS_MAX 8192
+#define UNEQUAL "+unequal"
 
 char *replay_encode(const struct replay *rp)
 {
@@ -71,9 +72,10 @@ char *replay_encode(const struct replay *rp)
 	else
 		snprintf(strat, sizeof(strat), "random");
 	bugs_format(rp->bugs, bugs, sizeof(bugs));
-	len = (size_t)snprintf(s, cap, "rc3/%s%s/%s/%s/%" PRIu64 "/%s/%u/%s/",
-			       RESID_SIM_BUILD, sim_build(), rp->p->id, strat,
-			       rp->seed, bugs, rp->ops, faults);
+	len = (size_t)snprintf(s, cap, "rc3/%s%s/%s%s/%s/%" PRIu64 "/%s/%u/%s/",
+			       RESID_SIM_BUILD, sim_build(), rp->p->id,
+			       rp->unequal ? UNEQUAL : "", strat, rp->seed,
+			       bugs, rp->ops, faults);
 	free(faults);
 	/* Run-length: "thread*count" or "thread", dot-separated. */
 	for (size_t i = 0; i < rp->nschedule;) {
@@ -129,6 +131,12 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 			 "sources; a +simx line needs make simx and "
 			 "build/simx/residctl)", rev, here);
 		return -1;
+	}
+	size_t idlen = strlen(id), ulen = strlen(UNEQUAL);
+
+	if (idlen > ulen && !strcmp(id + idlen - ulen, UNEQUAL)) {
+		rp->unequal = 1;
+		id[idlen - ulen] = '\0';
 	}
 	rp->p = simprog_find(id);
 	if (!rp->p)

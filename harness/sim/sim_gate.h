@@ -8,6 +8,8 @@
 
 /* The fault points s can fire under the simulation. */
 uint32_t sim_gate_can_fire(const struct scenario *s);
+/* The legs of s in check --sim: LEG_UNEQUAL when it runs a pager. */
+unsigned sim_gate_legs(const struct scenario *s);
 /* One scenario's part of a sharded `check --sim` (campaign.h): its units
  * are the campaign's unit0.. (its schedules, or 1 when it runs as it is);
  * row, when not NULL, gets its findings and counters. */
@@ -19,8 +21,9 @@ struct sim_gate_part {
 /* The units scenario s is in a campaign of `schedules` schedules each. */
 uint64_t sim_gate_units(const struct scenario *s, uint64_t schedules);
 /* Runs scenario s on the simulated kernel for `schedules` schedules (those
- * of them part's shard owns), with o->faults on its default faults; a
- * scenario with no simulated form runs as it is. */
+ * of them part's shard owns), with o->faults on its default faults, on
+ * unequal chunks when o->leg says so (a table drawn from each schedule's
+ * seed); a scenario with no simulated form runs as it is. */
 int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 		 uint64_t schedules, const struct sim_gate_part *part,
 		 struct scen_result *res);

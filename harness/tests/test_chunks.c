@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "rng.h"
 #include "suites.h"
+#include "unequal_table.h"
 
 static struct resid_region *fake(uint64_t region, uint64_t chunk,
 				 uint64_t backing)
@@ -106,6 +108,46 @@ static void bad_tables_refused(void)
 	drop(r);
 }
 
+/* The gate's unequal tables: page multiples in bounds, the last entry
+ * taking the rest (unaligned when the region is), and the pager takes
+ * them as they are, each chunk found at every one of its pages. */
+static void unequal_tables_build(void)
+{
+	static struct resid_chunk_spec t[4096];
+	char err[256];
+
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		uint64_t rng = seed, region = (16ull << 20) - seed * 97;
+		uint32_t n = unequal_table(region, 512 << 10, 4 << 20, &rng, t,
+					   4096);
+		struct resid_region *r = fake(region, 0, region);
+		uint64_t end = 0, max = 0;
+
+		CU_ASSERT_FATAL(n >= 2);
+		for (uint32_t i = 0; i < n; i++) {
+			CU_ASSERT_EQUAL(t[i].off, end);
+			if (i + 1 < n)
+				CU_ASSERT(t[i].len % 4096 == 0 &&
+					  t[i].len >= (512 << 10) &&
+					  t[i].len <= (4 << 20));
+			if (t[i].len > max)
+				max = t[i].len;
+			end += t[i].len;
+		}
+		CU_ASSERT_EQUAL(end, region);
+		CU_ASSERT_EQUAL(unequal_largest(t, n), (max + 4095) & ~4095ull);
+		r->cfg.table = t;
+		r->cfg.table_len = n;
+		CU_ASSERT_EQUAL_FATAL(chunks_build(r, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(r->chunks[n - 1].data_len, t[n - 1].len);
+		for (uint32_t i = 0; i < n; i++)
+			for (uint64_t o = t[i].off; o < t[i].off + t[i].len;
+			     o += 4096)
+				CU_ASSERT_EQUAL(chunks_find(r, o), i);
+		drop(r);
+	}
+}
+
 static void ring_keeps_order(void)
 {
 	struct ring q;
@@ -133,4 +175,5 @@ void suite_chunks(void)
 	CU_add_test(s, "explicit table", explicit_table);
 	CU_add_test(s, "bad tables refused", bad_tables_refused);
 	CU_add_test(s, "ring keeps order", ring_keeps_order);
+	CU_add_test(s, "unequal tables build", unequal_tables_build);
 }

@@ -1,10 +1,14 @@
 /* The synthetic content of SPEC §5.1: no aligned word is zero, every word
  * encodes its offset, and any changed byte is counted. */
 #include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "content_file.h"
 #include "read_check.h"
 #include "resid_harness.h"
 #include "suites.h"
@@ -83,9 +87,39 @@ static void read_check_counts_every_wrong_byte(void)
 	free(buf);
 }
 
+/* The file legs' backing: its size is not a page multiple, every byte is
+ * the content, and the directory goes with everything in it. */
+static void content_file_round_trip(void)
+{
+	char dir[4096], path[4200], err[4400];
+	static uint8_t got[(1 << 20)];
+	uint64_t len = content_file_len(1 << 20, 7);
+	struct stat st;
+	int fd;
+
+	CU_ASSERT(len % 4096 != 0 && len < (1 << 20) &&
+		  len > (1 << 20) - 4096);
+	CU_ASSERT_EQUAL_FATAL(content_dir_make(dir, sizeof(dir), err,
+					       sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(content_file_make(dir, "f.bin", len, 7, path,
+						sizeof(path), err,
+						sizeof(err)), 0);
+	fd = open(path, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(fstat(fd, &st) == 0 && (uint64_t)st.st_size == len);
+	CU_ASSERT_EQUAL(pread(fd, got, len, 0), (ssize_t)len);
+	CU_ASSERT_EQUAL(resid_content_mismatches(got, 0, len, 7), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(content_dir_remove(dir), 0);
+	CU_ASSERT(stat(dir, &st) < 0 && errno == ENOENT);
+}
+
 void suite_content(void)
 {
 	CU_pSuite s = CU_add_suite("content", NULL, NULL);
+
+	CU_add_test(s, "a content file: unaligned, right, removed",
+		    content_file_round_trip);
 
 	CU_add_test(s, "no zero word, offset encoded",
 		    no_zero_word_and_offset_encoded);

@@ -449,6 +449,19 @@ static void short_read_keeps_pages(void)
 	CU_ASSERT_EQUAL(st.preads, 4);
 }
 
+/* A buffered read (an unaligned tail, or one resumed after such a short
+ * read) may come back short by any number of bytes. */
+static void short_read_unaligned(void)
+{
+	on("backing_read/short=1");
+	CU_ASSERT_EQUAL(fs->backing_pread(fs->ctx, 4, NULL, 10001, 0), 5000);
+	CU_ASSERT_EQUAL(fs->backing_pread(fs->ctx, 4, NULL, 8192, 100), 4096);
+	CU_ASSERT_EQUAL(fs->backing_pread(fs->ctx, 4, NULL, 3, 4096), 1);
+	CU_ASSERT_EQUAL(fs->backing_pread(fs->ctx, 4, NULL, 1, 4097), 1);
+	CU_ASSERT_EQUAL(st.pread_fd, 4);
+	CU_ASSERT_EQUAL(fired(FP_READ_SHORT), 3);
+}
+
 static void delayed_read(void)
 {
 	on("backing_read/delay@1");
@@ -730,6 +743,8 @@ void suite_fault(void)
 	CU_add_test(s, "a masked fault is not counted",
 		    masked_fault_not_counted);
 	CU_add_test(s, "short read keeps whole pages", short_read_keeps_pages);
+	CU_add_test(s, "an unaligned read comes back short by bytes",
+		    short_read_unaligned);
 	CU_add_test(s, "delayed read sleeps 1..3 ms", delayed_read);
 	CU_add_test(s, "CONTINUE EAGAIN maps half", continue_partial);
 	CU_add_test(s, "CONTINUE EEXIST and EFAULT", continue_errors);

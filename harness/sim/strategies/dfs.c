@@ -69,6 +69,7 @@ void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg)
 		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
 				     .depth = o->depth, .seed = o->seed,
 				     .bugs = o->bugs, .ops = o->p->sim->ops,
+				     .unequal = o->unequal,
 				     .faults = *o->faults, .schedule = pf.ids,
 				     .nschedule = pf.n };
 		struct sim_outcome out;

@@ -71,7 +71,8 @@ uint64_t pct_calibrate(const struct explore_opts *o)
 {
 	struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
 			      .seed = o->seed, .bugs = o->bugs,
-			      .ops = o->p->sim->ops, .faults = *o->faults };
+			      .ops = o->p->sim->ops, .unequal = o->unequal,
+			      .faults = *o->faults };
 	struct sim_outcome out;
 	uint64_t k;
 
