@@ -6,7 +6,8 @@
 # others keep theirs, and each row says the options and date of its run. The
 # record is written also when a cell failed; the exit status is the matrix's.
 # --from DIR [--smoke] records the cells of an earlier run's --out DIR
-# instead (one cut short, say) without running anything.
+# instead (one cut short, say) without running anything; options after DIR
+# (say the --profile and --storm DIR ran with) only go into the run column.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 name=kernels

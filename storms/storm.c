@@ -34,6 +34,8 @@ struct storm {
 	struct resid_region *r;
 	struct storm_result *out;
 	uint64_t deadline_ns;
+	uint64_t grace_end_ns;  /* deadline_ns + the dedup grace */
+	int dedup_seen;         /* both dedup counters > 0, seen past deadline */
 	pthread_mutex_t msg_lock;
 };
 
@@ -75,7 +77,26 @@ static void on_violation(int id, const char *msg, void *arg)
 	note(s, "I-%d (%s): %s", id, inv_title(id), msg);
 }
 
-/* Reads random pieces, whole chunks now and then, until the deadline. */
+/* Whether the readers go on: until the deadline, then while the dedup
+ * grace lasts and a dedup counter is still 0. */
+static int reading(struct storm *s)
+{
+	struct resid_stats st;
+	uint64_t now = now_ns();
+
+	if (now < s->deadline_ns)
+		return 1;
+	if (now >= s->grace_end_ns ||
+	    __atomic_load_n(&s->dedup_seen, __ATOMIC_RELAXED))
+		return 0;
+	resid_get_stats(s->r, &st);
+	if (!st.dedup_fetching || !st.dedup_resident)
+		return 1;
+	__atomic_store_n(&s->dedup_seen, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Reads random pieces, whole chunks now and then, while reading() says. */
 static void *reader_main(void *arg)
 {
 	struct reader *rd = arg;
@@ -85,7 +106,7 @@ static void *reader_main(void *arg)
 	uint64_t touches = 0, worst = 0;
 	uint32_t n = resid_nchunks(s->r);
 
-	while (now_ns() < s->deadline_ns) {
+	while (reading(s)) {
 		uint32_t c = (uint32_t)rng_below(&rng, n);
 		uint64_t off, len, take;
 
@@ -208,6 +229,8 @@ static void child(const struct storm_config *c, int fd)
 	uint64_t t0 = now_ns();
 
 	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
+	s.grace_end_ns = s.deadline_ns +
+		(uint64_t)(c->dedup_grace_seconds * 1e9);
 	for (; started < threads; started++) {
 		rd[started] = (struct reader){ .s = &s, .id = started };
 		if (pthread_create(&rd[started].th, NULL, reader_main,
@@ -216,7 +239,8 @@ static void child(const struct storm_config *c, int fd)
 			break;
 		}
 	}
-	uint64_t limit = s.deadline_ns + (uint64_t)(c->watchdog_seconds * 1e9);
+	uint64_t limit = s.grace_end_ns +
+		(uint64_t)(c->watchdog_seconds * 1e9);
 	for (uint32_t i = 0; i < started; i++) {
 		/* pthread_timedjoin_np takes CLOCK_REALTIME: convert. */
 		struct timespec rt, ts;
@@ -329,7 +353,8 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 	close(fds[1]);
 	/* The child's own watchdog fires first; this one covers a child
 	 * whose main thread is stuck too. */
-	int budget_ms = (int)((c->seconds + c->watchdog_seconds) * 1000) + 30000;
+	int budget_ms = (int)((c->seconds + c->dedup_grace_seconds +
+			       c->watchdog_seconds) * 1000) + 30000;
 
 	int rc = collect(c, fds[0], out, budget_ms);
 
@@ -369,10 +394,10 @@ void storm_describe(const struct storm_config *c, char *buf, size_t n)
 {
 	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
 		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
-		 "--prefetch %u --policy %s --seconds %.1f%s --fetching-timeout "
-		 "%u --backing %s", c->seed, c->region_len, c->chunk_size,
-		 c->budget_ratio, c->threads, c->workers, c->prefetch_depth,
-		 resid_policy_name(c->policy), c->seconds,
-		 c->evict_ahead ? " --evict-ahead" : "", c->fetching_timeout_ms,
-		 c->file_dir ? "file" : "synthetic");
+		 "--prefetch %u --policy %s --seconds %.1f --dedup-grace %.1f%s "
+		 "--fetching-timeout %u --backing %s", c->seed, c->region_len,
+		 c->chunk_size, c->budget_ratio, c->threads, c->workers,
+		 c->prefetch_depth, resid_policy_name(c->policy), c->seconds,
+		 c->dedup_grace_seconds, c->evict_ahead ? " --evict-ahead" : "",
+		 c->fetching_timeout_ms, c->file_dir ? "file" : "synthetic");
 }

@@ -26,6 +26,9 @@ struct storm_config {
 	enum resid_policy policy;
 	double seconds;          /* how long the threads read */
 	double watchdog_seconds; /* then how long they may take to finish */
+	/* Past `seconds`, the threads keep reading until both dedup counters
+	 * are > 0, for at most this long (T-6); 0: they stop at `seconds`. */
+	double dedup_grace_seconds;
 	uint64_t limit_bytes;    /* the child cgroup's memory limit */
 	int evict_ahead;         /* resid_config.evict_ahead */
 	/* The FETCHING watchdog's time-out; 0: the pager's default. A short
