@@ -62,6 +62,18 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 	return 0;
 }
 
+/* A buffered read, dropped from the page cache after: it would hold a
+ * second copy of what B holds. */
+static long plain_read(struct resid_region *r, uint8_t *dst, uint64_t len,
+		       uint64_t off)
+{
+	long n = K(r, backing_pread, r->plain_fd, dst, len, off);
+
+	if (n > 0)
+		K(r, backing_dontneed, r->plain_fd, off, (uint64_t)n);
+	return n;
+}
+
 long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		  uint64_t off)
 {
@@ -73,13 +85,19 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 			resid_content_fill(dst, off, (uint64_t)n, r->cfg.seed);
 		return n;
 	}
-	int aligned = r->direct && !(off % RESID_PAGE) &&
-		!(len % RESID_PAGE);
+	/* The page-aligned head with O_DIRECT; only an unaligned tail (the
+	 * file's last bytes) goes through the plain descriptor. */
+	uint64_t head = r->direct && !(off % RESID_PAGE) ?
+		len / RESID_PAGE * RESID_PAGE : 0;
 
-	n = K(r, backing_pread, aligned ? r->backing_fd : r->plain_fd, dst,
-	      len, off);
-	/* Buffered reads would fill the page cache with a second copy. */
-	if (n > 0 && !aligned)
-		K(r, backing_dontneed, r->plain_fd, off, (uint64_t)n);
-	return n;
+	if (head) {
+		n = K(r, backing_pread, r->backing_fd, dst, head, off);
+		if (n < (long)head || head == len)
+			return n;
+		long t = plain_read(r, dst + head, len - head, off + head);
+
+		/* a failed tail is a short read: the caller asks again */
+		return t > 0 ? n + t : n;
+	}
+	return plain_read(r, dst, len, off);
 }
