@@ -87,6 +87,7 @@ gate_args="--profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
 # a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
 TIMEOUT=2400
+SETUP_S=300
 [ $smoke = 1 ] && TIMEOUT=600
 [ "$PROFILE" = full ] && TIMEOUT=$((TIMEOUT + 3600))
 TIMEOUT=$((TIMEOUT + STORM * 2))
@@ -149,7 +150,16 @@ boot_cell() {
 		-initrd "$d/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 residctl.cg=$2 residctl.place=$3 residctl.swap=$4" \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
-		>"$d/qemu.log" 2>&1
+		>"$d/qemu.log" 2>&1 &
+	local q=$! t=0
+	# A guest not through its cell setup in SETUP_S s hangs before
+	# residctl runs (judge: infrastructure); do not wait out TIMEOUT.
+	while kill -0 $q 2>/dev/null && ! grep -q '^@setup-done' "$d/results.log"; do
+		[ $t -ge "$SETUP_S" ] && { kill -TERM $q; break; }
+		sleep 1
+		t=$((t + 1))
+	done
+	wait $q
 	rc=$?
 	tr -d '\r' <"$d/results.log" >"$d/results.txt"
 	return $rc
@@ -174,6 +184,13 @@ judge() {
 		return
 	fi
 	bad=$(grep -aE "$BADLOG" "$d/console.log" | head -3 | tr '\n' ' ')
+	# Nothing of residctl ran yet: a guest that hangs in its own setup
+	# (seen: a 6.12 guest under loaded TCG whose CPU 1 timer stopped
+	# right after /init, an RCU stall 300 s later) is the emulator's.
+	if ! grep -q '^@setup-done' "$r"; then
+		VERDICT=infrastructure REASON="the guest stopped in its cell setup, before any step (qemu status $qrc) $bad"
+		return
+	fi
 	if ! grep -q '^@done' "$r"; then
 		if [ "$qrc" != 0 ] && [ "$qrc" != 124 ] && [ -z "$bad" ]; then
 			VERDICT=infrastructure REASON="qemu stopped (status $qrc): $(tail -1 "$d/qemu.log")"
