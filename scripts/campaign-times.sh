@@ -3,7 +3,7 @@
 # 1. `check --sim --schedules 8000` as 4 shards, one after another, each
 #    timed (wall clock, user and system CPU), then merged;
 # 2. the first 2 of the 16 shards of the 1,000,000-schedule campaign of
-#    ci/github/residctl.yml (`check --sim --schedules 166667`), timed;
+#    ci/github/residctl.yml (`check --sim --schedules 83334`), timed;
 # with the load average, the schedules per CPU second, and the time of the
 # whole 1,000,000-schedule campaign, labelled as an extrapolation.
 set -euo pipefail
@@ -49,8 +49,9 @@ shards() {
 	echo
 	echo "## \`check --sim --schedules 8000\` in 4 shards, merged"
 	echo
-	echo "8000 schedules for each of the 6 simulated scenarios (half random walk,"
-	echo "half PCT 3; T-5 runs once, in shard 1)."
+	echo "8000 schedules for each of the 12 simulated rows, 6 scenarios on equal"
+	echo "and unequal chunks (half random walk, half PCT 3; T-5 runs once, in"
+	echo "shard 1)."
 	echo
 	shards 8000 4 4
 	build/residctl merge "$d"/sim-8000-*.json --json "$d/merged.json" >"$d/merged.txt" || [ $? = 1 ]
@@ -58,10 +59,10 @@ shards() {
 	echo
 	echo "## The 1,000,000-schedule campaign: shards 1 and 2 of 16"
 	echo
-	echo "\`check --sim --schedules 166667 --shard K/16\` (ci/github/residctl.yml's"
-	echo "simulation jobs): 1,000,002 schedules in all, 62,500 or 62,501 a shard."
+	echo "\`check --sim --schedules 83334 --shard K/16\` (ci/github/residctl.yml's"
+	echo "simulation jobs): 1,000,008 schedules in all, 62,500 or 62,501 a shard."
 	echo
-	shards 166667 16 2
+	shards 83334 16 2
 	echo
 	echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
