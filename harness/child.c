@@ -1,6 +1,7 @@
 /* Forking, reaping and the exit on a signal, in one place: a table of live
  * children that the signal handler can walk (plain atomics, no locks). */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -20,9 +21,12 @@
 #define GRACE_TICKS 500
 #define KILL_TICKS 500
 #define TICK_NS 10000000L
+/* how long child_exit_via_main waits for the main thread to end the tool */
+#define EXIT_GRACE_S 30
 
 static pid_t live[LIVE_MAX];
-static volatile sig_atomic_t stop_sig, soft;
+static volatile sig_atomic_t stop_sig, soft, exit_status;
+static pthread_t main_thread;
 
 static void reg(pid_t pid)
 {
@@ -127,16 +131,38 @@ static void on_signal(int sig)
 	child_exit_all(sig, 128 + sig);
 }
 
+static void on_exit_request(int sig)
+{
+	(void)sig;
+	child_exit_all(SIGTERM, exit_status);
+}
+
 void child_catch_signals(void)
 {
 	/* no SA_RESTART: a soft command's waits return with EINTR */
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction ex = { .sa_handler = on_exit_request };
 
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigfillset(&ex.sa_mask);
+	sigaction(SIGUSR1, &ex, NULL);
+	main_thread = pthread_self();
+}
+
+void child_exit_via_main(int status)
+{
+	struct timespec grace = { EXIT_GRACE_S, 0 };
+
+	exit_status = status;
+	pthread_kill(main_thread, SIGUSR1);
+	/* a main thread stuck in the kernel never runs its handler */
+	while (nanosleep(&grace, &grace) < 0 && errno == EINTR)
+		;
+	child_exit_all(SIGTERM, status);
 }
 
 void child_stop_softly(void)

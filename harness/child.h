@@ -32,6 +32,11 @@ int child_stop_signal(void);
  * status. Async-signal-safe. */
 void child_exit_all(int sig, int status) __attribute__((noreturn));
 
+/* From a thread other than main's: has the main thread end the tool as
+ * child_exit_all(SIGTERM, status) does, so that it makes no child or
+ * cgroup meanwhile; ends it from here when main has not in 30 s. */
+void child_exit_via_main(int status) __attribute__((noreturn));
+
 /* Calls fn(pid, arg) for every live child (a snapshot). */
 void child_each(void (*fn)(pid_t pid, void *arg), void *arg);
 

@@ -127,7 +127,7 @@ static void fire(void)
 		dprintf(STDERR_FILENO, "  child %d: %s\n", (int)desc[i], dump);
 	}
 	dprintf(STDERR_FILENO, "rerun: %s\n", wd.rerun);
-	child_exit_all(SIGTERM, 1);
+	child_exit_via_main(1);
 }
 
 static void *watch(void *arg)
