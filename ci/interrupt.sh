@@ -153,9 +153,12 @@ if storm_up "$A" && pa=$PID && storm_up "$B"; then
 	kill -KILL "$pb"
 	wait "$pb"
 	settle "$B" 20 || bad "SIGKILL of storm: its child outlived it: $(procs_in "$B" | tr '\n' ' ')"
+	# Any residctl start sweeps: on a shared machine another one may have
+	# been first, and then this start has nothing to say.
+	stale=$(groups_in "$B")
 	"$R" probe >/dev/null 2>"$tmp/probe.err"
 	[ -z "$(groups_in "$B")" ] || bad "SIGKILL of storm: the next start left its cgroups: $(groups_in "$B" | tr '\n' ' ')"
-	grep -q "stale cgroups of gone residctl processes: [1-9]" "$tmp/probe.err" ||
+	[ -z "$stale" ] || grep -q "stale cgroups of gone residctl processes: [1-9]" "$tmp/probe.err" ||
 		bad "SIGKILL of storm: the next start did not say what it removed"
 	for g in $live; do [ -d "$g" ] || bad "the sweep removed $g of a live storm"; done
 	kill -TERM "$pa"
