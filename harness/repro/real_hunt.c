@@ -160,7 +160,7 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		 "second_deadlock_stack=1 suppressions=%s", supp);
 	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
 	snprintf(bugs, sizeof(bugs), "%d", bug);
-	char *argv[16];
+	char *argv[20];
 	int n = 0;
 
 	argv[n++] = exe;
@@ -180,7 +180,13 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		argv[n++] = "--chunk";
 		argv[n++] = (char *)b->real_chunk;
 	}
+	/* A bug's hunt on the first leg only: a hang waits out the storm's
+	 * hang budget once per leg run (the clean row runs them all). */
 	if (bug) {
+		argv[n++] = "--backing";
+		argv[n++] = "synthetic";
+		argv[n++] = "--chunks";
+		argv[n++] = "equal";
 		argv[n++] = "--bug";
 		argv[n++] = bugs;
 	}
@@ -195,7 +201,8 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	if (asprintf(&d->replay, "%s%s check %s%s --seed %s%s%s%s",
 		     tsan ? "TSAN_OPTIONS='...' " : "", exe, id,
 		     clean ? " T-6 T-7" : "", seed, opts,
-		     bug ? " --bug " : "", bug ? bugs : "") < 0)
+		     bug ? " --backing synthetic --chunks equal --bug " : "",
+		     bug ? bugs : "") < 0)
 		d->replay = NULL;
 	if (rc == 0 || rc == 1 || rc == 66) {
 		d->ran = 1;
