@@ -24,7 +24,6 @@ static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead, late_blocks, stuck_blocks;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
-static int evict_ahead;
 static int whole_budget;      /* the budget holds every chunk */
 static int odd_tail;          /* the region ends 100 bytes into a page */
 static uint32_t reconcile_every; /* eager reconcile off, this interval */
@@ -55,9 +54,13 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 	if (piece && off / CHUNK < 8) {
 		uint64_t *to = &read_to[off / CHUNK];
 
+		uint64_t end = off % CHUNK + len;
+
+		/* Relaxed atomics: the landing test has two fetch jobs. */
 		if (off % CHUNK == 0)
-			*to = 0; /* a new fetch of the chunk */
-		*to = off % CHUNK + len > *to ? off % CHUNK + len : *to;
+			__atomic_store_n(to, 0, __ATOMIC_RELAXED);
+		if (end > __atomic_load_n(to, __ATOMIC_RELAXED))
+			__atomic_store_n(to, end, __ATOMIC_RELAXED);
 	}
 	if (short_reads && len > 4096)
 		len = len / 2 + 1; /* the next read starts mid-page */
@@ -68,10 +71,13 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			 int64_t *mapped)
 {
 	if (piece) {
-		uint64_t off = addr - a_base, to = read_to[off / CHUNK];
+		uint64_t off = addr - a_base;
+		uint64_t to = __atomic_load_n(&read_to[off / CHUNK],
+					      __ATOMIC_RELAXED);
 
-		mapped_unread += off % CHUNK + len > to;
-		mapped_early += to < CHUNK;
+		__atomic_add_fetch(&mapped_unread, off % CHUNK + len > to,
+				   __ATOMIC_RELAXED);
+		__atomic_add_fetch(&mapped_early, to < CHUNK, __ATOMIC_RELAXED);
 	}
 	if (landing_delay && (addr - a_base) % CHUNK + len == CHUNK) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, len,
@@ -177,7 +183,7 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = late_blocks = stuck_blocks = 0;
-	evict_ahead = whole_budget = odd_tail = 0;
+	whole_budget = odd_tail = 0;
 	fail_first = 0;
 	reconcile_every = 0;
 	piece = 0;
