@@ -174,6 +174,7 @@ struct resid_stats {
 	uint64_t wake_errors, punch_errors, uffd_eintr, cgroup_read_errors;
 	uint64_t watchdog_resets, reconciles, reconcile_failures;
 	uint64_t st_blocks_lag; /* st_blocks excesses a page count did not confirm */
+	uint64_t shmem_lag;     /* memory.stat deviations a later read undid */
 	uint64_t resident, reserved, budget;
 	uint64_t resident_max; /* highest `resident` ever seen */
 	uint64_t latency_count, latency_sum_ns, latency_min_ns, latency_max_ns;

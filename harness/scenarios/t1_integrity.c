@@ -15,7 +15,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		RESID_POLICY_LRU, RESID_POLICY_LEARNED, RESID_POLICY_DECLARED,
 	};
 	unsigned passes = o->profile == PROFILE_FULL ? 10 : 3;
-	uint64_t fetches = 0, evictions = 0, resident_max = 0;
+	uint64_t fetches = 0, evictions = 0, resident_max = 0, shmem_lag = 0;
 
 	for (unsigned p = 0; p < 3; p++) {
 		struct resid_config cfg;
@@ -44,6 +44,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 		wl_close(r, res, &s);
 		fetches += s.fetches;
 		evictions += s.evictions;
+		shmem_lag += s.shmem_lag;
 		if (s.resident_max > resident_max)
 			resident_max = s.resident_max;
 	}
@@ -52,6 +53,7 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 	scen_count(res, "fetches", fetches);
 	scen_count(res, "evictions", evictions);
 	scen_count(res, "resident_max", resident_max);
+	scen_count(res, "shmem_lag", shmem_lag);
 	return 0;
 }
 
