@@ -255,10 +255,8 @@ int cmd_check(int argc, char **argv)
 	uint64_t schedules = 0;
 	char err[1024];
 
-	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl check: %s\n", err);
+	if (fault_plan_option(&user, "check", NULL) < 0)
 		return 2;
-	}
 
 	static const struct option opts[] = {
 		CLI_HELP_OPTION,
@@ -315,11 +313,8 @@ int cmd_check(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (fault_plan_add(&user, "fault", v, err,
-					   sizeof(err)) < 0) {
-				fprintf(stderr, "residctl check: %s\n", err);
+			if (fault_plan_option(&user, "check", v) < 0)
 				return 2;
-			}
 			break;
 		case 's':
 			if (cli_u64(v, &o.seed)) {

@@ -130,10 +130,8 @@ int cmd_explore(int argc, char **argv)
 	char err[1024];
 	int opt;
 
-	if (fault_plan_env(&user, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl explore: %s\n", err);
+	if (fault_plan_option(&user, "explore", NULL) < 0)
 		return 2;
-	}
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
@@ -193,11 +191,8 @@ int cmd_explore(int argc, char **argv)
 			o.unequal = !strcmp(v, "unequal");
 			break;
 		case 'f':
-			if (fault_plan_add(&user, "fault", v, err,
-					   sizeof(err)) < 0) {
-				fprintf(stderr, "residctl explore: %s\n", err);
+			if (fault_plan_option(&user, "explore", v) < 0)
 				return 2;
-			}
 			break;
 		case 's':
 			if (cli_u64(v, &o.seed)) {

@@ -212,6 +212,18 @@ int fault_plan_env(struct fault_plan *plan, char *err, size_t n)
 	return fault_plan_add(plan, "RESIDCTL_FAULTS", v, err, n);
 }
 
+int fault_plan_option(struct fault_plan *plan, const char *cmd,
+		      const char *spec)
+{
+	char err[1024];
+	int rc = spec ? fault_plan_add(plan, "fault", spec, err, sizeof(err))
+		      : fault_plan_env(plan, err, sizeof(err));
+
+	if (rc < 0)
+		fprintf(stderr, "residctl %s: %s\n", cmd, err);
+	return rc;
+}
+
 int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
 		   char *err, size_t n)
 {

@@ -318,10 +318,8 @@ int cmd_storm(int argc, char **argv)
 	struct probe p;
 	int opt;
 
-	if (fault_plan_env(&run.faults, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl storm: %s\n", err);
+	if (fault_plan_option(&run.faults, "storm", NULL) < 0)
 		return 2;
-	}
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
@@ -369,11 +367,8 @@ int cmd_storm(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (fault_plan_add(&run.faults, "fault", v, err,
-					   sizeof(err)) < 0) {
-				fprintf(stderr, "residctl storm: %s\n", err);
+			if (fault_plan_option(&run.faults, "storm", v) < 0)
 				return 2;
-			}
 			if (flen < sizeof(specs))
 				flen += (size_t)snprintf(specs + flen,
 						 sizeof(specs) - flen,
