@@ -14,8 +14,9 @@ cell_steps() {
 }
 
 # A cell the kernel cannot have: probe must say no (exit 1) and the gate
-# must refuse to start (exit 2), never run and fail.
+# must refuse to start (exit 2), never run and fail. The probe's verdict
+# line is printed too: the judge wants the right reason for the no.
 na_steps() {
-	printf 'probe\tresidctl probe --json >/out/probe.json\n'
+	printf 'probe\tresidctl probe --json >/out/probe.json; residctl probe\n'
 	printf 'gate\tresidctl check T-5\n'
 }

@@ -171,9 +171,10 @@ result_file() {
 }
 step_rc() { awk -v n="$2" '$1 == "@step" && $2 == n && $3 == "end" {print $4}' "$1/results.txt"; }
 
-# judge DIR NA: sets VERDICT (pass, fail, n/a, infrastructure) and REASON.
+# judge DIR NA QRC LACKS: sets VERDICT (pass, fail, n/a, infrastructure)
+# and REASON.
 judge() {
-	local d=$1 na=$2 qrc=$3 r=$d/results.txt name rc want bad
+	local d=$1 na=$2 qrc=$3 lacks=$4 r=$d/results.txt name rc want bad
 	VERDICT=fail REASON=""
 	if ! grep -q '^@cell ' "$r"; then
 		VERDICT=infrastructure REASON="the guest did not boot (qemu status $qrc; see $d/console.log)"
@@ -205,6 +206,11 @@ judge() {
 		[ "$na" = 1 ] && { [ "$name" = probe ] && want=1 || want=2; }
 		[ "$rc" = "$want" ] || REASON="$REASON$name exited ${rc:-?} (want $want); "
 	done
+	# A no for another reason (e.g. swap, when no trial cgroup could be
+	# made) would hide a probe that misses the absent controller.
+	[[ $na = 1 && $lacks = *CONFIG_MEMCG_V1* ]] &&
+		! grep -q '^can the pager run here? no: no memory cgroup controller' "$r" &&
+		REASON="${REASON}probe did not say no memory cgroup controller ($(grep -m1 '^can the pager run here?' "$r")); "
 	[ -n "$bad" ] && REASON="${REASON}kernel log: $bad; "
 	grep -q '^@leftover' "$r" && REASON="${REASON}cgroups left: $(sed -n 's/^@leftover //p' "$r" | tr '\n' ' '); "
 	if [ -z "$REASON" ]; then
@@ -235,7 +241,7 @@ run_cell() {
 		attempt=$((attempt + 1))
 		boot_cell "$d" "$cg" "$place" "$swap"
 		qrc=$?
-		judge "$d" "$na" "$qrc"
+		judge "$d" "$na" "$qrc" "$lacks"
 	done
 	[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
 	touch "$d/results.txt"
