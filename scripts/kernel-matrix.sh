@@ -306,12 +306,16 @@ km_stop() { # SIGNAL STATUS
 trap 'km_stop INT 130' INT
 trap 'km_stop TERM 143' TERM
 trap 'kill -KILL "$km_guard_pid" 2>/dev/null' EXIT
+# A SIGINT that comes while a foreground child runs is dropped when the
+# child then exits normally (bash takes it that the child handled it): the
+# build went on and the run exited 0. A job and `wait` run the trap at once.
+bg_wait() { "$@" & wait $!; }
 
-if ! bash scripts/kernel-deps.sh; then
+if ! bg_wait bash scripts/kernel-deps.sh; then
 	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
 	exit 3
 fi
-make -s all || bad "the build failed"
+bg_wait make -s all || bad "the build failed"
 mkdir -p "$OUT"
 : >"$OUT/cells.jsonl"
 [ "$SHARD_N" -gt 1 ] && echo "kernel matrix: shard $SHARD_K/$SHARD_N of $(grep -c . <<<"$chosen") cells"
@@ -319,7 +323,9 @@ echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_a
 # each kernel once before the cells share it; the accelerator once
 picked=0
 for k in $(awk '{print $3}' <<<"$todo" | uniq); do
-	kernel_fetch "$k" 2>/dev/null && [ $picked = 0 ] && accel_pick && picked=1
+	# the download in a job; again here, from the cache, for KDIR
+	bg_wait kernel_fetch "$k" 2>/dev/null && kernel_fetch "$k" &&
+		[ $picked = 0 ] && accel_pick && picked=1
 done
 running=0
 while read -r n id k cg place swap; do
