@@ -101,6 +101,7 @@ struct resid_region {
 	int have_cgroup;
 	int swap_condition;
 	uint64_t shmem_baseline, tolerance;
+	uint64_t shmem_confirm_at; /* clock_ns before which none is confirmed */
 	unsigned cpus;            /* online, for the tolerance and headroom */
 
 	/* failure (failure.c): the first error, and how a fault fails */

@@ -151,9 +151,12 @@ static int check_ignoring_reserved(struct resid_region *r,
  * showed once: 2 MiB behind a punch, with st_blocks exact. A shmem
  * deviation alone is reported only if reads over the next flush period
  * (twice over) all confirm it; the budget lock, held, keeps the expected
- * range still. */
+ * range still. A cgroup that keeps deviating (other shmem in it) stalls
+ * the pager so at most once a minute: a confirmed deviation is reported
+ * at once for the next minute. */
 #define SHMEM_CONFIRM_READS 16
 #define SHMEM_CONFIRM_GAP_NS 250000000ull
+#define SHMEM_CONFIRM_QUIET_NS 60000000000ull
 
 static void confirm_shmem(struct resid_region *r, struct resid_accounting *acc)
 {
@@ -162,7 +165,8 @@ static void confirm_shmem(struct resid_region *r, struct resid_accounting *acc)
 
 	st_only.have_cgroup = 0;
 	if (!acc->have_cgroup || inv_accounting_holds(acc, why, sizeof(why)) ||
-	    !inv_accounting_holds(&st_only, why, sizeof(why)))
+	    !inv_accounting_holds(&st_only, why, sizeof(why)) ||
+	    K(r, clock_ns) < r->shmem_confirm_at)
 		return;
 	for (int i = 0; i < SHMEM_CONFIRM_READS; i++) {
 		K(r, sleep_ns, SHMEM_CONFIRM_GAP_NS);
@@ -173,6 +177,7 @@ static void confirm_shmem(struct resid_region *r, struct resid_accounting *acc)
 			return;
 		}
 	}
+	r->shmem_confirm_at = K(r, clock_ns) + SHMEM_CONFIRM_QUIET_NS;
 }
 
 static int check(struct resid_region *r, struct resid_accounting *acc,

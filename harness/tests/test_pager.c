@@ -46,6 +46,7 @@ static long fail_mid;
  * flushed a punch yet. */
 #define STAT_EXCESS (64ull << 20)
 static long stat_bad, stat_bad_after_open;
+static unsigned long stat_bent; /* the reads bent */
 
 static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
@@ -144,6 +145,7 @@ static long bent_read_text(void *ctx, const char *path, char *buf, size_t cap)
 	if (n <= 0 || !is_memory_stat(path) ||
 	    __atomic_fetch_sub(&stat_bad, 1, __ATOMIC_RELAXED) <= 0)
 		return n;
+	__atomic_add_fetch(&stat_bent, 1, __ATOMIC_RELAXED);
 	return add_shmem_excess(buf, cap);
 }
 
@@ -207,6 +209,7 @@ static uint64_t scan(struct resid_stats *s)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	a_base = (uintptr_t)resid_base(r);
 	__atomic_store_n(&stat_bad, stat_bad_after_open, __ATOMIC_RELAXED);
+	stat_bent = 0;
 	char manifest[2048];
 
 	CU_ASSERT_EQUAL(resid_manifest_json(r, manifest, sizeof(manifest)), 0);
@@ -517,6 +520,22 @@ static void stuck_memory_stat_trips_reconcile(void)
 	CU_ASSERT_EQUAL(s.shmem_lag, 0);
 }
 
+/* A cgroup whose shmem never matches (another user of shmem in it): one
+ * confirmation, then each check reports at once, no more reads. */
+static void deviating_cgroup_confirmed_once(void)
+{
+	struct resid_stats s;
+
+	if (!in_scope)
+		return;
+	stat_bad_after_open = 1L << 30;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT(s.reconcile_failures > 1);
+	CU_ASSERT_EQUAL(violations, s.reconcile_failures);
+	CU_ASSERT_EQUAL(stat_bent, s.reconcile_failures + 16);
+	CU_ASSERT_EQUAL(s.shmem_lag, 0);
+}
+
 /* Its own memory cgroup, as the gate's scenarios have: memory.stat of a
  * shared cgroup counts other processes' shmem too. Without root, the
  * process's own cgroup (the check can then see others' pages). */
@@ -585,4 +604,6 @@ void suite_pager(void)
 		    lagging_memory_stat_is_lag);
 	CU_add_test(s, "memory.stat behind past the flush period trips I-7",
 		    stuck_memory_stat_trips_reconcile);
+	CU_add_test(s, "a cgroup that keeps deviating is confirmed once",
+		    deviating_cgroup_confirmed_once);
 }
