@@ -48,11 +48,14 @@ settle() {
 }
 
 # start DIR CMD...: CMD in its own new cgroup DIR, in the background; PID.
+# SIGINT and SIGTERM as at a terminal: a suite started with `&` by a shell
+# without job control (or nohup) ignores SIGINT, and a bash script such as
+# the kernel matrix cannot trap a signal ignored when it started.
 start() {
 	local dir=$1
 	shift
 	mkdir "$dir" || return 1
-	(echo "$BASHPID" >"$dir/cgroup.procs" && exec "$@") >"$tmp/out" 2>"$tmp/err" </dev/null &
+	(echo "$BASHPID" >"$dir/cgroup.procs" && exec env --default-signal=INT,TERM "$@") >"$tmp/out" 2>"$tmp/err" </dev/null &
 	PID=$!
 }
 
