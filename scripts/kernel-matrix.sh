@@ -306,9 +306,8 @@ km_stop() { # SIGNAL STATUS
 trap 'km_stop INT 130' INT
 trap 'km_stop TERM 143' TERM
 trap 'kill -KILL "$km_guard_pid" 2>/dev/null' EXIT
-# A SIGINT that comes while a foreground child runs is dropped when the
-# child then exits normally (bash takes it that the child handled it): the
-# build went on and the run exited 0. A job and `wait` run the trap at once.
+# bash runs a trap only when the foreground child has ended (SIGINT during
+# a clean build: 130 after 48 s); with a job and `wait` it runs at once.
 bg_wait() { "$@" & wait $!; }
 
 if ! bg_wait bash scripts/kernel-deps.sh; then
