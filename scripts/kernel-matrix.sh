@@ -93,11 +93,18 @@ SETUP_S=300
 TIMEOUT=$((TIMEOUT + STORM * 2))
 
 # KVM when it boots a guest, TCG otherwise (a /dev/kvm that is there but
-# hangs, as under some nested hypervisors, counts as not working).
+# hangs, as under some nested hypervisors, counts as not working). The
+# answer is kept in the cache for this boot of the host: a hanging probe
+# costs 20 s a run.
 ACCEL=tcg CPU=max
 accel_pick() {
 	[ -w /dev/kvm ] || return 0
-	local t
+	local t boot memo=$CACHE/accel
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	if [ "$(cut -d' ' -f1 "$memo" 2>/dev/null)" = "$boot" ]; then
+		[ "$(cut -d' ' -f2 "$memo")" = kvm ] && ACCEL=kvm CPU=host
+		return 0
+	fi
 	t=$(mktemp -d)
 	mkdir -p "$t/r/bin" "$t/r/dev"
 	cp /bin/busybox "$t/r/bin/"
@@ -111,6 +118,7 @@ accel_pick() {
 	wait $! # in the background: a signal's trap runs at once, not 20 s later
 	grep -q kvm-ok "$t/out" 2>/dev/null && ACCEL=kvm CPU=host
 	rm -rf "$t"
+	echo "$boot $ACCEL" >"$memo" || true
 	return 0
 }
 
