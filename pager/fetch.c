@@ -16,12 +16,6 @@
  * then evicts the next best: a job off its CPU on a loaded machine took up
  * to a few hundred ms here, a refetch costs less than that. */
 #define LANDING_WAIT_NS (100 * 1000000ull)
-/* A fetch reads through a bounce buffer of this size, one per worker,
- * huge-page backed where the kernel allows: O_DIRECT into one contiguous
- * buffer makes a few large device requests where a read into B's fresh
- * 4 KiB pages made many small ones, and the write into the memfd then
- * allocates whole pages without zeroing them first (docs/bench.md). */
-#define FETCH_BOUNCE (2u << 20)
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -198,7 +192,7 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 }
 
 /* Fills [at, at + len) of the chunk's pages: through the worker's bounce
- * buffer (fetch_bounce), or straight into B when the worker has none. */
+ * buffer (FETCH_BOUNCE), or straight into B when the worker has none. */
 static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
 		  uint64_t len, uint8_t *bounce)
 {
