@@ -183,7 +183,7 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
 			if (++errors > IO_RETRIES)
-				return n < 0 ? (int)n : -ENOSPC;
+				return n ? (int)n : -ENOSPC;
 			continue;
 		}
 		done += (uint64_t)n;
