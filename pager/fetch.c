@@ -3,9 +3,11 @@
  * pin, RESIDENT. Demand jobs go before prefetch jobs. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
+#define IO_RETRIES 8
 /* Fetches of one chunk that may fail in a row before it fails for good
  * (failure.c); each waits twice as long as the one before, from 1 ms. */
 #define FETCH_FAILURES 8
@@ -125,6 +127,90 @@ static void fetch_backoff(struct resid_region *r, struct chunk *c)
 		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
+/* Reads [at, at + len) of the chunk into dst until all is there; short
+ * reads are legal. The page tail past the backing store's end reads as
+ * zeros. */
+static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
+		     uint64_t at, uint64_t len)
+{
+	uint64_t data = c->data_len > at ? c->data_len - at : 0, got = 0;
+	int errors = 0;
+
+	if (data > len)
+		data = len;
+	INV_ASSERT(inv_not_in_a(dst, len, r->a, r->len));
+	while (got < data) {
+		long n = backing_read(r, dst + got, data - got,
+				      c->off + at + got);
+
+		if (n == -EINTR) {
+			STAT_INC(r, io_eintr);
+			CODE_PROBE(1, read_eintr);
+			continue;
+		}
+		if (n <= 0) {
+			STAT_INC(r, io_errors);
+			/* 0: the file ended early, truncated under us. */
+			if (++errors > IO_RETRIES)
+				return n < 0 ? (int)n : -ENODATA;
+			CODE_PROBE(1, read_retried);
+			continue;
+		}
+		if ((uint64_t)n < data - got) {
+			STAT_INC(r, io_short);
+			CODE_PROBE(1, read_short);
+		}
+		got += (uint64_t)n;
+	}
+	if (data < len)
+		memset(dst + data, 0, len - data);
+	return 0;
+}
+
+/* Writes the bounce buffer's len bytes into the memfd at the chunk's at. */
+static int write_memfd(struct resid_region *r, struct chunk *c,
+		       const uint8_t *src, uint64_t at, uint64_t len)
+{
+	uint64_t done = 0;
+	int errors = 0;
+
+	while (done < len) {
+		long n = K(r, memfd_write, r->memfd, src + done, len - done,
+			   c->off + at + done);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0) {
+			STAT_INC(r, io_errors);
+			if (++errors > IO_RETRIES)
+				return n ? (int)n : -ENOSPC;
+			continue;
+		}
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Fills [at, at + len) of the chunk's pages: through the worker's bounce
+ * buffer (FETCH_BOUNCE), or straight into B when the worker has none. */
+static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
+		  uint64_t len, uint8_t *bounce)
+{
+	if (!bounce)
+		return read_into(r, c, r->b + c->off + at, at, len);
+	for (uint64_t done = 0; done < len; done += FETCH_BOUNCE) {
+		uint64_t n = len - done < FETCH_BOUNCE ? len - done :
+			FETCH_BOUNCE;
+		int rc = read_into(r, c, bounce, at + done, n);
+
+		if (rc == 0)
+			rc = write_memfd(r, c, bounce, at + done, n);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
  * on from where it stopped. Returns the bytes mapped, or -errno. */
 static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
@@ -189,15 +275,15 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
  * consumes it while the next is read. Returns the bytes mapped, or -errno
  * from the read or the CONTINUE that failed; what was mapped before stays
  * until the caller's punch. */
-static int64_t map_pieces(struct resid_region *r, struct chunk *c,
-			  uint64_t t[4], struct fill *f)
+static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
+			    uint64_t t[4], uint8_t *bounce)
 {
 	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
 
 	for (uint64_t at = 0; at < c->len; at += piece) {
 		uint64_t len = c->len - at < piece ? c->len - at : piece;
 		uint64_t t0 = phase_clock(r);
-		int rc = fill_upto(f, at + len);
+		int rc = fill_b(r, c, at, len, bounce);
 
 		if (rc < 0) {
 			CODE_PROBE(1, abandon_read_error);
@@ -227,18 +313,6 @@ static int64_t map_pieces(struct resid_region *r, struct chunk *c,
 		t[3] += phase_clock(r) - t1;
 	}
 	return (int64_t)c->len;
-}
-
-static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
-			    uint64_t t[4], uint8_t *bounce)
-{
-	struct fill f;
-
-	fill_start(&f, r, c, bounce);
-	int64_t mapped = map_pieces(r, c, t, &f);
-
-	fill_stop(&f);
-	return mapped;
 }
 
 /* With the chunk locked and FETCHING. */

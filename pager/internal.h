@@ -131,31 +131,6 @@ struct resid_region {
  * allocates whole pages without zeroing them first (results/performance.md).
  * The headroom counts it. */
 #define FETCH_BOUNCE (2u << 20)
-/* Failed reads of one piece before its fetch fails (fill.c, fetch.c). */
-#define IO_RETRIES 8
-
-/* One fetch's filling of its chunk's pages (fill.c), used by its worker
- * only; the reader thread shares m, cv, full, err and stop. */
-struct fill {
-	struct resid_region *r;
-	struct chunk *c;
-	uint8_t *bounce;          /* NULL: read straight into B */
-	uint64_t unit;            /* a slot: half the bounce buffer at most */
-	uint64_t done;            /* the chunk's bytes filled */
-	int threaded;
-	resid_thread reader;
-	resid_mutex m;
-	resid_cond cv;
-	int full[2];              /* the slot holds its bytes (m) */
-	int err;                  /* the reader's read failed: -errno (m) */
-	int stop;                 /* the worker is done with it (m) */
-};
-
-void fill_start(struct fill *f, struct resid_region *r, struct chunk *c,
-		uint8_t *bounce);
-/* Fills the chunk's pages up to end (in order); 0 or -errno. */
-int fill_upto(struct fill *f, uint64_t end);
-void fill_stop(struct fill *f);
 
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
