@@ -283,6 +283,9 @@ PASS(int, map, (void *ctx, int fd, uint64_t len, int prot, void **out),
      fd, len, prot, out)
 PASS(int, unmap, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, nohugepage, (void *ctx, void *addr, uint64_t len), addr, len)
+PASS(long, memfd_write, (void *ctx, int fd, const void *buf, size_t len,
+			 uint64_t off), fd, buf, len, off)
+PASS(int, hugepage, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, close, (void *ctx, int fd), fd)
 PASS(int, backing_open,
      (void *ctx, const char *path, int direct, uint64_t *size),
@@ -341,6 +344,8 @@ static const struct resid_seam wrapper = {
 	.map = pass_map,
 	.unmap = pass_unmap,
 	.nohugepage = pass_nohugepage,
+	.memfd_write = pass_memfd_write,
+	.hugepage = pass_hugepage,
 	.close = pass_close,
 	.backing_open = pass_backing_open,
 	.backing_pread = fw_backing_pread,

@@ -2,6 +2,7 @@
  * fetch: reserve, read into mapping B, CONTINUE over mapping A, commit and
  * pin, RESIDENT. Demand jobs go before prefetch jobs. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -126,12 +127,12 @@ static void fetch_backoff(struct resid_region *r, struct chunk *c)
 		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
-/* Reads [at, at + len) of the chunk into B until all is there; short reads
- * are legal. The page tail past the backing store's end reads as zeros. */
-static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
-		  uint64_t len)
+/* Reads [at, at + len) of the chunk into dst until all is there; short
+ * reads are legal. The page tail past the backing store's end reads as
+ * zeros. */
+static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
+		     uint64_t at, uint64_t len)
 {
-	uint8_t *dst = r->b + c->off + at;
 	uint64_t data = c->data_len > at ? c->data_len - at : 0, got = 0;
 	int errors = 0;
 
@@ -163,6 +164,50 @@ static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
 	}
 	if (data < len)
 		memset(dst + data, 0, len - data);
+	return 0;
+}
+
+/* Writes the bounce buffer's len bytes into the memfd at the chunk's at. */
+static int write_memfd(struct resid_region *r, struct chunk *c,
+		       const uint8_t *src, uint64_t at, uint64_t len)
+{
+	uint64_t done = 0;
+	int errors = 0;
+
+	while (done < len) {
+		long n = K(r, memfd_write, r->memfd, src + done, len - done,
+			   c->off + at + done);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0) {
+			STAT_INC(r, io_errors);
+			if (++errors > IO_RETRIES)
+				return n ? (int)n : -ENOSPC;
+			continue;
+		}
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Fills [at, at + len) of the chunk's pages: through the worker's bounce
+ * buffer (FETCH_BOUNCE), or straight into B when the worker has none. */
+static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
+		  uint64_t len, uint8_t *bounce)
+{
+	if (!bounce)
+		return read_into(r, c, r->b + c->off + at, at, len);
+	for (uint64_t done = 0; done < len; done += FETCH_BOUNCE) {
+		uint64_t n = len - done < FETCH_BOUNCE ? len - done :
+			FETCH_BOUNCE;
+		int rc = read_into(r, c, bounce, at + done, n);
+
+		if (rc == 0)
+			rc = write_memfd(r, c, bounce, at + done, n);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -231,14 +276,14 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
  * from the read or the CONTINUE that failed; what was mapped before stays
  * until the caller's punch. */
 static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
-			    uint64_t t[4])
+			    uint64_t t[4], uint8_t *bounce)
 {
 	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
 
 	for (uint64_t at = 0; at < c->len; at += piece) {
 		uint64_t len = c->len - at < piece ? c->len - at : piece;
 		uint64_t t0 = phase_clock(r);
-		int rc = fill_b(r, c, at, len);
+		int rc = fill_b(r, c, at, len, bounce);
 
 		if (rc < 0) {
 			CODE_PROBE(1, abandon_read_error);
@@ -271,7 +316,8 @@ static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 }
 
 /* With the chunk locked and FETCHING. */
-static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
+static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
+			 uint8_t *bounce)
 {
 	struct chunk *c = &r->chunks[id];
 	uint32_t attempt = 0;
@@ -315,7 +361,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	}
 	t[1] = phase_clock(r);
 	fetch_backoff(r, c);
-	int64_t mapped = fill_and_map(r, c, t);
+	int64_t mapped = fill_and_map(r, c, t, bounce);
 
 	if (mapped < 0) {
 		fetch_failed(r, c, (int)-mapped);
@@ -347,7 +393,8 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch)
 	record_phases(r, t);
 }
 
-static void run_job(struct resid_region *r, uint32_t id, int prefetch)
+static void run_job(struct resid_region *r, uint32_t id, int prefetch,
+		    uint8_t *bounce)
 {
 	struct chunk *c = &r->chunks[id];
 
@@ -374,7 +421,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 		}
 		STAT_INC(r, demand_jobs);
 	}
-	fetch_locked(r, id, prefetch);
+	fetch_locked(r, id, prefetch, bounce);
 	int landed = chunk_state(c) == CH_RESIDENT;
 
 	chunk_unlock(r, c);
@@ -395,7 +442,12 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch)
 void *worker_main(void *arg)
 {
 	struct resid_region *r = arg;
+	uint8_t *bounce = aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE);
 
+	/* Best effort: on small pages the reused bounce is still far
+	 * faster than fresh pages in B. Without it, reads go into B. */
+	if (bounce)
+		(void)K(r, hugepage, bounce, FETCH_BOUNCE);
 	K(r, lock, &r->q_lock);
 	for (;;) {
 		while (!r->stopping && !r->demand.count && !r->prefetch.count)
@@ -412,7 +464,7 @@ void *worker_main(void *arg)
 		r->inflight++;
 		K(r, unlock, &r->q_lock);
 		K(r, yield, "worker-job");
-		run_job(r, id, prefetch);
+		run_job(r, id, prefetch, bounce);
 		K(r, lock, &r->q_lock);
 		r->inflight--;
 		if (!r->inflight && !r->draining && !r->demand.count &&
@@ -420,5 +472,6 @@ void *worker_main(void *arg)
 			K(r, cond_broadcast, &r->idle_cond);
 	}
 	K(r, unlock, &r->q_lock);
+	free(bounce);
 	return NULL;
 }

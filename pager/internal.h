@@ -125,6 +125,14 @@ struct resid_region {
 #define INV_ASSERT(check) ((void)sizeof((check), 0))
 #endif
 
+/* A fetch reads through a bounce buffer of this size, one per worker,
+ * huge-page backed where the kernel allows: O_DIRECT into one contiguous
+ * buffer makes a few large device requests where a read into B's fresh
+ * 4 KiB pages made many small ones, and the write into the memfd then
+ * allocates whole pages without zeroing them first (results/performance.md).
+ * The headroom counts it. */
+#define FETCH_BOUNCE (2u << 20)
+
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 

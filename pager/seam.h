@@ -76,6 +76,13 @@ struct resid_seam {
 	int (*map)(void *ctx, int fd, uint64_t len, int prot, void **out);
 	int (*unmap)(void *ctx, void *addr, uint64_t len);
 	int (*nohugepage)(void *ctx, void *addr, uint64_t len);
+	/* pwrite into the memfd: the pages it allocates are written whole,
+	 * not zeroed first as the pages a read into B faults in are. */
+	long (*memfd_write)(void *ctx, int fd, const void *buf, size_t len,
+			    uint64_t off);
+	/* MADV_HUGEPAGE on a private buffer (a fetch worker's bounce
+	 * buffer, neither A nor B); best effort. */
+	int (*hugepage)(void *ctx, void *addr, uint64_t len);
 	int (*close)(void *ctx, int fd);
 
 	/* the backing store */

@@ -771,6 +771,37 @@ static int k_nohugepage(void *ctx, void *addr, uint64_t len)
 	return -ENOMEM;
 }
 
+/* The written pages enter the page cache, whole or not (a partial page is
+ * a page the kernel allocates too). */
+static long k_memfd_write(void *ctx, int fd, const void *buf, size_t len,
+			  uint64_t off)
+{
+	struct sim *s = ctx;
+	struct sim_memfd *mf;
+
+	sched_point(s, OP_MEMFD_WRITE, ((uint64_t)fd << 40) | off);
+	mf = memfd_of(s, fd);
+	if (!mf)
+		return -EBADF;
+	if (off + len < off || off + len > mf->npages * SIM_PAGE)
+		return -EFBIG; /* the pager never grows its memfd */
+	memcpy(mf->bytes + off, buf, len);
+	for (uint64_t p = off / SIM_PAGE; p * SIM_PAGE < off + len; p++) {
+		mf->npresent += !mf->present[p];
+		mf->present[p] = 1;
+	}
+	return (long)len;
+}
+
+/* The bounce buffer is the pager's own memory: nothing to model. */
+static int k_hugepage(void *ctx, void *addr, uint64_t len)
+{
+	(void)addr;
+	(void)len;
+	sched_point(ctx, OP_HUGEPAGE, 0);
+	return 0;
+}
+
 static int k_close(void *ctx, int fd)
 {
 	struct sim *s = ctx;
@@ -962,6 +993,8 @@ const struct resid_seam sim_seam_ops = {
 	.map = k_map,
 	.unmap = k_unmap,
 	.nohugepage = k_nohugepage,
+	.memfd_write = k_memfd_write,
+	.hugepage = k_hugepage,
 	.close = k_close,
 	.backing_open = k_backing_open,
 	.backing_pread = k_backing_pread,

@@ -203,6 +203,21 @@ static int lx_nohugepage(void *ctx, void *addr, uint64_t len)
 	return neg(madvise(addr, len, MADV_NOHUGEPAGE));
 }
 
+static long lx_memfd_write(void *ctx, int fd, const void *buf, size_t len,
+			   uint64_t off)
+{
+	(void)ctx;
+	ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : n;
+}
+
+static int lx_hugepage(void *ctx, void *addr, uint64_t len)
+{
+	(void)ctx;
+	return neg(madvise(addr, len, MADV_HUGEPAGE));
+}
+
 static int lx_close(void *ctx, int fd)
 {
 	(void)ctx;
@@ -421,6 +436,8 @@ const struct resid_seam resid_seam_linux = {
 	.map = lx_map,
 	.unmap = lx_unmap,
 	.nohugepage = lx_nohugepage,
+	.memfd_write = lx_memfd_write,
+	.hugepage = lx_hugepage,
 	.close = lx_close,
 	.backing_open = lx_backing_open,
 	.backing_pread = lx_backing_pread,
