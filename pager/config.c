@@ -29,6 +29,7 @@ void resid_harness_init(struct resid_harness *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->demand_retries = 64;
+	h->landing_wait_ms = 100;
 }
 
 const char *resid_policy_name(enum resid_policy p)

@@ -11,11 +11,6 @@
 /* Fetches of one chunk that may fail in a row before it fails for good
  * (failure.c); each waits twice as long as the one before, from 1 ms. */
 #define FETCH_FAILURES 8
-/* A demand fetch waits for the job of a chunk that just landed to commit
- * and unpin it (budget_reserve -EBUSY), 50 us at a time, at most this long,
- * then evicts the next best: a job off its CPU on a loaded machine took up
- * to a few hundred ms here, a refetch costs less than that. */
-#define LANDING_WAIT_NS (100 * 1000000ull)
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
@@ -327,9 +322,14 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 		budget_retain(r, c);
 	for (;;) {
 		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
+		/* A demand fetch waits for the job of a chunk that just
+		 * landed to commit and unpin it (-EBUSY), 50 us at a time, at
+		 * most landing_wait_ms (100), then evicts the next best: a
+		 * job off its CPU on a loaded machine took up to a few
+		 * hundred ms here, a refetch costs less than that. */
 		int rc = budget_reserve(r, c, c->len, must, !wait_from ||
 					K(r, clock_ns) - wait_from <
-					LANDING_WAIT_NS);
+					r->h.landing_wait_ms * 1000000ull);
 
 		if (rc == 0)
 			break;

@@ -18,6 +18,10 @@ struct resid_harness {
 	int skip_headroom;
 	int eager_reconcile;     /* reconcile after every fetch */
 	uint32_t demand_retries; /* infeasible budget retries, default 64 */
+	/* How long a demand fetch waits for a landing victim's job to unpin
+	 * it, default 100 ms; a test that judges the wait's outcome makes it
+	 * long enough for any machine. */
+	uint32_t landing_wait_ms;
 };
 
 void resid_harness_init(struct resid_harness *h);

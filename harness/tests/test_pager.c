@@ -199,6 +199,8 @@ static uint64_t scan(struct resid_stats *s)
 	c.evict_ahead = c.phase_timers = evict_ahead;
 	c.fetch_piece = piece ? piece : c.fetch_piece;
 	resid_harness_init(&h);
+	if (landing_delay)
+		h.landing_wait_ms = 60000; /* the outcome, not the machine */
 	h.eager_reconcile = !reconcile_every;
 	h.seam = &bent;
 	c.harness = &h;
