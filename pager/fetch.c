@@ -442,7 +442,8 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 void *worker_main(void *arg)
 {
 	struct resid_region *r = arg;
-	uint8_t *bounce = aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE);
+	uint8_t *bounce = r->writes_may_be_huge ? NULL :
+		aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE);
 
 	/* Best effort: on small pages the reused bounce is still far
 	 * faster than fresh pages in B. Without it, reads go into B. */

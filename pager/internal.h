@@ -114,6 +114,9 @@ struct resid_region {
 	char release[128];
 	uint64_t uffd_features, uffd_ioctls;
 	char shmem_thp[64];
+	/* A write(2) into the memfd may allocate huge folios (no mapping's
+	 * NOHUGEPAGE applies): fetches then read straight into B. */
+	int writes_may_be_huge;
 };
 
 /* A debug assertion of an invariant (invariants/): checked in harness

@@ -26,6 +26,28 @@ static void read_line(struct resid_region *r, const char *path, char *buf,
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* Whether a write into the memfd may allocate huge folios: the global
+ * shmem_enabled or a folio size's own (6.8+: hugepages-<size>kB) says
+ * always, within_size or force. Only a mapping's fault honours its
+ * MADV_NOHUGEPAGE; a write has no mapping. */
+static int shmem_writes_may_be_huge(struct resid_region *r)
+{
+	char path[96], line[128];
+
+	if (strstr(r->shmem_thp, "[always]") ||
+	    strstr(r->shmem_thp, "[within_size]") ||
+	    strstr(r->shmem_thp, "[force]"))
+		return 1;
+	for (unsigned kb = 8; kb <= 2048; kb *= 2) { /* 4 KiB pages: to PMD */
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_"
+			 "hugepage/hugepages-%ukB/shmem_enabled", kb);
+		read_line(r, path, line, sizeof(line));
+		if (strstr(line, "[always]") || strstr(line, "[within_size]"))
+			return 1;
+	}
+	return 0;
+}
+
 /* Asks the kernel what it offers, on a descriptor of its own: UFFDIO_API
  * may be called once per descriptor. */
 static int probe_uffd(struct resid_region *r, char *err, size_t n)
@@ -233,6 +255,7 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 		  sizeof(r->release));
 	read_line(r, "/sys/kernel/mm/transparent_hugepage/shmem_enabled",
 		  r->shmem_thp, sizeof(r->shmem_thp));
+	r->writes_may_be_huge = shmem_writes_may_be_huge(r);
 	if (config_check(cfg, err, RESID_ERRLEN) ||
 	    reconcile_setup(r, err, RESID_ERRLEN) ||
 	    probe_uffd(r, err, RESID_ERRLEN) ||

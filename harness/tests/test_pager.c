@@ -138,8 +138,27 @@ static long add_shmem_excess(char *buf, size_t cap)
 	return (long)w;
 }
 
+/* thp_always: shmem_enabled says [always]; memfd_writes: the fetches'
+ * writes into the memfd. */
+static int thp_always;
+static unsigned long memfd_writes;
+
+static long bent_memfd_write(void *ctx, int fd, const void *buf, size_t len,
+			     uint64_t off)
+{
+	__atomic_add_fetch(&memfd_writes, 1, __ATOMIC_RELAXED);
+	return resid_seam_linux.memfd_write(ctx, fd, buf, len, off);
+}
+
 static long bent_read_text(void *ctx, const char *path, char *buf, size_t cap)
 {
+	static const char always[] = "[always] within_size advise never deny force\n";
+
+	if (thp_always && strstr(path, "transparent_hugepage/shmem_enabled") &&
+	    cap > sizeof(always)) {
+		memcpy(buf, always, sizeof(always));
+		return (long)sizeof(always) - 1;
+	}
 	long n = resid_seam_linux.read_text(ctx, path, buf, cap);
 
 	if (n <= 0 || !is_memory_stat(path) ||
@@ -205,6 +224,7 @@ static uint64_t scan(struct resid_stats *s)
 	h.seam = &bent;
 	c.harness = &h;
 	violations = 0;
+	memfd_writes = 0;
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);
 
@@ -244,6 +264,7 @@ static uint64_t scan(struct resid_stats *s)
 	piece = 0;
 	landing_delay = 0;
 	stat_bad = stat_bad_after_open = 0;
+	thp_always = 0;
 	return bad;
 }
 
@@ -493,6 +514,21 @@ static void stuck_st_blocks_trips_quiescence(void)
 	CU_ASSERT(violations > 0);
 }
 
+/* Fetches write into the memfd through a bounce buffer, except where
+ * shmem THP would give a write huge folios: there they read into B. */
+static void thp_always_reads_into_b(void)
+{
+	struct resid_stats s;
+
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT(memfd_writes > 0);
+	thp_always = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(memfd_writes, 0);
+	CU_ASSERT(s.fetches > 0);
+}
+
 /* memory.stat behind by more than the tolerance for a few reads: the
  * reads over the next flush period find it caught up, so it is lag. */
 static void lagging_memory_stat_is_lag(void)
@@ -560,6 +596,7 @@ static int setup(void)
 	bent.punch = bent_punch;
 	bent.fstat_blocks = bent_fstat_blocks;
 	bent.read_text = bent_read_text;
+	bent.memfd_write = bent_memfd_write;
 	return 0;
 }
 
@@ -602,6 +639,8 @@ void suite_pager(void)
 		    late_st_blocks_is_lag);
 	CU_add_test(s, "st_blocks not exact at quiescence trips I-7",
 		    stuck_st_blocks_trips_quiescence);
+	CU_add_test(s, "with shmem THP always, fetches read into B",
+		    thp_always_reads_into_b);
 	CU_add_test(s, "memory.stat behind for a few reads is lag, not I-7",
 		    lagging_memory_stat_is_lag);
 	CU_add_test(s, "memory.stat behind past the flush period trips I-7",
