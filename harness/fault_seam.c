@@ -292,6 +292,14 @@ PASS(int, backing_open,
      path, direct, size)
 PASS(int, backing_dontneed, (void *ctx, int fd, uint64_t off, uint64_t len),
      fd, off, len)
+/* A reader's job calls back through the region's seam, this one, so its
+ * reads meet the read points like any other. */
+PASS(int, reader_open, (void *ctx, resid_reader *rd, resid_read_fn fn,
+			void *arg), rd, fn, arg)
+PASS_VOID(read_start, (void *ctx, resid_reader rd, void *buf, size_t len,
+		       uint64_t off), rd, buf, len, off)
+PASS(long, read_wait, (void *ctx, resid_reader rd), rd)
+PASS_VOID(reader_close, (void *ctx, resid_reader rd), rd)
 PASS_VOID(sleep_ns, (void *ctx, uint64_t ns), ns)
 PASS(int, thread_start, (void *ctx, resid_thread *t, void *(*fn)(void *),
 			 void *arg, const char *name), t, fn, arg, name)
@@ -350,6 +358,10 @@ static const struct resid_seam wrapper = {
 	.backing_open = pass_backing_open,
 	.backing_pread = fw_backing_pread,
 	.backing_dontneed = pass_backing_dontneed,
+	.reader_open = pass_reader_open,
+	.read_start = pass_read_start,
+	.read_wait = pass_read_wait,
+	.reader_close = pass_reader_close,
 	.read_text = fw_read_text,
 	.clock_ns = pass_clock_ns,
 	.sleep_ns = pass_sleep_ns,

@@ -101,3 +101,9 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 	}
 	return plain_read(r, dst, len, off);
 }
+
+/* A fetch worker's reader runs this, on its own thread on Linux. */
+long backing_read_job(void *r, void *dst, size_t len, uint64_t off)
+{
+	return backing_read(r, dst, len, off);
+}

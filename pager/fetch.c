@@ -1,7 +1,9 @@
 /* The fetch-worker pool. A job holds its chunk's lock across the whole
- * fetch: reserve, read into mapping B, CONTINUE over mapping A, commit and
- * pin, RESIDENT. Demand jobs go before prefetch jobs. */
+ * fetch: reserve, read (through the worker's bounce buffer and reader)
+ * into the memfd, CONTINUE over mapping A, commit and pin, RESIDENT.
+ * Demand jobs go before prefetch jobs. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,22 +124,41 @@ static void fetch_backoff(struct resid_region *r, struct chunk *c)
 		K(r, sleep_ns, 1000000ull << (c->fetch_failures - 1));
 }
 
-/* Reads [at, at + len) of the chunk into dst until all is there; short
- * reads are legal. The page tail past the backing store's end reads as
- * zeros. */
-static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
-		     uint64_t at, uint64_t len)
+/* A fetch worker's own: its bounce buffer (NULL: reads go into B) and its
+ * reader (0: none; every read then runs in series with the page work). */
+struct worker {
+	uint8_t *bounce;
+	resid_reader rd;
+};
+
+/* read_into's first read, when the reader has not done it. */
+#define NOT_STARTED LONG_MIN
+
+/* The bytes of [at, at + len) of the chunk the backing store holds; the
+ * page tail past its end reads as zeros. */
+static uint64_t data_in(const struct chunk *c, uint64_t at, uint64_t len)
 {
-	uint64_t data = c->data_len > at ? c->data_len - at : 0, got = 0;
+	uint64_t data = c->data_len > at ? c->data_len - at : 0;
+
+	return data < len ? data : len;
+}
+
+/* Reads [at, at + len) of the chunk into dst until all is there; short
+ * reads are legal. first: what the reader's read of it returned, or
+ * NOT_STARTED. */
+static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
+		     uint64_t at, uint64_t len, long first)
+{
+	uint64_t data = data_in(c, at, len), got = 0;
 	int errors = 0;
 
-	if (data > len)
-		data = len;
 	INV_ASSERT(inv_not_in_a(dst, len, r->a, r->len));
 	while (got < data) {
-		long n = backing_read(r, dst + got, data - got,
-				      c->off + at + got);
+		long n = first != NOT_STARTED ? first :
+			backing_read(r, dst + got, data - got,
+				     c->off + at + got);
 
+		first = NOT_STARTED;
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
 			CODE_PROBE(1, read_eintr);
@@ -186,24 +207,47 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 	return 0;
 }
 
-/* Fills [at, at + len) of the chunk's pages: through the worker's bounce
- * buffer (FETCH_BOUNCE), or straight into B when the worker has none. */
-static int fill_b(struct resid_region *r, struct chunk *c, uint64_t at,
-		  uint64_t len, uint8_t *bounce)
+/* A fetch goes part by part: from at to the end of its piece
+ * (cfg.fetch_piece), at most one bounce slot. */
+static uint64_t part_len(struct resid_region *r, const struct chunk *c,
+			 const struct worker *w, uint64_t at)
 {
-	if (!bounce)
-		return read_into(r, c, r->b + c->off + at, at, len);
-	for (uint64_t done = 0; done < len; done += FETCH_BOUNCE) {
-		uint64_t n = len - done < FETCH_BOUNCE ? len - done :
-			FETCH_BOUNCE;
-		int rc = read_into(r, c, bounce, at + done, n);
+	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+	uint64_t end = (at / piece + 1) * piece;
+	uint64_t n = (end < c->len ? end : c->len) - at;
 
-		if (rc == 0)
-			rc = write_memfd(r, c, bounce, at + done, n);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return w->bounce && n > FETCH_SLOT ? FETCH_SLOT : n;
+}
+
+/* Where part k, at `at`, is read: bounce slot k % 2, or B itself. */
+static uint8_t *part_dst(struct resid_region *r, const struct chunk *c,
+			 const struct worker *w, uint64_t at, uint64_t k)
+{
+	return w->bounce ? w->bounce + (k & 1) * FETCH_SLOT :
+		r->b + c->off + at;
+}
+
+/* Hands part k's read to the worker's reader. Returns whether it did:
+ * not without a reader, nor for a part wholly past the backing store's
+ * end. */
+static int part_start(struct resid_region *r, const struct chunk *c,
+		      const struct worker *w, uint64_t at, uint64_t k)
+{
+	uint64_t data = data_in(c, at, part_len(r, c, w, at));
+
+	if (!w->rd || !data)
+		return 0;
+	K(r, read_start, w->rd, part_dst(r, c, w, at, k), data, c->off + at);
+	return 1;
+}
+
+/* Before a fetch gives up its buffer or punches its pages: the read in
+ * flight into them, if any, is waited for and dropped. */
+static void part_drain(struct resid_region *r, const struct worker *w,
+		       int started)
+{
+	if (started)
+		(void)K(r, read_wait, w->rd);
 }
 
 /* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
@@ -265,61 +309,84 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
 	STAT_ADD(r, fetch_ns, phase_clock(r) - t[0]);
 }
 
-/* Reads and maps the chunk piece by piece (cfg.fetch_piece): CONTINUE
- * wakes the faulters of a piece as soon as it is in, so the application
- * consumes it while the next is read. Returns the bytes mapped, or -errno
- * from the read or the CONTINUE that failed; what was mapped before stays
- * until the caller's punch. */
+/* Maps [from, to) of the chunk, a whole piece. Before the CONTINUE of the
+ * last one the chunk is marked landing: a woken faulter may take this
+ * job's CPU at once. */
+static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
+		     uint64_t from, uint64_t to)
+{
+	uint64_t t1 = phase_clock(r);
+	int last = to == c->len;
+
+	if (last) {
+		__atomic_store_n(&c->landed_access, __atomic_load_n(
+			&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+		__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
+	}
+	int64_t mapped = map_a(r, c, from, to - from);
+
+	if (mapped < 0) {
+		__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
+		return (int)mapped;
+	}
+	if (!last) {
+		STAT_INC(r, continue_pieces);
+		CODE_PROBE(1, piece_mapped_early);
+	}
+	t[3] += phase_clock(r) - t1;
+	return 0;
+}
+
+/* Reads, writes and maps the chunk part by part. Each part's read goes to
+ * the reader before the part before it is written into the memfd, so the
+ * disk works while the worker does the page work; a piece is mapped as
+ * soon as its last part is in, and CONTINUE wakes its faulters while the
+ * next is read. started: part 0's read is in flight already. Returns the
+ * bytes mapped, or -errno from the read, write or CONTINUE that failed;
+ * what was mapped before stays until the caller's punch. */
 static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
-			    uint64_t t[4], uint8_t *bounce)
+			    uint64_t t[4], const struct worker *w, int started)
 {
 	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+	uint64_t from = 0;
 
-	for (uint64_t at = 0; at < c->len; at += piece) {
-		uint64_t len = c->len - at < piece ? c->len - at : piece;
+	for (uint64_t at = 0, k = 0; at < c->len; k++) {
+		uint64_t len = part_len(r, c, w, at), next = at + len;
 		uint64_t t0 = phase_clock(r);
-		int rc = fill_b(r, c, at, len, bounce);
+		long first = started ? K(r, read_wait, w->rd) : NOT_STARTED;
+		uint8_t *dst = part_dst(r, c, w, at, k);
 
+		started = next < c->len && part_start(r, c, w, next, k + 1);
+		int rc = read_into(r, c, dst, at, len, first);
+
+		if (rc == 0 && w->bounce)
+			rc = write_memfd(r, c, dst, at, len);
 		if (rc < 0) {
 			CODE_PROBE(1, abandon_read_error);
+			part_drain(r, w, started);
 			return rc;
 		}
-		uint64_t t1 = phase_clock(r);
-		int last = at + len == c->len;
-
-		/* Before the CONTINUE that wakes the faulters: a woken faulter
-		 * may take this job's CPU at once. */
-		if (last) {
-			__atomic_store_n(&c->landed_access, __atomic_load_n(
-				&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
-			__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
+		t[2] += phase_clock(r) - t0;
+		at = next;
+		if (at % piece && at < c->len)
+			continue;
+		rc = map_piece(r, c, t, from, at);
+		if (rc < 0) {
+			part_drain(r, w, started);
+			return rc;
 		}
-		int64_t mapped = map_a(r, c, at, len);
-
-		if (mapped < 0) {
-			__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
-			return mapped;
-		}
-		if (!last) {
-			STAT_INC(r, continue_pieces);
-			CODE_PROBE(1, piece_mapped_early);
-		}
-		t[2] += t1 - t0;
-		t[3] += phase_clock(r) - t1;
+		from = at;
 	}
 	return (int64_t)c->len;
 }
 
-/* With the chunk locked and FETCHING. */
-static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
-			 uint8_t *bounce)
+/* Room in the budget for the chunk, or the fetch abandoned (-1). */
+static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
+			int prefetch)
 {
-	struct chunk *c = &r->chunks[id];
 	uint32_t attempt = 0;
-	uint64_t t[4] = { phase_clock(r) }, wait_from = 0;
+	uint64_t wait_from = 0;
 
-	if (prefetch)
-		budget_retain(r, c);
 	for (;;) {
 		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
 		/* A demand fetch waits for the job of a chunk that just
@@ -332,7 +399,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 					r->h.landing_wait_ms * 1000000ull);
 
 		if (rc == 0)
-			break;
+			return 0;
 		if (rc == -EBUSY) {
 			if (!wait_from)
 				wait_from = K(r, clock_ns);
@@ -348,20 +415,41 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 			STAT_INC(r, prefetch_declined);
 			CODE_PROBE(1, prefetch_declined);
 			fetch_abandon(r, c, 0, 0);
-			return;
+			return -1;
 		}
 		if (++attempt > r->h.demand_retries) {
 			CODE_PROBE(1, demand_gave_up);
 			fetch_abandon(r, c, 0, 0);
-			return;
+			return -1;
 		}
 		STAT_INC(r, retries);
 		CODE_PROBE(1, demand_infeasible);
 		K(r, sleep_ns, 1000000);
 	}
-	t[1] = phase_clock(r);
+}
+
+/* With the chunk locked and FETCHING. A demand fetch reads its first part
+ * into the bounce buffer while it makes room (the victim's punch): the
+ * buffer is the worker's, outside the budget. A prefetch does not: one
+ * declined would have read for nothing. */
+static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
+			 const struct worker *w)
+{
+	struct chunk *c = &r->chunks[id];
+	uint64_t t[4] = { phase_clock(r) };
+	int started = 0;
+
+	if (prefetch)
+		budget_retain(r, c);
 	fetch_backoff(r, c);
-	int64_t mapped = fill_and_map(r, c, t, bounce);
+	if (!prefetch && w->bounce)
+		started = part_start(r, c, w, 0, 0);
+	if (reserve_room(r, c, id, prefetch) < 0) {
+		part_drain(r, w, started);
+		return;
+	}
+	t[1] = phase_clock(r);
+	int64_t mapped = fill_and_map(r, c, t, w, started);
 
 	if (mapped < 0) {
 		fetch_failed(r, c, (int)-mapped);
@@ -394,7 +482,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 }
 
 static void run_job(struct resid_region *r, uint32_t id, int prefetch,
-		    uint8_t *bounce)
+		    const struct worker *w)
 {
 	struct chunk *c = &r->chunks[id];
 
@@ -421,7 +509,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 		}
 		STAT_INC(r, demand_jobs);
 	}
-	fetch_locked(r, id, prefetch, bounce);
+	fetch_locked(r, id, prefetch, w);
 	int landed = chunk_state(c) == CH_RESIDENT;
 
 	chunk_unlock(r, c);
@@ -442,13 +530,17 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 void *worker_main(void *arg)
 {
 	struct resid_region *r = arg;
-	uint8_t *bounce = r->writes_may_be_huge ? NULL :
-		aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE);
+	struct worker w = {
+		.bounce = r->writes_may_be_huge ? NULL :
+			aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE),
+	};
 
 	/* Best effort: on small pages the reused bounce is still far
 	 * faster than fresh pages in B. Without it, reads go into B. */
-	if (bounce)
-		(void)K(r, hugepage, bounce, FETCH_BOUNCE);
+	if (w.bounce)
+		(void)K(r, hugepage, w.bounce, FETCH_BOUNCE);
+	if (K(r, reader_open, &w.rd, backing_read_job, r) < 0)
+		w.rd = 0;
 	K(r, lock, &r->q_lock);
 	for (;;) {
 		while (!r->stopping && !r->demand.count && !r->prefetch.count)
@@ -465,7 +557,7 @@ void *worker_main(void *arg)
 		r->inflight++;
 		K(r, unlock, &r->q_lock);
 		K(r, yield, "worker-job");
-		run_job(r, id, prefetch, bounce);
+		run_job(r, id, prefetch, &w);
 		K(r, lock, &r->q_lock);
 		r->inflight--;
 		if (!r->inflight && !r->draining && !r->demand.count &&
@@ -473,6 +565,8 @@ void *worker_main(void *arg)
 			K(r, cond_broadcast, &r->idle_cond);
 	}
 	K(r, unlock, &r->q_lock);
-	free(bounce);
+	if (w.rd)
+		K(r, reader_close, w.rd);
+	free(w.bounce);
 	return NULL;
 }

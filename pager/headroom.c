@@ -15,7 +15,7 @@
 /* The region's fixed structures, the uffd, eventfd and memfd, the policy. */
 #define BASE_BYTES (256ull << 10)
 /* A thread: its kernel stack (16 KiB, charged), task, touched user stack;
- * a fetch worker also its bounce buffer. */
+ * a fetch worker is two (itself and its reader) and its bounce buffer. */
 #define WORKER_BYTES (64ull << 10)
 /* Per chunk: struct chunk, its ring and candidate slots, the policy's. */
 #define CHUNK_BYTES 256ull
@@ -36,7 +36,7 @@ static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 		nchunks = (cfg->region_len + cfg->chunk_size - 1) /
 			cfg->chunk_size;
 	return BASE_BYTES + (uint64_t)cfg->fetch_workers *
-		(WORKER_BYTES + FETCH_BOUNCE) +
+		(2 * WORKER_BYTES + FETCH_BOUNCE) +
 		pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
 		(cpus ? cpus : 1) * CPU_STOCK_BYTES;
 }

@@ -133,8 +133,10 @@ struct resid_region {
  * buffer makes a few large device requests where a read into B's fresh
  * 4 KiB pages made many small ones, and the write into the memfd then
  * allocates whole pages without zeroing them first (results/performance.md).
- * The headroom counts it. */
+ * Two slots: the worker's reader reads into one while the worker writes
+ * the other. The headroom counts it. */
 #define FETCH_BOUNCE (2u << 20)
+#define FETCH_SLOT (FETCH_BOUNCE / 2)
 
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
@@ -235,6 +237,7 @@ int failure_dead(const struct resid_region *r);
 /* backing.c */
 int backing_open(struct resid_region *r, const char *path, char *err,
 		 size_t n);
+long backing_read_job(void *r, void *dst, size_t len, uint64_t off);
 long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		  uint64_t off);
 

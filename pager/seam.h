@@ -35,6 +35,12 @@ typedef struct resid_cond {
 } resid_cond;
 
 typedef uintptr_t resid_thread;
+typedef uintptr_t resid_reader;
+
+/* The job a reader runs: one backing read, as the seam's backing_pread
+ * returns it. */
+typedef long (*resid_read_fn)(void *arg, void *buf, size_t len,
+			      uint64_t off);
 
 struct resid_seam {
 	const char *name;
@@ -93,6 +99,18 @@ struct resid_seam {
 	long (*backing_pread)(void *ctx, int fd, void *buf, size_t len,
 			      uint64_t off);
 	int (*backing_dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
+	/* A reader keeps one read in flight while its caller does other
+	 * work: read_start hands it fn(arg, buf, len, off), read_wait returns
+	 * what that call returned. One read at a time; wait for it before
+	 * the next start and before reader_close. The Linux seam runs the
+	 * reads on the reader's own thread; the simulated kernel runs each
+	 * inside read_wait, where its scheduling points then fall. */
+	int (*reader_open)(void *ctx, resid_reader *rd, resid_read_fn fn,
+			   void *arg);
+	void (*read_start)(void *ctx, resid_reader rd, void *buf, size_t len,
+			   uint64_t off);
+	long (*read_wait)(void *ctx, resid_reader rd);
+	void (*reader_close)(void *ctx, resid_reader rd);
 
 	/* cgroup, /proc and /sys text files */
 	long (*read_text)(void *ctx, const char *path, char *buf, size_t cap);

@@ -887,6 +887,67 @@ static int k_backing_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
 	return -EBADF;
 }
 
+/* A reader's read runs inside read_wait, on the waiting thread, at that
+ * read's own scheduling points: what it touches is the caller's buffer
+ * alone, so when it ran between start and wait changes nothing the
+ * scheduler could order. Misuse is an oracle's failure. */
+struct sim_reader {
+	resid_read_fn fn;
+	void *arg;
+	void *buf;
+	size_t len;
+	uint64_t off;
+	int queued;
+};
+
+static int k_reader_open(void *ctx, resid_reader *rd, resid_read_fn fn,
+			 void *arg)
+{
+	struct sim_reader *sr = calloc(1, sizeof(*sr));
+
+	(void)ctx;
+	if (!sr)
+		return -ENOMEM;
+	sr->fn = fn;
+	sr->arg = arg;
+	*rd = (resid_reader)sr;
+	return 0;
+}
+
+static void k_read_start(void *ctx, resid_reader rd, void *buf, size_t len,
+			 uint64_t off)
+{
+	struct sim_reader *sr = (struct sim_reader *)rd;
+
+	if (sr->queued)
+		sim_fail(ctx, "a reader's read started with one in flight");
+	sr->buf = buf;
+	sr->len = len;
+	sr->off = off;
+	sr->queued = 1;
+}
+
+static long k_read_wait(void *ctx, resid_reader rd)
+{
+	struct sim_reader *sr = (struct sim_reader *)rd;
+
+	if (!sr->queued) {
+		sim_fail(ctx, "a reader waited for a read never started");
+		return -EINVAL;
+	}
+	sr->queued = 0;
+	return sr->fn(sr->arg, sr->buf, sr->len, sr->off);
+}
+
+static void k_reader_close(void *ctx, resid_reader rd)
+{
+	struct sim_reader *sr = (struct sim_reader *)rd;
+
+	if (sr->queued)
+		sim_fail(ctx, "a reader closed with a read in flight");
+	free(sr);
+}
+
 /* ---- /proc, /sys and the cgroup ---- */
 
 static const struct {
@@ -999,6 +1060,10 @@ const struct resid_seam sim_seam_ops = {
 	.backing_open = k_backing_open,
 	.backing_pread = k_backing_pread,
 	.backing_dontneed = k_backing_dontneed,
+	.reader_open = k_reader_open,
+	.read_start = k_read_start,
+	.read_wait = k_read_wait,
+	.reader_close = k_reader_close,
 	.read_text = k_read_text,
 	.clock_ns = sched_clock_ns,
 	.sleep_ns = sched_sleep_ns,

@@ -81,9 +81,11 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 		uint64_t to = __atomic_load_n(&read_to[off / CHUNK],
 					      __ATOMIC_RELAXED);
 
-		__atomic_add_fetch(&mapped_unread, off % CHUNK + len > to,
-				   __ATOMIC_RELAXED);
-		__atomic_add_fetch(&mapped_early, to < CHUNK, __ATOMIC_RELAXED);
+		uint64_t end = off % CHUNK + len;
+
+		__atomic_add_fetch(&mapped_unread, end > to, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&mapped_early, end < CHUNK &&
+				   to <= end + piece, __ATOMIC_RELAXED);
 	}
 	if (landing_delay && (addr - a_base) % CHUNK + len == CHUNK) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, len,
@@ -139,14 +141,43 @@ static long add_shmem_excess(char *buf, size_t cap)
 }
 
 /* thp_always: shmem_enabled says [always]; memfd_writes: the fetches'
- * writes into the memfd. */
+ * writes into the memfd; written_ahead: those of a chunk's part before
+ * its last written while the next part's read was handed to the reader
+ * already (started_to: per chunk, the end of the last read handed). */
 static int thp_always;
-static unsigned long memfd_writes;
+static unsigned long memfd_writes, written_ahead;
+static uint64_t started_to[8];
+
+/* no_reader: a reader cannot be had (no thread for it). */
+static int no_reader;
+
+static int bent_reader_open(void *ctx, resid_reader *rd, resid_read_fn fn,
+			    void *arg)
+{
+	if (no_reader)
+		return -EAGAIN;
+	return resid_seam_linux.reader_open(ctx, rd, fn, arg);
+}
+
+static void bent_read_start(void *ctx, resid_reader rd, void *buf, size_t len,
+			    uint64_t off)
+{
+	if (off / CHUNK < 8)
+		__atomic_store_n(&started_to[off / CHUNK], off % CHUNK + len,
+				 __ATOMIC_RELAXED);
+	resid_seam_linux.read_start(ctx, rd, buf, len, off);
+}
 
 static long bent_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 			     uint64_t off)
 {
+	uint64_t end = off % CHUNK + len;
+
 	__atomic_add_fetch(&memfd_writes, 1, __ATOMIC_RELAXED);
+	if (off / CHUNK < 8 && end < CHUNK)
+		__atomic_add_fetch(&written_ahead, __atomic_load_n(
+			&started_to[off / CHUNK], __ATOMIC_RELAXED) > end,
+				   __ATOMIC_RELAXED);
 	return resid_seam_linux.memfd_write(ctx, fd, buf, len, off);
 }
 
@@ -224,7 +255,8 @@ static uint64_t scan(struct resid_stats *s)
 	h.seam = &bent;
 	c.harness = &h;
 	violations = 0;
-	memfd_writes = 0;
+	memfd_writes = written_ahead = 0;
+	memset(started_to, 0, sizeof(started_to));
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);
 
@@ -264,7 +296,7 @@ static uint64_t scan(struct resid_stats *s)
 	piece = 0;
 	landing_delay = 0;
 	stat_bad = stat_bad_after_open = 0;
-	thp_always = 0;
+	thp_always = no_reader = 0;
 	return bad;
 }
 
@@ -340,8 +372,9 @@ static void partial_continue_resumed(void)
 	CU_ASSERT_EQUAL(s.fetches, s.continues_ok);
 }
 
-/* A chunk in four pieces: each is mapped once it is read, before the
- * next is, so a faulter on the first runs while the rest is read. */
+/* A chunk in four pieces: each is mapped once it is read, before the read
+ * of the one after the next begins (the next one's may be in flight), so a
+ * faulter on the first runs while the rest is read. */
 static void pieces_mapped_as_read(void)
 {
 	struct resid_stats s;
@@ -354,6 +387,28 @@ static void pieces_mapped_as_read(void)
 	CU_ASSERT_EQUAL(s.continue_pieces, 3 * s.fetches);
 	CU_ASSERT_EQUAL(mapped_unread, 0);
 	CU_ASSERT_EQUAL(mapped_early, s.continue_pieces);
+}
+
+/* While a part is written into the memfd, the next one's read is with
+ * the worker's reader: the disk works during the page work. A worker
+ * that cannot have a reader reads in series, as cleanly. */
+static void next_part_read_while_writing(void)
+{
+	struct resid_stats s;
+
+	piece = CHUNK / 4;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.fetches > 0);
+	CU_ASSERT_EQUAL(memfd_writes, 4 * s.fetches);
+	CU_ASSERT_EQUAL(written_ahead, 3 * s.fetches);
+	no_reader = 1;
+	piece = CHUNK / 4;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.fetches > 0);
+	CU_ASSERT_EQUAL(memfd_writes, 4 * s.fetches);
+	CU_ASSERT_EQUAL(written_ahead, 0);
 }
 
 /* The second piece's reads fail past the retries after the first piece
@@ -597,6 +652,8 @@ static int setup(void)
 	bent.fstat_blocks = bent_fstat_blocks;
 	bent.read_text = bent_read_text;
 	bent.memfd_write = bent_memfd_write;
+	bent.read_start = bent_read_start;
+	bent.reader_open = bent_reader_open;
 	return 0;
 }
 
@@ -622,6 +679,8 @@ void suite_pager(void)
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "a chunk's pieces are mapped as they are read",
 		    pieces_mapped_as_read);
+	CU_add_test(s, "the next part is read while one is written",
+		    next_part_read_while_writing);
 	CU_add_test(s, "a failed piece abandons the pieces mapped before it",
 		    failed_piece_abandons_mapped_ones);
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reader.h"
 #include "seam.h"
 
 static int neg(long rc)
@@ -442,6 +443,10 @@ const struct resid_seam resid_seam_linux = {
 	.backing_open = lx_backing_open,
 	.backing_pread = lx_backing_pread,
 	.backing_dontneed = lx_backing_dontneed,
+	.reader_open = lx_reader_open,
+	.read_start = lx_read_start,
+	.read_wait = lx_read_wait,
+	.reader_close = lx_reader_close,
 	.read_text = lx_read_text,
 	.clock_ns = lx_clock_ns,
 	.sleep_ns = lx_sleep_ns,
