@@ -6,7 +6,9 @@
 #      and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E), with the
 #      device's limit measured by fio on the same file before and after
 #      each sweep (bench arms --device);
-#   2. the fault's wait on a predicted chunk against the read, 8 and
+#   2. D at budget ratio 1 (the file fits): the work of a visit to a
+#      resident chunk, for the floor of D's wall a whole-chunk pager has;
+#   3. the fault's wait on a predicted chunk against the read, 8 and
 #      128 MiB chunks (bench fetch, mode ahead).
 # Writes:
 #   results/bench-targets.md              the targets, then the tables
@@ -30,10 +32,17 @@ build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
 build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
 	--arms A-seq,D,D-whole,E --reps 3 --device --csv "$tmp/a128.csv" "$@" \
 	>"$tmp/a128.md"
+# The scan's own work: D with a budget that holds the file, each chunk
+# fetched once, every later pass a hit.
+build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 1.0 \
+	--arms D --reps 3 --csv "$tmp/w8.csv" "$@" >/dev/null
+build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 1.0 \
+	--arms D --reps 3 --csv "$tmp/w128.csv" "$@" >/dev/null
 build/residctl bench fetch --sizes 8M,128M --reps 3 \
 	--csv results/bench-targets-fetch.csv "$@" >"$tmp/f.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-{ cat "$tmp/a8.csv"; tail -n +2 "$tmp/a128.csv"; } >results/bench-targets-arms.csv
+{ cat "$tmp/a8.csv"; for f in a128 w8 w128; do tail -n +2 "$tmp/$f.csv"; done; } \
+	>results/bench-targets-arms.csv
 
 # The targets table from the CSV of the arms (columns by name) and the
 # wait table of bench fetch.
@@ -43,6 +52,14 @@ targets() {
 	{
 		s = $col["chunk_bytes"] / 1048576; a = $col["arm"]
 		w = $col["wall_s"]
+		visits[s] = $col["chunks"] * $col["passes"]
+		# Ratio 1: the work of one visit to a resident chunk, from
+		# the passes after the first (wall less the fetches).
+		if ($col["ratio"] + 0 == 1) {
+			if (a == "D")
+				work[s] = (w - $col["fetch_ns"] / 1e9) / (visits[s] - $col["chunks"])
+			next
+		}
 		if (a ~ /^A-/ && (!(s in A) || w < A[s])) { A[s] = w; An[s] = a }
 		if (a == "D" || a == "D-whole" || a == "E") {
 			W[s, a] = w; B[s, a] = $col["bytes_read"]
@@ -64,6 +81,17 @@ targets() {
 			if (!(s in sizes)) continue
 			q = F[s, "D"] / dev[s]
 			printf "| fetch >= 90 %% of the device, %d MiB chunks | D: %.0f MiB/s per fetch (reads alone %.0f), fio best %.0f MiB/s: **%.1f %%** (D-whole %.1f %%) | %s |\n", s, F[s, "D"], R[s, "D"], dev[s], 100 * q, 100 * F[s, "D-whole"] / dev[s], met(q >= 0.9)
+		}
+		# What a pager that fetches whole chunks can reach: hits cost
+		# their work, a miss its fetch or its work, whichever is longer
+		# (the pieces overlap the two), at the device rate and at D'"'"'s.
+		for (s = 8; s <= 128; s *= 16) {
+			if (!(s in work)) continue
+			m = B[s, "D"] / 1048576 / s; h = visits[s] - m
+			dv = s / dev[s]; dv = dv > work[s] ? dv : work[s]
+			df = s / F[s, "D"]; df = df > work[s] ? df : work[s]
+			lo = h * work[s] + m * dv; pd = h * work[s] + m * df
+			printf "| (the floor of D wall / A, %d MiB chunks) | a visit'"'"'s work %.2f ms (ratio 1); %d hits, %.0f misses: at the device'"'"'s rate **%.2f s = %.2f x A**; at D'"'"'s fetch rate %.2f s = %.2f x A (D took %.2f s) | %s |\n", s, 1000 * work[s], h, m, lo, lo / A[s], pd, pd / A[s], W[s, "D"], (lo / A[s] <= 0.7 ? "reachable" : "out of reach")
 		}
 	}' results/bench-targets-arms.csv
 	awk -F'|' '

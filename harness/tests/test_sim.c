@@ -740,6 +740,64 @@ static void line_carries_faults(void)
 	replay_free(&back);
 }
 
+/* A reader's read runs inside read_wait, once. A wait with none started
+ * (mode 1), a second start with one in flight (2) or a close with one in
+ * flight (3) fails the run. */
+static long count_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct prog *p = arg;
+
+	(void)buf;
+	p->v[0]++;
+	return (long)(len + off);
+}
+
+static void reader_use(void *arg)
+{
+	struct prog *p = arg;
+	resid_reader rd;
+
+	if (K(p, reader_open, &rd, count_read, p)) {
+		sim_fail(p->s, "reader_open failed");
+		return;
+	}
+	K(p, read_start, rd, NULL, 10, 5);
+	p->v[1] = p->v[0];
+	if (p->mode == 2)
+		K(p, read_start, rd, NULL, 1, 0);
+	if (p->mode != 3)
+		p->v[2] = (uint64_t)K(p, read_wait, rd);
+	if (p->mode == 1)
+		K(p, read_wait, rd);
+	K(p, reader_close, rd);
+}
+
+static void reader_runs_in_wait(void)
+{
+	static const char *const why[] = {
+		NULL, "a reader waited for a read never started",
+		"a reader's read started with one in flight",
+		"a reader closed with a read in flight",
+	};
+
+	for (int mode = 0; mode < 4; mode++) {
+		struct sim_config c = config(1, SIM_RANDOM);
+		struct prog p = { .mode = mode };
+		char w[1024];
+		enum sim_verdict v = run_prog(&p, &c, reader_use, w, sizeof(w));
+
+		if (!mode) {
+			CU_ASSERT_EQUAL(v, SIM_PASS);
+			CU_ASSERT_EQUAL(p.v[1], 0);
+			CU_ASSERT_EQUAL(p.v[0], 1);
+			CU_ASSERT_EQUAL(p.v[2], 15);
+			continue;
+		}
+		CU_ASSERT_EQUAL(v, SIM_FAILED);
+		CU_ASSERT_PTR_NOT_NULL(strstr(w, why[mode]));
+	}
+}
+
 void suite_sim(void)
 {
 	CU_pSuite s = CU_add_suite("sim", NULL, NULL);
@@ -761,6 +819,7 @@ void suite_sim(void)
 	CU_add_test(s, "CONTINUE keeps the kernel's errno rules",
 		    continue_errnos);
 	CU_add_test(s, "memory.stat lags, st_blocks is exact", stat_lag);
+	CU_add_test(s, "a reader's read runs in its wait", reader_runs_in_wait);
 	CU_add_test(s, "default faults fit their scenarios",
 		    default_faults_fit);
 	CU_add_test(s, "a replay line carries its faults", line_carries_faults);
