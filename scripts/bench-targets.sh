@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 14's time targets, side by side in one run (root: memory cgroups;
-# about 15 minutes on an idle 2-CPU machine, more when it is loaded):
+# 6 minutes on an idle 2-CPU machine, 15 or more when it is loaded):
 #   1. the arms at budget ratio 0.5, each run 3 times, interleaved run by
 #      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E)
 #      and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E), with the

@@ -1,0 +1,251 @@
+/* The fetch's costs without the pager (scripts/bench-pagework.sh): on a
+ * file read with O_DIRECT and a memfd, per MiB, median of --reps runs:
+ *   serial    1 MiB pread into a buffer, then pwrite into the memfd
+ *   reader    the same with a reader thread and two 1 MiB slots: the next
+ *             read in flight while this one is written (the pager's way)
+ *   pwrite    pwrite of a buffer into punched memfd pages, not counting
+ *             the punches
+ *   allocate  fallocate of the same pages (allocated and zeroed)
+ *   punch     the punch of populated pages, by one thread and by two at once
+ * Each read pass punches the memfd two chunks behind, as eviction would.
+ * usage: pagework FILE CHUNK_MIB REPS */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1ul << 20)
+#define PART MIB
+#define MAX_REPS 9
+
+static int file_fd, mfd;
+static size_t file_len, chunk;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pagework: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void punch(size_t off, size_t len)
+{
+	if (fallocate(mfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)off, (off_t)len) < 0)
+		die("punch");
+}
+
+static void read_part(uint8_t *dst, size_t off)
+{
+	if (pread(file_fd, dst, PART, (off_t)off) != (ssize_t)PART)
+		die("pread");
+}
+
+static void write_part(const uint8_t *src, size_t off)
+{
+	if (pwrite(mfd, src, PART, (off_t)off) != (ssize_t)PART)
+		die("pwrite");
+}
+
+/* Before the part at off: the chunk two behind is evicted. */
+static void evict_behind(size_t off)
+{
+	if (off % chunk == 0 && off >= 2 * chunk)
+		punch(off - 2 * chunk, chunk);
+}
+
+/* The reader: reads part `next` into slot next % 2 once the worker has
+ * written the part before it in that slot. */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	size_t next, done, written, parts;
+	uint8_t *slots;
+} rd = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0,
+	 NULL };
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	for (size_t p = 0; p < rd.parts; p++) {
+		pthread_mutex_lock(&rd.m);
+		while (p >= rd.written + 2)
+			pthread_cond_wait(&rd.cv, &rd.m);
+		pthread_mutex_unlock(&rd.m);
+		read_part(rd.slots + (p % 2) * PART, p * PART);
+		pthread_mutex_lock(&rd.m);
+		rd.done = p + 1;
+		pthread_cond_broadcast(&rd.cv);
+		pthread_mutex_unlock(&rd.m);
+	}
+	return NULL;
+}
+
+static double pass_serial(uint8_t *buf)
+{
+	double t0;
+
+	punch(0, file_len);
+	t0 = now();
+
+	for (size_t off = 0; off < file_len; off += PART) {
+		evict_behind(off);
+		read_part(buf, off);
+		write_part(buf, off);
+	}
+	return now() - t0;
+}
+
+static double pass_reader(uint8_t *buf)
+{
+	pthread_t th;
+	double t0;
+
+	punch(0, file_len);
+	t0 = now();
+	rd.slots = buf;
+	rd.parts = file_len / PART;
+	rd.done = rd.written = 0;
+	if (pthread_create(&th, NULL, reader, NULL))
+		die("pthread_create");
+	for (size_t p = 0; p < rd.parts; p++) {
+		evict_behind(p * PART);
+		pthread_mutex_lock(&rd.m);
+		while (rd.done <= p)
+			pthread_cond_wait(&rd.cv, &rd.m);
+		pthread_mutex_unlock(&rd.m);
+		write_part(buf + (p % 2) * PART, p * PART);
+		pthread_mutex_lock(&rd.m);
+		rd.written = p + 1;
+		pthread_cond_broadcast(&rd.cv);
+		pthread_mutex_unlock(&rd.m);
+	}
+	pthread_join(th, NULL);
+	return now() - t0;
+}
+
+/* The memfd emptied, then filled part by part by pwrite or fallocate, the
+ * chunk two behind punched first (not timed): the pages freed are the
+ * next ones allocated, as in the pager. */
+static double pass_fill(uint8_t *buf, int allocate)
+{
+	double t = 0;
+
+	punch(0, file_len);
+	for (size_t off = 0; off < file_len; off += PART) {
+		evict_behind(off);
+		double t0 = now();
+
+		if (!allocate)
+			write_part(buf, off);
+		else if (fallocate(mfd, 0, (off_t)off, PART) < 0)
+			die("fallocate");
+		t += now() - t0;
+	}
+	return t;
+}
+
+static void *punch_half(void *arg)
+{
+	size_t half = file_len / 2;
+
+	punch((size_t)(uintptr_t)arg * half, half);
+	return NULL;
+}
+
+/* The memfd filled, then punched chunk by chunk, by one or two threads. */
+static double pass_punch(uint8_t *buf, int threads)
+{
+	pthread_t th;
+	double t0;
+
+	for (size_t off = 0; off < file_len; off += PART)
+		write_part(buf, off);
+	t0 = now();
+	if (threads == 1) {
+		for (size_t off = 0; off < file_len; off += chunk)
+			punch(off, chunk);
+		return now() - t0;
+	}
+	if (pthread_create(&th, NULL, punch_half, (void *)1))
+		die("pthread_create");
+	punch_half((void *)0);
+	pthread_join(th, NULL);
+	return now() - t0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const name[] = { "serial", "reader", "pwrite",
+					    "allocate", "punch", "punch2" };
+	double t[6][MAX_REPS];
+	struct stat st;
+	uint8_t *buf;
+	int reps;
+
+	if (argc != 4 || atoi(argv[2]) < 1 || atoi(argv[3]) < 1 ||
+	    atoi(argv[3]) > MAX_REPS) {
+		fprintf(stderr, "usage: pagework FILE CHUNK_MIB REPS (1..%d)\n",
+			MAX_REPS);
+		return 2;
+	}
+	chunk = (size_t)atoi(argv[2]) * MIB;
+	reps = atoi(argv[3]);
+	file_fd = open(argv[1], O_RDONLY | O_DIRECT);
+	if (file_fd < 0 || fstat(file_fd, &st) < 0)
+		die(argv[1]);
+	file_len = (size_t)st.st_size / chunk * chunk;
+	if (file_len < 4 * chunk) {
+		fprintf(stderr, "pagework: %s holds fewer than 4 chunks\n",
+			argv[1]);
+		return 2;
+	}
+	mfd = memfd_create("pagework", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)file_len) < 0)
+		die("memfd");
+	buf = aligned_alloc(2 * MIB, 2 * MIB);
+	if (!buf)
+		die("aligned_alloc");
+	madvise(buf, 2 * MIB, MADV_HUGEPAGE); /* as the pager's, best effort */
+	memset(buf, 1, 2 * MIB);
+	/* The kinds interleaved rep by rep, so a noisy moment hits them all. */
+	for (int r = 0; r < reps; r++) {
+		t[0][r] = pass_serial(buf);
+		t[1][r] = pass_reader(buf);
+		t[2][r] = pass_fill(buf, 0);
+		t[3][r] = pass_fill(buf, 1);
+		t[4][r] = pass_punch(buf, 1);
+		t[5][r] = pass_punch(buf, 2);
+	}
+	for (int k = 0; k < 6; k++) {
+		qsort(t[k], (size_t)reps, sizeof(double), cmp);
+		double s = t[k][reps / 2];
+
+		printf("%s,%zu,%.3f,%.0f\n", name[k], chunk / MIB,
+		       s * 1e3 / (double)(file_len / MIB),
+		       (double)(file_len / MIB) / s);
+	}
+	return 0;
+}
