@@ -246,8 +246,10 @@ static int part_start(struct resid_region *r, const struct chunk *c,
 static void part_drain(struct resid_region *r, const struct worker *w,
 		       int started)
 {
-	if (started)
-		(void)K(r, read_wait, w->rd);
+	if (!started)
+		return;
+	(void)K(r, read_wait, w->rd);
+	CODE_PROBE(1, read_dropped);
 }
 
 /* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
