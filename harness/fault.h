@@ -27,7 +27,9 @@
 	X(FP_POLL, "poll")                    /* poll of the uffd: ENOMEM */   \
 	X(FP_CGROUP_READ, "cgroup_read")      /* a cgroup file read fails */   \
 	X(FP_SLOW_WORKER, "worker/slow")      /* a worker stalls 2 ms */       \
-	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */
+	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */ \
+	X(FP_WRITE_ENOMEM, "memfd_write/enomem") /* the memfd write fails */   \
+	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */
 
 #define FAULT_ENUM(e, s) e,
 enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };

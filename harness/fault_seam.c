@@ -155,6 +155,22 @@ static long fw_backing_pread(void *ctx, int fd, void *buf, size_t len,
 	return f->in.backing_pread(f->in.ctx, fd, buf, len, off);
 }
 
+/* A write into the memfd fails as a memory cgroup's charge does (ENOMEM),
+ * or stops halfway as one a signal interrupts. */
+static long fw_memfd_write(void *ctx, int fd, const void *buf, size_t len,
+			   uint64_t off)
+{
+	struct fault_seam *f = ctx;
+	uint64_t n[2];
+	uint32_t fire = ask(f, FP_WRITE_ENOMEM, FP_WRITE_SHORT, n);
+
+	if (inject(f, fire, FP_WRITE_ENOMEM, n[0]))
+		return -ENOMEM;
+	if (len >= 2 && inject(f, fire, FP_WRITE_SHORT, n[1]))
+		len /= 2;
+	return f->in.memfd_write(f->in.ctx, fd, buf, len, off);
+}
+
 static int fw_uffd_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			    int64_t *mapped)
 {
@@ -283,8 +299,6 @@ PASS(int, map, (void *ctx, int fd, uint64_t len, int prot, void **out),
      fd, len, prot, out)
 PASS(int, unmap, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, nohugepage, (void *ctx, void *addr, uint64_t len), addr, len)
-PASS(long, memfd_write, (void *ctx, int fd, const void *buf, size_t len,
-			 uint64_t off), fd, buf, len, off)
 PASS(int, hugepage, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, close, (void *ctx, int fd), fd)
 PASS(int, backing_open,
@@ -352,7 +366,7 @@ static const struct resid_seam wrapper = {
 	.map = pass_map,
 	.unmap = pass_unmap,
 	.nohugepage = pass_nohugepage,
-	.memfd_write = pass_memfd_write,
+	.memfd_write = fw_memfd_write,
 	.hugepage = pass_hugepage,
 	.close = pass_close,
 	.backing_open = pass_backing_open,

@@ -28,6 +28,8 @@
 	X(read_eintr, 0, "a backing read was interrupted (EINTR)")            \
 	X(abandon_read_error, 1, "a fill exhausted its read retries; the "     \
 	  "fetch was abandoned with a punch, a release and a wake")            \
+	X(write_retried, 1, "a write into the memfd failed or came back "     \
+	  "short and was tried again")                                         \
 	X(read_dropped, 1, "a fetch that failed or found no room waited for "  \
 	  "the read its reader had in flight and dropped it")                  \
 	X(demand_infeasible, 1, "a demand fetch found no room in the budget "  \

@@ -200,8 +200,10 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 			STAT_INC(r, io_errors);
 			if (++errors > IO_RETRIES)
 				return n ? (int)n : -ENOSPC;
+			CODE_PROBE(1, write_retried);
 			continue;
 		}
+		CODE_PROBE((uint64_t)n < len - done, write_retried);
 		done += (uint64_t)n;
 	}
 	return 0;

@@ -21,11 +21,11 @@
 /* What the stub kernel was asked; every op succeeds but CONTINUE can be
  * told to fail. */
 struct stub {
-	unsigned preads, continues, wakes, reads, texts, yields;
+	unsigned preads, continues, wakes, reads, texts, yields, writes;
 	unsigned waits, timedwaits;
 	_Atomic unsigned punches; /* punched from several threads */
 	int pread_fd;
-	size_t pread_len;
+	size_t pread_len, write_len;
 	uint64_t cont_len;
 	int cont_rc;              /* what CONTINUE returns */
 	uint64_t slept_ns;
@@ -50,6 +50,19 @@ static long stub_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 	s->preads++;
 	s->pread_fd = fd;
 	s->pread_len = len;
+	return (long)len;
+}
+
+static long stub_write(void *ctx, int fd, const void *buf, size_t len,
+		       uint64_t off)
+{
+	struct stub *s = ctx;
+
+	(void)fd;
+	(void)buf;
+	(void)off;
+	s->writes++;
+	s->write_len = len;
 	return (long)len;
 }
 
@@ -146,6 +159,7 @@ static int init(void)
 	stub.ctx = &st;
 	stub.backing_pread = stub_pread;
 	stub.uffd_continue = stub_continue;
+	stub.memfd_write = stub_write;
 	stub.uffd_wake = stub_wake;
 	stub.punch = stub_punch;
 	stub.uffd_read = stub_read;
@@ -527,6 +541,20 @@ static void wake_punch_and_uffd_read(void)
 	CU_ASSERT_EQUAL(st.wakes + st.punches + st.reads, 3);
 }
 
+static void memfd_write_faults(void)
+{
+	on("memfd_write/enomem@1,memfd_write/short@2");
+	CU_ASSERT_EQUAL(fs->memfd_write(fs->ctx, 3, NULL, 8192, 0), -ENOMEM);
+	CU_ASSERT_EQUAL(st.writes, 0);
+	CU_ASSERT_EQUAL(fs->memfd_write(fs->ctx, 3, NULL, 8192, 0), 4096);
+	CU_ASSERT_EQUAL(st.write_len, 4096);
+	CU_ASSERT_EQUAL(fs->memfd_write(fs->ctx, 3, NULL, 8192, 0), 8192);
+	CU_ASSERT_EQUAL(st.writes, 2);
+	CU_ASSERT_EQUAL(calls(FP_WRITE_ENOMEM), 3);
+	CU_ASSERT_EQUAL(fired(FP_WRITE_ENOMEM), 1);
+	CU_ASSERT_EQUAL(fired(FP_WRITE_SHORT), 1);
+}
+
 static void cgroup_reads_only(void)
 {
 	char buf[64];
@@ -749,6 +777,7 @@ void suite_fault(void)
 	CU_add_test(s, "CONTINUE EAGAIN maps half", continue_partial);
 	CU_add_test(s, "CONTINUE EEXIST and EFAULT", continue_errors);
 	CU_add_test(s, "WAKE, punch and uffd read", wake_punch_and_uffd_read);
+	CU_add_test(s, "memfd write: ENOMEM and short", memfd_write_faults);
 	CU_add_test(s, "only cgroup reads fail", cgroup_reads_only);
 	CU_add_test(s, "slow worker", slow_worker);
 	CU_add_test(s, "spurious wakeup", spurious_wakeup);
