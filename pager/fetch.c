@@ -341,9 +341,9 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
 	return 0;
 }
 
-/* Reads, writes and maps the chunk part by part. Each part's read goes to
- * the reader before the part before it is written into the memfd, so the
- * disk works while the worker does the page work; a piece is mapped as
+/* Reads, writes and maps the chunk part by part. The next part's read goes
+ * to the reader before this part is written into the memfd, so the disk
+ * works while the worker does the page work; a piece is mapped as
  * soon as its last part is in, and CONTINUE wakes its faulters while the
  * next is read. started: part 0's read is in flight already. Returns the
  * bytes mapped, or -errno from the read, write or CONTINUE that failed;
