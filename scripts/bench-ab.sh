@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# One change's effect on the fetch, measured side by side (root: memory
+# cgroups; a few minutes): this tree and the commit REV, each built in its
+# own tree, run arm D of bench arms at budget ratio 0.5 alternately, RUNS
+# times each (default 5): 16 chunks of 8 MiB, 8 passes, and 8 chunks of
+# 128 MiB, 4 passes. Alternating runs share the machine's moments, so the
+# ratio of the medians holds where a run's own time swings with the load.
+# Writes results/bench-ab.md (or $AB_OUT).
+#   usage: scripts/bench-ab.sh REV [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/bench-ab.sh REV [RUNS]   (e.g. scripts/bench-ab.sh HEAD~3 5)"
+case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+rev=$1 runs=${2:-5}
+git rev-parse --verify -q "$rev^{commit}" >/dev/null ||
+	{ echo "bench-ab: $rev is not a commit here: give a commit, branch or tag" >&2; exit 2; }
+[[ $runs =~ ^[1-9][0-9]?$ ]] ||
+	{ echo "bench-ab: RUNS $runs is not a count from 1 to 99" >&2; exit 2; }
+out=${AB_OUT:-results/bench-ab.md}
+bash scripts/deps.sh
+tmp=$(mktemp -d)
+old="$tmp/old"
+trap 'git worktree remove --force "$old" 2>/dev/null; rm -rf "$tmp"' EXIT
+git worktree add -q --detach "$old" "$rev"
+echo "bench-ab: building $rev and this tree" >&2
+make -s -C "$old" all >/dev/null
+make -s all >/dev/null
+here="this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- pager harness || echo ', changed'))"
+
+sizes=("8M 16 8" "128M 8 4")
+for ((i = 1; i <= runs; i++)); do
+	for s in "${sizes[@]}"; do
+		read -r chunk n passes <<<"$s"
+		for side in old new; do
+			bin=build/residctl
+			[ $side = old ] && bin="$old/build/residctl"
+			echo "bench-ab: run $i of $runs, $chunk chunks, $side" >&2
+			"$bin" bench arms --chunk "$chunk" --chunks "$n" --passes "$passes" \
+				--ratios 0.5 --arms D --csv "$tmp/$side-$chunk-$i.csv" >/dev/null
+		done
+	done
+done
+
+# Per side and size: wall, fetch and read rates of each run.
+rows() { # side chunk
+	for ((i = 1; i <= runs; i++)); do
+		awk -F, -v side="$1" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+			$c["arm"] == "D" {
+				mib = $c["pager_fetch_bytes"] / 1048576
+				printf "%s %s %.3f %.0f %.0f %.0f\n", side, $c["chunk_bytes"] / 1048576, $c["wall_s"], mib / ($c["fetch_ns"] / 1e9), mib / ($c["read_ns"] / 1e9), $c["bytes_read"] / 1048576
+			}' "$tmp/$1-$2-$i.csv"
+	done
+}
+for s in "${sizes[@]}"; do
+	read -r chunk _ <<<"$s"
+	rows old "$chunk"
+	rows new "$chunk"
+done >"$tmp/all.txt"
+
+median() { # side size column
+	awk -v side="$1" -v size="$2" -v col="$3" '$1 == side && $2 == size { print $col }' "$tmp/all.txt" |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+{
+	echo "# One change, side by side"
+	echo
+	echo "\`scripts/bench-ab.sh $rev $runs\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+	echo "Arm D of \`bench arms\` at budget ratio 0.5, $runs runs of each build,"
+	echo "alternating: old is $rev ($(git rev-parse --short "$rev")), new is $here."
+	echo "Medians; fetch MiB/s is the pager's fetch_bytes over its fetches' own"
+	echo "time, read MiB/s over the read phase (the reads and the writes into"
+	echo "the memfd)."
+	echo
+	echo "| chunk MiB | wall s, old | wall s, new | new / old | fetch MiB/s, old | new | new / old | read MiB/s, old | new |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for size in 8 128; do
+		wo=$(median old $size 3) wn=$(median new $size 3)
+		fo=$(median old $size 4) fn=$(median new $size 4)
+		ro=$(median old $size 5) rn=$(median new $size 5)
+		awk -v s=$size -v wo="$wo" -v wn="$wn" -v fo="$fo" -v fn="$fn" -v ro="$ro" -v rn="$rn" \
+			'BEGIN { printf "| %s | %.2f | %.2f | %.3f | %d | %d | %.3f | %d | %d |\n", s, wo, wn, wn / wo, fo, fn, fn / fo, ro, rn }'
+	done
+	echo
+	echo "Every run (side, chunk MiB, wall s, fetch MiB/s, read MiB/s, MiB read from the disk):"
+	echo
+	echo '```'
+	cat "$tmp/all.txt"
+	echo '```'
+} >"$out"
+echo "bench-ab: $out"
