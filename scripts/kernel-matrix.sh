@@ -278,13 +278,27 @@ run_cell() {
 # Interrupted (SPEC §9): SIGINT/SIGTERM end every process this run started
 # (the cells' subshells; timeout, which passes it on to QEMU; the helpers)
 # and exit 130/143. Each program it runs inherits RESIDCTL_KM_OWNER; a guard
-# ends them and the cells' subshells when the script is killed outright.
+# ends them and the script's own subshells when the script is killed
+# outright. A subshell is a fork, not an exec: /proc/PID/environ keeps the
+# script's environment from before the export, so the subshells this
+# script starts in the background are listed in km_jobs instead.
 export RESIDCTL_KM_OWNER=$$
+km_jobs=$(mktemp /tmp/residctl-km-jobs.XXXXXX)
+km_cmd=$(tr '\0' ' ' </proc/$$/cmdline)
 km_marked() { grep -lsxz "RESIDCTL_KM_OWNER=$RESIDCTL_KM_OWNER" /proc/[0-9]*/environ | cut -d/ -f3; }
 km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
 	local sig=$1
 	shift
 	kill "-$sig" "$@" $(km_marked) 2>/dev/null
+}
+km_job() { # the background job just started
+	echo "$!" >>"$km_jobs"
+}
+km_orphans() { # the listed jobs still running: the script's command line
+	local p
+	for p in $(cat "$km_jobs" 2>/dev/null); do
+		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "$km_cmd" ] && echo "$p"
+	done
 }
 km_tree() { # the descendants of PID, from one ps
 	ps -e -o pid=,ppid= | awk -v root="$1" '{up[$1] = $2}
@@ -297,9 +311,10 @@ km_guard() {
 		kids=$(km_tree "$RESIDCTL_KM_OWNER")
 		sleep 1
 	done
-	km_end TERM $kids
+	km_end TERM $kids $(km_orphans)
 	sleep 1
-	km_end KILL $kids
+	km_end KILL $kids $(km_orphans)
+	rm -f "$km_jobs"
 }
 # not a job of this shell (its last wait would wait for it); its pid
 km_guard_pid=$( (km_guard </dev/null >/dev/null 2>&1 & echo $!) )
@@ -313,10 +328,14 @@ km_stop() { # SIGNAL STATUS
 }
 trap 'km_stop INT 130' INT
 trap 'km_stop TERM 143' TERM
-trap 'kill -KILL "$km_guard_pid" 2>/dev/null' EXIT
+trap 'kill -KILL "$km_guard_pid" 2>/dev/null; rm -f "$km_jobs"' EXIT
 # bash runs a trap only when the foreground child has ended (SIGINT during
 # a clean build: 130 after 48 s); with a job and `wait` it runs at once.
-bg_wait() { "$@" & wait $!; }
+bg_wait() {
+	"$@" &
+	km_job
+	wait $!
+}
 
 if ! bg_wait bash scripts/kernel-deps.sh; then
 	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
@@ -342,6 +361,7 @@ while read -r n id k cg place swap; do
 		running=$((running - 1))
 	fi
 	run_cell "$n" "$id" "$k" "$cg" "$place" "$swap" </dev/null &
+	km_job
 	running=$((running + 1))
 done <<<"$todo"
 wait
