@@ -65,15 +65,16 @@ int lx_reader_open(void *ctx, resid_reader *out, resid_read_fn fn, void *arg)
 	pthread_mutex_init(&rd->m, NULL);
 	pthread_cond_init(&rd->cv, NULL);
 	rc = pthread_attr_init(&at);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = pthread_attr_setstacksize(&at, READER_STACK);
-	/* The application's signals are for its own threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (rc == 0)
-		rc = pthread_create(&rd->th, &at, reader_main, rd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&at);
+		/* The application's signals are for its own threads. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (rc == 0)
+			rc = pthread_create(&rd->th, &at, reader_main, rd);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&at);
+	}
 	if (rc) {
 		pthread_cond_destroy(&rd->cv);
 		pthread_mutex_destroy(&rd->m);
