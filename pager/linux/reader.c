@@ -122,6 +122,10 @@ void lx_reader_close(void *ctx, resid_reader r)
 	struct reader *rd = (struct reader *)r;
 
 	pthread_mutex_lock(&rd->m);
+	/* A read not waited for (the caller's mistake) ends first, or the
+	 * thread would mark it done over the stop and never see it. */
+	while (rd->state == QUEUED)
+		pthread_cond_wait(&rd->cv, &rd->m);
 	rd->state = STOP;
 	pthread_cond_broadcast(&rd->cv);
 	pthread_mutex_unlock(&rd->m);
