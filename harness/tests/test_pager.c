@@ -411,6 +411,32 @@ static void next_part_read_while_writing(void)
 	CU_ASSERT_EQUAL(written_ahead, 0);
 }
 
+/* The Linux reader runs its reads on its own thread, returns each one's
+ * count to its wait, and closes even with a read not waited for. */
+static long slow_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	(void)buf;
+	usleep(20000);
+	__atomic_add_fetch((unsigned long *)arg, 1, __ATOMIC_RELAXED);
+	return (long)(len + off);
+}
+
+static void linux_reader(void)
+{
+	const struct resid_seam *k = &resid_seam_linux;
+	unsigned long ran = 0;
+	resid_reader rd;
+
+	CU_ASSERT_EQUAL_FATAL(k->reader_open(k->ctx, &rd, slow_read, &ran), 0);
+	k->read_start(k->ctx, rd, NULL, 10, 5);
+	CU_ASSERT_EQUAL(k->read_wait(k->ctx, rd), 15);
+	k->read_start(k->ctx, rd, NULL, 1, 2);
+	CU_ASSERT_EQUAL(k->read_wait(k->ctx, rd), 3);
+	k->read_start(k->ctx, rd, NULL, 1, 1);
+	k->reader_close(k->ctx, rd);
+	CU_ASSERT_EQUAL(ran, 3);
+}
+
 /* The second piece's reads fail past the retries after the first piece
  * was mapped (its faulter woken): the fetch is abandoned, the mapped piece
  * punched with the rest, and the next fault reads the chunk again. */
@@ -681,6 +707,8 @@ void suite_pager(void)
 		    pieces_mapped_as_read);
 	CU_add_test(s, "the next part is read while one is written",
 		    next_part_read_while_writing);
+	CU_add_test(s, "the Linux reader: reads, counts, a close with one "
+		    "in flight", linux_reader);
 	CU_add_test(s, "a failed piece abandons the pieces mapped before it",
 		    failed_piece_abandons_mapped_ones);
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
