@@ -209,12 +209,18 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 	return 0;
 }
 
-/* A fetch goes part by part: from at to the end of its piece
- * (cfg.fetch_piece), at most one bounce slot. */
+/* The bytes of the chunk mapped at once (cfg.fetch_piece; 0: all). */
+static uint64_t piece_len(const struct resid_region *r, const struct chunk *c)
+{
+	return r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+}
+
+/* A fetch goes part by part: from at to the end of its piece, at most one
+ * bounce slot. */
 static uint64_t part_len(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at)
 {
-	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
+	uint64_t piece = piece_len(r, c);
 	uint64_t end = (at / piece + 1) * piece;
 	uint64_t n = (end < c->len ? end : c->len) - at;
 
@@ -351,8 +357,7 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
 static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			    uint64_t t[4], const struct worker *w, int started)
 {
-	uint64_t piece = r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
-	uint64_t from = 0;
+	uint64_t piece = piece_len(r, c), from = 0;
 
 	for (uint64_t at = 0, k = 0; at < c->len; k++) {
 		uint64_t len = part_len(r, c, w, at), next = at + len;

@@ -62,6 +62,17 @@ static struct sim_memfd *memfd_of(struct sim *s, int fd)
 	return f ? f->mf : NULL;
 }
 
+/* The pages of [off, off + len) enter the memfd's page cache, whole or not
+ * (a partial page is a page the kernel allocates too). */
+static void make_present(struct sim_memfd *mf, uint64_t off, uint64_t len)
+{
+	for (uint64_t p = off / SIM_PAGE;
+	     p < mf->npages && p * SIM_PAGE < off + len; p++) {
+		mf->npresent += !mf->present[p];
+		mf->present[p] = 1;
+	}
+}
+
 /* The memfd whose mapping A holds addr. */
 static struct sim_memfd *memfd_of_a(struct sim *s, uint64_t addr,
 				    uint64_t *off)
@@ -771,8 +782,6 @@ static int k_nohugepage(void *ctx, void *addr, uint64_t len)
 	return -ENOMEM;
 }
 
-/* The written pages enter the page cache, whole or not (a partial page is
- * a page the kernel allocates too). */
 static long k_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 			  uint64_t off)
 {
@@ -786,10 +795,7 @@ static long k_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 	if (off + len < off || off + len > mf->npages * SIM_PAGE)
 		return -EFBIG; /* the pager never grows its memfd */
 	memcpy(mf->bytes + off, buf, len);
-	for (uint64_t p = off / SIM_PAGE; p * SIM_PAGE < off + len; p++) {
-		mf->npresent += !mf->present[p];
-		mf->present[p] = 1;
-	}
+	make_present(mf, off, len);
 	return (long)len;
 }
 
@@ -852,7 +858,7 @@ static long k_backing_pread(void *ctx, int fd, void *buf, size_t len,
 			    uint64_t off)
 {
 	struct sim *s = ctx;
-	uint64_t at = (uintptr_t)buf, n = len, boff;
+	uint64_t at = (uintptr_t)buf, n = len;
 
 	sched_point(s, OP_PREAD, off);
 	if (fd != -1)
@@ -869,12 +875,7 @@ static long k_backing_pread(void *ctx, int fd, void *buf, size_t len,
 
 		if (!mf->b_mapped || at < b || at - b >= mf->npages * SIM_PAGE)
 			continue;
-		boff = at - b;
-		for (uint64_t p = boff / SIM_PAGE;
-		     p < mf->npages && p * SIM_PAGE < boff + n; p++) {
-			mf->npresent += !mf->present[p];
-			mf->present[p] = 1;
-		}
+		make_present(mf, at - b, n);
 	}
 	return (long)n;
 }
