@@ -27,3 +27,8 @@ cc -std=gnu11 -Wall -Wextra -Werror -O2 "$tmp/stream.c" $flags \
 	-o "$tmp/stream" || fail "the example does not build against the installed library"
 head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom >"$tmp/model.bin" || fail "the test file"
 timeout 120 "$tmp/stream" "$tmp/model.bin" || fail "the example failed"
+# A file shrunk under the region: its SIGBUS handler reports the failure.
+timeout 120 "$tmp/stream" "$tmp/model.bin" --shrink 2>"$tmp/err"; rc=$?
+cat "$tmp/err"
+[ $rc -eq 1 ] && grep -q "SIGBUS at offset .*: No data available" "$tmp/err" ||
+	fail "the example did not report the failed chunk (exit $rc)"

@@ -13,6 +13,8 @@ rm -f "$RESIDCTL_COVERAGE"
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
+# Each promise of resid.h, by clients of the installed library (issue 20).
+stage "the library's contract"; bash ci/contract.sh || fail "contract"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"

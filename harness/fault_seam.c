@@ -330,12 +330,19 @@ PASS(int, cond_timedwait, (void *ctx, resid_cond *c, resid_mutex *m,
 PASS_VOID(cond_signal, (void *ctx, resid_cond *c), c)
 PASS_VOID(cond_broadcast, (void *ctx, resid_cond *c), c)
 
-/* The two ops without arguments besides ctx. */
+/* The ops without arguments besides ctx. */
 static int pass_notify_open(void *ctx)
 {
 	struct fault_seam *f = ctx;
 
 	return f->in.notify_open(f->in.ctx);
+}
+
+static int pass_process_id(void *ctx)
+{
+	struct fault_seam *f = ctx;
+
+	return f->in.process_id(f->in.ctx);
 }
 
 static uint64_t pass_clock_ns(void *ctx)
@@ -377,6 +384,7 @@ static const struct resid_seam wrapper = {
 	.read_wait = pass_read_wait,
 	.reader_close = pass_reader_close,
 	.read_text = fw_read_text,
+	.process_id = pass_process_id,
 	.clock_ns = pass_clock_ns,
 	.sleep_ns = pass_sleep_ns,
 	.thread_start = pass_thread_start,

@@ -27,10 +27,11 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 	r->direct = fd >= 0;
 	if (fd == -EINVAL) /* the file system has no O_DIRECT */
 		fd = K(r, backing_open, path, 0, &r->backing_size);
-	if (fd == -EISDIR || fd == -ENODEV) {
+	if (fd == -EISDIR || fd == -ENODEV || fd == -ESPIPE) {
 		snprintf(err, n, "path %s is not a regular file (%s): set "
 			 "cfg.path to a regular file", path,
-			 fd == -EISDIR ? "a directory" : "a device or pipe");
+			 fd == -EISDIR ? "a directory" : fd == -ESPIPE ?
+			 "a FIFO or socket" : "a device");
 		return fd;
 	}
 	if (fd < 0) {

@@ -153,6 +153,31 @@ static int victim_landing(struct resid_region *r, const struct chunk *self,
 	return w >= 0 && w != v;
 }
 
+/* Two chunks that one instruction needs at once (a load across their
+ * boundary) must not evict each other for ever, as they did with one fetch
+ * worker: a demand fetch of a chunk that v's fetch evicted spares v when
+ * no access was announced since v landed (its faulter is likely the one
+ * faulting now) and another candidate exists. An announcement means the
+ * application moved on: then v is fair game, as the policy's order says. */
+static uint32_t spare_partner(struct resid_region *r, const struct chunk *self,
+			      uint32_t n)
+{
+	uint32_t v = self->evicted_for;
+
+	if (!v-- || n < 2 ||
+	    __atomic_load_n(&r->chunks[v].landed_access, __ATOMIC_RELAXED) !=
+	    __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE))
+		return n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (r->cand[i] != v)
+			continue;
+		r->cand[i] = r->cand[--n];
+		CODE_PROBE(1, demand_spares_partner);
+		break;
+	}
+	return n;
+}
+
 /* With the budget lock: evicts until `need` more bytes fit or nothing may
  * go. must_exceed is POLICY_NEVER for a demand fetch, which may also break a
  * retention; otherwise only chunks used strictly later than must_exceed go.
@@ -170,6 +195,8 @@ static uint32_t make_room_locked(struct resid_region *r,
 						must_exceed != POLICY_NEVER);
 		int64_t v;
 
+		if (must_exceed == POLICY_NEVER)
+			n = spare_partner(r, self, n);
 		K(r, lock, &r->policy_lock);
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
 		K(r, unlock, &r->policy_lock);
@@ -180,6 +207,7 @@ static uint32_t make_room_locked(struct resid_region *r,
 		if (v >= 0) {
 			if (evict_locked(r, (uint32_t)v) < 0)
 				break;
+			r->chunks[v].evicted_for = (uint32_t)(self - r->chunks) + 1;
 			evicted++;
 			continue;
 		}

@@ -450,15 +450,15 @@ out:
 	return rc;
 }
 
-/* One limit file: 0, -ENOENT (absent), or -1 with err. */
-static int read_limit(const struct cg_env *e, const struct cg_memory *m,
-		      const char *file, uint64_t *out, char *err, size_t n)
+/* One limit file of dir: 0, -ENOENT (absent), or -1 with err. */
+static int read_limit_at(const struct cg_env *e, int version, const char *dir,
+			 const char *file, uint64_t *out, char *err, size_t n)
 {
 	char path[CG_PATH_MAX], *text;
 	int rc;
 
-	if (join(path, sizeof(path), m->dir, file)) {
-		snprintf(err, n, "%s/%s: path longer than %d bytes", m->dir,
+	if (join(path, sizeof(path), dir, file)) {
+		snprintf(err, n, "%s/%s: path longer than %d bytes", dir,
 			 file, CG_PATH_MAX - 1);
 		return -1;
 	}
@@ -469,12 +469,77 @@ static int read_limit(const struct cg_env *e, const struct cg_memory *m,
 		snprintf(err, n, "%s: %s", path, strerror(-rc));
 		return -1;
 	}
-	rc = cg_parse_limit(m->version, text, out);
+	rc = cg_parse_limit(version, text, out);
 	if (rc)
 		snprintf(err, n, "%s: malformed limit \"%.32s\", expected a byte count%s",
-			 path, text, m->version == CG_V2 ? " or max" : "");
+			 path, text, version == CG_V2 ? " or max" : "");
 	free(text);
 	return rc;
+}
+
+static int read_limit(const struct cg_env *e, const struct cg_memory *m,
+		      const char *file, uint64_t *out, char *err, size_t n)
+{
+	return read_limit_at(e, m->version, m->dir, file, out, err, n);
+}
+
+/* The length of m->dir's mount point: where the walk up stops. */
+static size_t mount_len(const struct cg_memory *m)
+{
+	size_t d = strlen(m->dir);
+	size_t r = strcmp(m->rel, "/") ? strlen(m->rel) : 0;
+
+	return r <= d ? d - r : d;
+}
+
+/* Cuts dir to its parent cgroup; 0 when dir is the mount point. */
+static int parent_dir(char *dir, size_t top)
+{
+	char *slash = strrchr(dir, '/');
+
+	if (strlen(dir) <= top || !slash || (size_t)(slash - dir) < top)
+		return 0;
+	*slash = '\0';
+	return 1;
+}
+
+/* The ancestors' word on swap, nearest first (enum cg_swap_above). */
+static int read_swap_above(const struct cg_env *e, struct cg_memory *m,
+			   char *err, size_t n)
+{
+	char dir[CG_PATH_MAX];
+	size_t top = mount_len(m);
+
+	m->swap_above = CG_ABOVE_SILENT;
+	m->swap_above_limit = CG_UNLIMITED;
+	m->swap_above_dir[0] = '\0';
+	strcpy(dir, m->dir);
+	while (m->swap_above != CG_ABOVE_ALLOWS && parent_dir(dir, top)) {
+		uint64_t limit = CG_UNLIMITED, swap = CG_UNLIMITED;
+		int rl, rs, says;
+
+		rl = read_limit_at(e, m->version, dir, cg_limit_file(m->version),
+				   &limit, err, n);
+		rs = read_limit_at(e, m->version, dir, cg_swap_file(m->version),
+				   &swap, err, n);
+		if (rl == -1 || rs == -1)
+			return -1;
+		if (m->version == CG_V2)
+			says = rs == 0 && swap == 0 ? CG_ABOVE_FORBIDS :
+				CG_ABOVE_SILENT;
+		else if (rl || limit == CG_UNLIMITED)
+			says = CG_ABOVE_SILENT;
+		else
+			says = rs == 0 && swap == limit ? CG_ABOVE_FORBIDS :
+				CG_ABOVE_ALLOWS;
+		if (says == CG_ABOVE_SILENT ||
+		    (says == CG_ABOVE_FORBIDS && m->swap_above))
+			continue;
+		m->swap_above = says;
+		m->swap_above_limit = limit;
+		strcpy(m->swap_above_dir, dir);
+	}
+	return 0;
 }
 
 static int read_swap_total(const struct cg_env *e, uint64_t *bytes, char *err,
@@ -538,18 +603,21 @@ int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
 		return -1;
 	/* absent: swap accounting is off (or the root); I-3 decides */
 	m->has_swap_file = rc == 0;
-	return 0;
+	return read_swap_above(e, m, err, n);
 }
 
 int cg_swap_check(const struct cg_memory *m, char *why, size_t n)
 {
 	const char *sf = cg_swap_file(m->version);
 
-	if (m->version == CG_V2 && m->has_swap_file && m->swap_limit == 0)
+	if (m->version == CG_V2 && ((m->has_swap_file && m->swap_limit == 0) ||
+				    m->swap_above == CG_ABOVE_FORBIDS))
 		return CG_SWAP_V2_MAX_ZERO;
 	/* both unlimited are equal too, yet forbid nothing */
-	if (m->version == CG_V1 && m->has_swap_file &&
-	    m->limit != CG_UNLIMITED && m->swap_limit == m->limit)
+	if (m->version == CG_V1 && m->swap_above != CG_ABOVE_ALLOWS &&
+	    ((m->has_swap_file && m->limit != CG_UNLIMITED &&
+	      m->swap_limit == m->limit) ||
+	     (m->limit == CG_UNLIMITED && m->swap_above == CG_ABOVE_FORBIDS)))
 		return CG_SWAP_V1_MEMSW_EQ_LIMIT;
 	if (m->swap_total == 0)
 		return CG_SWAP_NONE_CONFIGURED;
@@ -561,6 +629,10 @@ int cg_swap_check(const struct cg_memory *m, char *why, size_t n)
 	else if (!strcmp(m->rel, "/"))
 		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s is the root memory cgroup, which cannot forbid it: run in a child cgroup that forbids swap (residctl check makes one per scenario), or run swapoff -a",
 			 m->swap_total / 1024, m->dir);
+	else if (m->version == CG_V1 && m->swap_above == CG_ABOVE_ALLOWS)
+		snprintf(why, n, "swap is possible for this cgroup: its ancestor %s limits memory to %" PRIu64 " and lets its reclaim swap: set %s/%s to %" PRIu64 " too",
+			 m->swap_above_dir, m->swap_above_limit,
+			 m->swap_above_dir, sf, m->swap_above_limit);
 	else if (!m->has_swap_file)
 		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s has no %s (swap accounting off): run swapoff -a, or run in a cgroup that has %s",
 			 m->swap_total / 1024, m->dir, sf, sf);
@@ -629,15 +701,15 @@ int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 	return -1;
 }
 
-int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
-		  uint64_t *bytes)
+static int read_usage_at(const struct cg_env *e, int version, const char *dir,
+			 uint64_t *bytes)
 {
 	char path[CG_PATH_MAX], *text, *end;
 	int rc;
 
-	if (m->version == CG_NONE)
+	if (version == CG_NONE)
 		return -ENOENT;
-	if (join(path, sizeof(path), m->dir, cg_usage_file(m->version)))
+	if (join(path, sizeof(path), dir, cg_usage_file(version)))
 		return -ENAMETOOLONG;
 	rc = slurp(e, path, CG_SMALL_MAX, &text);
 	if (rc)
@@ -647,6 +719,50 @@ int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
 	rc = end == text || errno || (*end && *end != '\n') ? -EBADMSG : 0;
 	free(text);
 	return rc;
+}
+
+int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
+		  uint64_t *bytes)
+{
+	return read_usage_at(e, m->version, m->dir, bytes);
+}
+
+int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
+		 struct cg_room *out, char *err, size_t n)
+{
+	char dir[CG_PATH_MAX];
+	size_t top = mount_len(m);
+
+	out->room = out->limit = CG_UNLIMITED;
+	out->usage = 0;
+	out->dir[0] = '\0';
+	if (m->version == CG_NONE)
+		return 0;
+	strcpy(dir, m->dir);
+	do {
+		uint64_t limit, usage, room;
+		int rc = read_limit_at(e, m->version, dir,
+				       cg_limit_file(m->version), &limit, err, n);
+
+		if (rc == -1)
+			return -1;
+		if (rc == -ENOENT || limit == CG_UNLIMITED)
+			continue; /* a root: no limit */
+		rc = read_usage_at(e, m->version, dir, &usage);
+		if (rc < 0) {
+			snprintf(err, n, "%s/%s: %s", dir,
+				 cg_usage_file(m->version), strerror(-rc));
+			return -1;
+		}
+		room = usage < limit ? limit - usage : 0;
+		if (room < out->room) {
+			out->room = room;
+			out->limit = limit;
+			out->usage = usage;
+			strcpy(out->dir, dir);
+		}
+	} while (parent_dir(dir, top));
+	return 0;
 }
 
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,

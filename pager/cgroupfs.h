@@ -43,6 +43,21 @@ struct cg_memory {
 	uint64_t swap_limit;    /* v1: memory+swap; v2: swap alone */
 	int has_swap_file;      /* the swap limit file exists */
 	uint64_t swap_total;    /* SwapTotal of meminfo, bytes */
+	/* What the ancestors up to the mount point say of swap
+	 * (cg_read_limits), the nearest that says it: enum cg_swap_above. */
+	int swap_above;
+	uint64_t swap_above_limit; /* its memory limit */
+	char swap_above_dir[CG_PATH_MAX];
+};
+
+/* Swap is charged up the tree, so an ancestor decides it too: v2 a
+ * memory.swap.max of 0 forbids it below; v1 an ancestor whose limit equals
+ * its memsw limit forbids swap to its own reclaim, while one with a limit
+ * and a larger memsw limit lets its reclaim swap its descendants' pages. */
+enum cg_swap_above {
+	CG_ABOVE_SILENT,  /* no ancestor limits swap or memory */
+	CG_ABOVE_FORBIDS, /* v2 swap.max 0; v1 memsw == limit, none allows */
+	CG_ABOVE_ALLOWS,  /* v1: a limited ancestor's reclaim may swap */
 };
 
 /* Finds the process's memory cgroup (v2 when its memory controller is there,
@@ -53,7 +68,8 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 		   size_t n);
 
 /* (Re)reads limit, swap_limit, has_swap_file and swap_total of m->dir, whose
- * version and rel are set. -1 with one line in err. */
+ * version and rel are set, and the swap_above fields from its ancestors. -1
+ * with one line in err. */
 int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
 		   size_t n);
 
@@ -84,6 +100,19 @@ struct cg_write {
 int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
 		    struct cg_write out[CG_MAX_WRITES]);
 
+/* The room the tree leaves the cgroup: the smallest limit - usage over
+ * m->dir and its ancestors up to the mount point (a sibling's usage is in
+ * its parent's), as containers and systemd slices put the limit above the
+ * process. */
+struct cg_room {
+	uint64_t room;          /* CG_UNLIMITED when no level has a limit */
+	uint64_t limit, usage;  /* of the tightest level */
+	char dir[CG_PATH_MAX];  /* the tightest level, "" when none */
+};
+/* 0, or -1 with one line in err. */
+int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
+		 struct cg_room *out, char *err, size_t n);
+
 /* I-3: which condition makes swap impossible, strongest first. */
 enum cg_swap_cond {
 	CG_SWAP_V2_MAX_ZERO,       /* v2 memory.swap.max == 0 */
@@ -92,7 +121,10 @@ enum cg_swap_cond {
 };
 /* The condition that held, or -1 with a line in why naming the file to set
  * and its value (for a root cgroup, which cannot forbid swap: to run in a
- * child). It applies to the cgroup the region runs in (SPEC §2.6). */
+ * child). It applies to the cgroup the region runs in (SPEC §2.6) and its
+ * ancestors (swap_above): v2 swap.max 0 at any level; v1 memsw == limit at
+ * the cgroup, or at an ancestor of an unlimited one, and no limited
+ * ancestor that allows swap. */
 int cg_swap_check(const struct cg_memory *m, char *why, size_t n);
 const char *cg_swap_cond_name(int cond); /* for the manifest */
 

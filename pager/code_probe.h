@@ -44,6 +44,8 @@
 	  "landed or backing off")                                             \
 	X(prefetch_spares_demand, 0, "a prefetch's eviction passed over a "    \
 	  "chunk demand-fetched since the last fault (livelock guard)")        \
+	X(demand_spares_partner, 0, "a demand fetch passed over the chunk "    \
+	  "whose fetch evicted it, nothing announced since (livelock guard)")  \
 	X(retention_broken, 1, "a demand fetch broke the oldest retention pin " \
 	  "to make room")                                                      \
 	X(retention_rotated, 0, "a new prefetch target pushed the oldest "     \

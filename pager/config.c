@@ -15,10 +15,12 @@ static const char *const policy_names[] = {
 
 void resid_config_init(struct resid_config *cfg)
 {
+	if (!cfg)
+		return;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->policy = RESID_POLICY_DECLARED;
 	cfg->signal = RESID_SIGNAL_BEFORE_READ;
-	cfg->fetch_workers = 4;
+	cfg->fetch_workers = 0; /* auto: config_workers() */
 	cfg->fetching_timeout_ms = 30000;
 	cfg->reconcile_interval = 16;
 	cfg->prefetch_backoff_ms = 100;
@@ -47,13 +49,30 @@ int resid_policy_parse(const char *name, enum resid_policy *out)
 		{ "layer_order_declared", RESID_POLICY_DECLARED },
 	};
 
-	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
+	for (size_t i = 0; name && out && i < sizeof(alias) / sizeof(alias[0]);
+	     i++) {
 		if (!strcmp(name, alias[i].name)) {
 			*out = alias[i].p;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* Each worker costs about 2.1 MiB of the cgroup (its bounce buffer and two
+ * threads, headroom.c): one per 16 MiB of budget, 1 to 4, keeps that under
+ * an eighth of the budget from 16 MiB up, and a small budget's headroom
+ * small. */
+#define AUTO_WORKER_BUDGET (16ull << 20)
+#define AUTO_WORKERS_MAX 4u
+
+uint32_t config_workers(const struct resid_config *c)
+{
+	uint64_t n = c->budget_bytes / AUTO_WORKER_BUDGET;
+
+	if (c->fetch_workers)
+		return c->fetch_workers;
+	return n < 1 ? 1 : n > AUTO_WORKERS_MAX ? AUTO_WORKERS_MAX : (uint32_t)n;
 }
 
 /* The checks that need no chunk table; the table's own are in chunks.c. */
@@ -88,9 +107,9 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 			 (int)c->policy);
 		return -1;
 	}
-	if (c->fetch_workers == 0 || c->fetch_workers > 256) {
-		snprintf(err, n, "fetch_workers %u is out of range: use 1..256",
-			 c->fetch_workers);
+	if (c->fetch_workers > 256) {
+		snprintf(err, n, "fetch_workers %u is out of range: use 1..256, "
+			 "or 0 to let the budget choose", c->fetch_workers);
 		return -1;
 	}
 	if (c->prefetch_depth > 64) {

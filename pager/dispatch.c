@@ -40,6 +40,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	case CH_FETCHING:
 		/* The in-flight CONTINUE will wake it. */
 		STAT_INC(r, dedup_fetching);
+		c->waiters++;
 		break;
 	default:
 #ifdef RESID_HARNESS
@@ -61,6 +62,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 #endif
 		chunk_set_state(r, c, CH_FETCHING);
 		c->fetching_since = K(r, clock_ns);
+		c->waiters = 1;
 		K(r, lock, &r->policy_lock);
 		policy_on_fault(r->policy, id, ++r->fault_seq);
 		K(r, unlock, &r->policy_lock);

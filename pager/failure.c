@@ -22,6 +22,13 @@ void failure_record(struct resid_region *r, uint32_t chunk, int err)
 
 int resid_failure(const struct resid_region *r, uint32_t *chunk)
 {
+	int rc = region_usable(r);
+
+	if (rc) {
+		if (chunk)
+			*chunk = RESID_NO_CHUNK;
+		return rc;
+	}
 	int err = __atomic_load_n(&r->fail_err, __ATOMIC_ACQUIRE);
 
 	if (chunk)
@@ -57,8 +64,17 @@ void failure_fail_chunk(struct resid_region *r, struct chunk *c, int err)
 	failure_record(r, (uint32_t)(c - r->chunks), err);
 	chunk_set_state(r, c, CH_FAILED);
 	STAT_INC(r, failed_chunks);
-	if (!r->poison || poison(r, addr, c->len) < 0)
+	/* Counted before the poison wakes them: a woken reader may read the
+	 * stats from its SIGBUS handler at once. */
+	if (r->poison)
+		STAT_ADD(r, failed_faults, c->waiters);
+	if (!r->poison || poison(r, addr, c->len) < 0) {
+		/* They fault again and are counted then, one by one. */
+		if (r->poison)
+			STAT_ADD(r, failed_faults, -(uint64_t)c->waiters);
 		wake_range(r, addr, c->len);
+	}
+	c->waiters = 0;
 }
 
 /* The dispatcher, with the chunk locked and FAILED: a fault that reached

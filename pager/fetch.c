@@ -159,10 +159,11 @@ static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
 				     c->off + at + got);
 
 		first = NOT_STARTED;
+		/* EINTR counts as a failure too: one that persists must end
+		 * in the back-off below, not spin. */
 		if (n == -EINTR) {
 			STAT_INC(r, io_eintr);
 			CODE_PROBE(1, read_eintr);
-			continue;
 		}
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
@@ -194,8 +195,6 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 		long n = K(r, memfd_write, r->memfd, src + done, len - done,
 			   c->off + at + done);
 
-		if (n == -EINTR)
-			continue;
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
 			if (++errors > IO_RETRIES)
@@ -508,6 +507,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 		}
 		chunk_set_state(r, c, CH_FETCHING);
 		c->fetching_since = K(r, clock_ns);
+		c->waiters = 0;
 		STAT_INC(r, prefetch_jobs);
 	} else {
 		/* The watchdog may have reset it, or another job landed it. */

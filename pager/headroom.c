@@ -35,7 +35,7 @@ static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 	if (!nchunks && cfg->chunk_size)
 		nchunks = (cfg->region_len + cfg->chunk_size - 1) /
 			cfg->chunk_size;
-	return BASE_BYTES + (uint64_t)cfg->fetch_workers *
+	return BASE_BYTES + (uint64_t)config_workers(cfg) *
 		(2 * WORKER_BYTES + FETCH_BOUNCE) +
 		pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
 		(cpus ? cpus : 1) * CPU_STOCK_BYTES;
@@ -45,31 +45,33 @@ uint64_t resid_headroom(const struct resid_config *cfg)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+	if (!cfg)
+		return 0;
+
 	return headroom_bytes(cfg, cpus > 0 ? (unsigned)cpus : 1);
 }
 
+/* Against the tightest level of the tree: a limit on an ancestor (a
+ * container's, a systemd slice's) binds as hard as the cgroup's own, and
+ * what its other descendants use counts. */
 int headroom_check(struct resid_region *r, char *err, size_t n)
 {
-	uint64_t usage, need;
-	int rc;
+	struct cg_room room;
+	uint64_t need;
 
-	if (!r->have_cgroup || r->cg.limit == CG_UNLIMITED)
+	if (!r->have_cgroup)
 		return 0;
-	rc = cg_read_usage(&r->cg_env, &r->cg, &usage);
-	if (rc < 0) {
-		snprintf(err, n, "cannot read %s/%s: %s", r->cg.dir,
-			 cg_usage_file(r->cg.version), strerror(-rc));
-		return rc;
-	}
+	if (cg_read_room(&r->cg_env, &r->cg, &room, err, n) < 0)
+		return -EIO;
 	need = r->cfg.budget_bytes + headroom_bytes(&r->cfg, r->cpus);
-	if (usage <= r->cg.limit && r->cg.limit - usage >= need)
+	if (room.room >= need)
 		return 0;
 	/* The numbers first: a long cgroup path may be cut. */
-	snprintf(err, n, "budget_bytes %" PRIu64 " + %" PRIu64 " of pager "
-		 "headroom do not fit under the memory cgroup's limit %" PRIu64
-		 " with %" PRIu64 " in use: raise the limit to at least %" PRIu64
-		 " or lower budget_bytes (cgroup %s)", r->cfg.budget_bytes,
-		 need - r->cfg.budget_bytes, r->cg.limit, usage, usage + need,
-		 r->cg.dir);
+	snprintf(err, n, "budget_bytes %" PRIu64 " + headroom %" PRIu64
+		 " exceed %s cgroup's room: limit %" PRIu64 ", %" PRIu64
+		 " in use; raise it to %" PRIu64 " or lower budget_bytes: %s",
+		 r->cfg.budget_bytes, need - r->cfg.budget_bytes,
+		 strcmp(room.dir, r->cg.dir) ? "an ancestor" : "the process's",
+		 room.limit, room.usage, room.usage + need, room.dir);
 	return -ENOMEM;
 }

@@ -30,6 +30,11 @@ struct chunk {
 	uint64_t fetched;         /* completed fetches (I-14) */
 	uint64_t demand_seq;      /* fault_seq when a demand fetch landed it */
 	uint32_t fetch_failures;  /* fetches failed in a row (chunk lock) */
+	/* Faults waiting on the fetch in flight (chunk lock): if it fails
+	 * the chunk, its poison answers them with SIGBUS (failed_faults). */
+	uint32_t waiters;
+	uint32_t evicted_for;     /* budget lock: 1 + the chunk whose room
+				   * evicted it last, 0: none */
 	int wake_owed;            /* a wake that failed, retried by the tick */
 	/* Every piece mapped, its faulters woken, not committed yet: set and
 	 * cleared by the fetching job, read atomically by evictors, with the
@@ -52,6 +57,8 @@ struct resid_region {
 	struct resid_harness h;   /* cfg.harness, or its defaults */
 	const struct resid_seam *seam;
 	void *sx;
+	int owner;                /* the process that opened it */
+	int workers_auto;         /* cfg.fetch_workers 0: config_workers() */
 
 	int uffd, memfd, stopfd;
 	int backing_fd, plain_fd;   /* O_DIRECT (or buffered) and plain for unaligned reads */
@@ -169,8 +176,14 @@ static inline int chunk_state(const struct chunk *c)
 	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE);
 }
 
+/* region.c: 0 when the caller may use r; -EINVAL for NULL, -ECHILD in a
+ * process forked since resid_open (its threads are the parent's). */
+int region_usable(const struct resid_region *r);
+
 /* config.c */
 int config_check(const struct resid_config *c, char *err, size_t n);
+/* fetch_workers, or the number the budget chooses when it is 0. */
+uint32_t config_workers(const struct resid_config *c);
 int config_check_budget(const struct resid_region *r, char *err, size_t n);
 int config_check_declared(const struct resid_region *r, char *err, size_t n);
 

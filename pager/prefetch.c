@@ -30,6 +30,10 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 
 int resid_notify_access(struct resid_region *r, uint32_t chunk)
 {
+	int rc = region_usable(r);
+
+	if (rc)
+		return rc;
 	if (chunk >= r->nchunks)
 		return -EINVAL;
 	K(r, lock, &r->policy_lock);

@@ -234,8 +234,18 @@ static int start_threads(struct resid_region *r, char *err, size_t n)
 struct resid_region *resid_open(const struct resid_config *cfg,
 				char err[RESID_ERRLEN])
 {
-	struct resid_region *r = calloc(1, sizeof(*r));
+	struct resid_region *r;
 
+	if (!err) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!cfg) {
+		snprintf(err, RESID_ERRLEN, "cfg is NULL: pass a struct "
+			 "resid_config filled by resid_config_init()");
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
 	if (!r) {
 		snprintf(err, RESID_ERRLEN, "out of memory");
 		return NULL;
@@ -248,6 +258,7 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 	r->cfg.path = NULL; /* the caller's string is not kept */
 	r->seam = r->h.seam ? r->h.seam : &resid_seam_linux;
 	r->sx = r->seam->ctx;
+	r->owner = K(r, process_id);
 	r->uffd = r->memfd = r->stopfd = r->backing_fd = r->plain_fd = -1;
 	err[0] = '\0';
 
@@ -256,6 +267,9 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 	read_line(r, "/sys/kernel/mm/transparent_hugepage/shmem_enabled",
 		  r->shmem_thp, sizeof(r->shmem_thp));
 	r->writes_may_be_huge = shmem_writes_may_be_huge(r);
+	r->cfg.fetch_workers = config_workers(cfg);
+	r->workers_auto = !cfg->fetch_workers;
+	r->st.fetch_workers = r->cfg.fetch_workers;
 	if (config_check(cfg, err, RESID_ERRLEN) ||
 	    reconcile_setup(r, err, RESID_ERRLEN) ||
 	    probe_uffd(r, err, RESID_ERRLEN) ||
@@ -284,10 +298,50 @@ fail:
 	return NULL;
 }
 
+/* The tables of the region, the heap's alone. */
+static void free_tables(struct resid_region *r)
+{
+	if (r->policy)
+		policy_destroy(r->policy);
+	ring_free(&r->demand);
+	ring_free(&r->prefetch);
+	ring_free(&r->retain);
+	free(r->cand);
+	free(r->workers);
+	free(r->chunks);
+	free(r);
+}
+
+/* The descriptors the process holds, whichever process it is: a forked
+ * child holds copies until it closes them. */
+static void close_fds(struct resid_region *r)
+{
+	int fds[] = { r->uffd, r->memfd, r->stopfd, r->backing_fd, r->plain_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			K(r, close, fds[i]);
+}
+
+int region_usable(const struct resid_region *r)
+{
+	if (!r)
+		return -EINVAL;
+	return K(r, process_id) == r->owner ? 0 : -ECHILD;
+}
+
 void resid_close(struct resid_region *r)
 {
 	if (!r)
 		return;
+	if (region_usable(r) == -ECHILD) {
+		/* A forked child: no threads, no mappings (MADV_DONTFORK)
+		 * and locks perhaps copied held. Its copies of the
+		 * descriptors and tables are all it has to give back. */
+		close_fds(r);
+		free_tables(r);
+		return;
+	}
 	if (r->dispatcher_up) {
 		K(r, lock, &r->q_lock);
 		r->stopping = 1;
@@ -315,48 +369,45 @@ void resid_close(struct resid_region *r)
 		K(r, unmap, r->a, r->len);
 	if (r->b)
 		K(r, unmap, r->b, r->len);
-	int fds[] = { r->uffd, r->memfd, r->stopfd, r->backing_fd, r->plain_fd };
-
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		if (fds[i] >= 0)
-			K(r, close, fds[i]);
+	/* A child forked meanwhile may still hold the memfd: its pages go
+	 * now, not when the child lets go. */
+	if (r->memfd >= 0 && r->len)
+		(void)K(r, punch, r->memfd, 0, r->len);
+	close_fds(r);
 	for (uint32_t i = 0; r->chunks && i < r->nchunks; i++)
 		K(r, mutex_destroy, &r->chunks[i].lock);
-	if (r->policy)
-		policy_destroy(r->policy);
-	ring_free(&r->demand);
-	ring_free(&r->prefetch);
-	ring_free(&r->retain);
-	free(r->cand);
-	free(r->workers);
-	free(r->chunks);
-	free(r);
+	free_tables(r);
 }
 
 const uint8_t *resid_base(const struct resid_region *r)
 {
-	return r->a;
+	return region_usable(r) ? NULL : r->a;
 }
 
 uint64_t resid_len(const struct resid_region *r)
 {
-	return r->len;
+	return region_usable(r) ? 0 : r->len;
 }
 
 uint32_t resid_nchunks(const struct resid_region *r)
 {
-	return r->nchunks;
+	return region_usable(r) ? 0 : r->nchunks;
 }
 
 uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off)
 {
-	return off < r->len ? chunks_find(r, off) : RESID_NO_CHUNK;
+	return !region_usable(r) && off < r->len ? chunks_find(r, off) :
+		RESID_NO_CHUNK;
 }
 
 int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
 		      uint64_t *off, uint64_t *len)
 {
-	if (chunk >= r->nchunks)
+	int rc = region_usable(r);
+
+	if (rc)
+		return rc;
+	if (chunk >= r->nchunks || !off || !len)
 		return -EINVAL;
 	*off = r->chunks[chunk].off;
 	*len = r->chunks[chunk].len;

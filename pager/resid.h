@@ -18,28 +18,68 @@
  * Threads: any number of threads may read the mapping at once. Every
  * function may be called from any thread while the region is open, except
  * resid_close(), which must be the last call and must not race with reads
- * or other calls on the region.
+ * or other calls on the region. The pager's own threads block every
+ * signal, so the application's handlers run on its own threads only. A
+ * reader may block signals: faults are served without any. It must not
+ * block SIGBUS: a failed chunk's SIGBUS then ends the process.
  *
  * Errors: resid_open() returns NULL and writes one line into `err` that
- * names the field of struct resid_config that was wrong and how to fix it.
- * Other calls return -EINVAL for an argument out of range. The library
- * never prints and never exits.
+ * names the field of struct resid_config that was wrong and how to fix it
+ * (a NULL cfg is named too; with a NULL err it returns NULL, errno EINVAL).
+ * Other calls return -EINVAL for an argument out of range or a NULL
+ * pointer, and the calls without an error code a neutral value (NULL, 0,
+ * RESID_NO_CHUNK). The library never prints and never exits.
  *
- * Failures after open: when the file cannot be read (EIO, or it was
- * truncated after open: ENODATA), the pager retries with back-off (about
- * 130 ms in all), then fails the chunk for good, as mmap of a truncated file
- * does: every access to it raises SIGBUS. On Linux >= 6.6 the pager poisons
- * the chunk (UFFDIO_POISON) and the kernel raises SIGBUS itself, with
- * si_addr the address (si_code BUS_ADRERR; BUS_MCEERR_AR on some 6.x). On
- * older kernels the pager sends SIGBUS with tgkill to the thread whose fault
- * reached it (si_code SI_TKILL, no address), again at each access. The other chunks keep working. resid_failure() reports the first
- * error. A reader that wants to survive installs a SIGBUS handler that
- * siglongjmps out; the default action ends the process.
+ * Privileges: userfaultfd. resid_open() needs root (CAP_SYS_PTRACE), or
+ * the sysctl vm.unprivileged_userfaultfd=1, or read-write access to
+ * /dev/userfaultfd (Linux >= 6.1); otherwise it refuses and says so.
+ * Container runtimes' default seccomp profiles may refuse userfaultfd too.
+ *
+ * fork(): the region belongs to the process that opened it. Its mappings
+ * are not inherited (MADV_DONTFORK): in a child, resid_base()'s addresses
+ * are unmapped and a read there raises SIGSEGV; it never reads zeros and
+ * never adds pages to the parent's memory. Every call on the region from
+ * the child returns -ECHILD (NULL, 0 or RESID_NO_CHUNK where there is no
+ * error code), except resid_close(), which in the child only closes its
+ * copies of the region's descriptors (userfaultfd, memfd, file; all
+ * O_CLOEXEC, so an exec closes them too) and frees its copy of the tables:
+ * the parent's threads and memory are untouched. resid_close() in the
+ * parent frees the region's pages even while a child holds the memfd. A
+ * child that needs the data opens a region of its own.
+ *
+ * Failures after open: when the file cannot be read (EIO, a persistent
+ * EINTR, or it was truncated after open: ENODATA), the pager retries with
+ * back-off (about 130 ms in all), then fails the chunk for good: every
+ * access to it raises SIGBUS. On Linux >= 6.6 the pager poisons the chunk
+ * (UFFDIO_POISON) and the kernel raises SIGBUS itself, with si_addr the
+ * address (si_code BUS_ADRERR; BUS_MCEERR_AR on some 6.x). On older
+ * kernels the pager sends SIGBUS with tgkill to the thread whose fault
+ * reached it (si_code SI_TKILL, no address), again at each access. The
+ * other chunks keep working. resid_failure() reports the first error. A
+ * reader that wants to survive installs a SIGBUS handler that siglongjmps
+ * out (docs/example/stream.c); the default action ends the process.
+ *
+ * Truncation is not mmap's: a chunk resident when the file shrinks keeps
+ * its old bytes (also past the new end) until it is evicted; a chunk
+ * fetched after the truncation that reaches past the new end fails whole,
+ * SIGBUS on all its bytes, also those before the new end. A file that grows is not seen
+ * past region_len.
  *
  * Memory: the process's memory cgroup must leave room for the budget plus
  * the pager's own memory (threads, page tables of the two mappings, chunk
- * tables): resid_open() refuses when the cgroup limit minus what the cgroup
- * already uses is below resid_headroom(cfg), and names the number.
+ * tables, and about 2.1 MiB per fetch worker: its 2 MiB bounce buffer,
+ * its thread and its reader's thread): resid_open() refuses when the room
+ * is below budget_bytes + resid_headroom(cfg), and names the numbers and
+ * the cgroup. The room is the smallest limit - usage over the process's
+ * cgroup and each of its ancestors (v1 memory.limit_in_bytes and
+ * memory.usage_in_bytes, v2 memory.max and memory.current, at each
+ * level): a container's or a systemd slice's limit counts, and so does
+ * what the processes in sibling cgroups use under it. Swap must be
+ * impossible for the region's pages (SwapTotal 0, or: v2 memory.swap.max
+ * 0 at the cgroup or any ancestor; v1 memory.memsw.limit_in_bytes equal to
+ * memory.limit_in_bytes at the cgroup, or at an ancestor of an unlimited
+ * one, with no limited ancestor whose memsw limit is larger, as its
+ * reclaim could swap), or resid_open() refuses and names the file to set.
  *
  * Example, a layer-streaming reader (see docs/example/stream.c):
  *
@@ -89,7 +129,11 @@ enum resid_policy {
  * region, so signal it once per position, from one thread (the one that
  * drives the layers), or serialize the calls so that they arrive in the
  * declared order. Calls are thread-safe, but two threads signalling the same
- * cycle interleaved move the cursor back and forth. */
+ * cycle interleaved move the cursor back and forth. Readers must also stay
+ * in step for the order to hold: threads that read different layers at
+ * once (each at its own position in the cycle) are not the declared order,
+ * and the pager then evicts what another thread is about to read (a
+ * client measured 2.1-2.8x the optimum's fetches with 4 such threads). */
 enum resid_signal {
 	RESID_SIGNAL_BEFORE_READ,
 	RESID_SIGNAL_AFTER_READ,
@@ -138,7 +182,11 @@ struct resid_config {
 	uint32_t declared_len;
 	enum resid_signal signal;
 
-	uint32_t fetch_workers;       /* reader threads, 1..256, default 4 */
+	/* Reader threads, 1..256. Each costs about 2.1 MiB of the cgroup.
+	 * 0 (the default): one per 16 MiB of budget_bytes, 1 to 4, so that
+	 * the headroom stays a small part of a small budget; resid_stats'
+	 * fetch_workers and the manifest say what was chosen. */
+	uint32_t fetch_workers;
 	uint32_t prefetch_depth;      /* chunks read ahead, 0..64, 0 = off */
 	uint32_t fetching_timeout_ms; /* a stuck fetch is reset after, 30000 */
 	uint32_t reconcile_interval;  /* fetches between accounting checks, 16 */
@@ -186,9 +234,16 @@ struct resid_stats {
 	/* CONTINUEs that mapped a piece before a chunk's last (fetch_piece);
 	 * continues_ok counts the chunks whose last piece was mapped. */
 	uint64_t continue_pieces;
-	/* Failures: chunks failed for good, faults answered with SIGBUS,
-	 * failed reads of the userfaultfd and failed polls. */
+	/* Failures: chunks failed for good; failed_faults: the page faults
+	 * the pager answered with SIGBUS. With UFFDIO_POISON those are the
+	 * faults waiting on a chunk's last fetch when it failed (at least the
+	 * one that asked for it, unless a prefetch did) and any that reached
+	 * the pager after; later accesses to the poisoned pages raise SIGBUS
+	 * in the kernel without the pager and are not counted. Without
+	 * poison, every access to a failed chunk. Then failed reads of the
+	 * userfaultfd and failed polls. */
 	uint64_t failed_chunks, failed_faults, uffd_errors, poll_errors;
+	uint64_t fetch_workers; /* the workers running (cfg, or chosen) */
 };
 
 #define RESID_ERRLEN 256
@@ -199,22 +254,26 @@ struct resid_stats {
  * err. The caller owns the region until resid_close(). */
 struct resid_region *resid_open(const struct resid_config *cfg,
 				char err[RESID_ERRLEN]);
-/* Stops the threads, unmaps, closes. Safe on NULL. */
+/* Stops the threads, unmaps, closes. Safe on NULL; in a forked child see
+ * "fork()" above. */
 void resid_close(struct resid_region *r);
 
 /* The bytes in cfg's cgroup that the pager needs beyond budget_bytes for
  * this configuration (measured, see docs/core.md). Give the process's
- * memory cgroup a limit of at least its usage + budget_bytes + this. */
+ * memory cgroup, and each ancestor, room of at least budget_bytes + this.
+ * 0 when cfg is NULL (a configuration always needs more). */
 uint64_t resid_headroom(const struct resid_config *cfg);
 
-/* The read-only mapping, valid until resid_close(); resid_len() bytes. */
+/* The read-only mapping, valid until resid_close(); resid_len() bytes.
+ * NULL and 0 for a NULL region or in a forked child. */
 const uint8_t *resid_base(const struct resid_region *r);
 uint64_t resid_len(const struct resid_region *r);
 uint32_t resid_nchunks(const struct resid_region *r);
 /* The chunk holding byte off, or RESID_NO_CHUNK when off >= resid_len(). */
 uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off);
 /* A chunk's page-aligned offset and length (the last one's length is
- * rounded up to a page). 0, or -EINVAL when chunk >= resid_nchunks(). */
+ * rounded up to a page). 0, or -EINVAL when chunk >= resid_nchunks() or a
+ * pointer is NULL. */
 int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
 		      uint64_t *off, uint64_t *len);
 
@@ -224,7 +283,8 @@ int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
 int resid_notify_access(struct resid_region *r, uint32_t chunk);
 
 /* The first failure of the region, as a positive errno (0: none), and in
- * *chunk (may be NULL) the chunk it hit:
+ * *chunk (may be NULL) the chunk it hit (-EINVAL for a NULL region,
+ * -ECHILD in a forked child):
  *   EIO      the file could not be read; accesses to the chunk raise SIGBUS
  *   ENODATA  the file ended before the chunk: truncated after resid_open
  *   other    the kernel refused an operation on the chunk; with chunk
@@ -233,14 +293,17 @@ int resid_notify_access(struct resid_region *r, uint32_t chunk);
  *            UFFDIO_POISON: SIGSEGV, its range made PROT_NONE). */
 int resid_failure(const struct resid_region *r, uint32_t *chunk);
 
-void resid_get_stats(struct resid_region *r, struct resid_stats *out);
+/* 0, or -EINVAL (a NULL pointer), -ECHILD (a forked child). */
+int resid_get_stats(struct resid_region *r, struct resid_stats *out);
 
-/* Writes what the region runs on (kernel, cgroup, chunking, policy) as one
- * JSON object, no trailing newline. 0, or -1 when cap is too small. */
+/* Writes what the region runs on (kernel, cgroup, chunking, policy, the
+ * workers and who chose their number) as one JSON object, no trailing
+ * newline. 0, -1 when cap is too small, -EINVAL, -ECHILD as above. */
 int resid_manifest_json(struct resid_region *r, char *buf, size_t cap);
 
 const char *resid_policy_name(enum resid_policy p);
-/* "lru", "learned", "declared" or the full names; 0, or -1 if unknown. */
+/* "lru", "learned", "declared" or the full names; 0, or -1 if unknown or
+ * a pointer is NULL. */
 int resid_policy_parse(const char *name, enum resid_policy *out);
 
 #ifdef __cplusplus

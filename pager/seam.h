@@ -115,6 +115,10 @@ struct resid_seam {
 	/* cgroup, /proc and /sys text files */
 	long (*read_text)(void *ctx, const char *path, char *buf, size_t cap);
 
+	/* The calling process's id: a region serves only the process that
+	 * opened it, not a child forked since (resid.h, "fork"). */
+	int (*process_id)(void *ctx);
+
 	/* time */
 	uint64_t (*clock_ns)(void *ctx);
 	void (*sleep_ns)(void *ctx, uint64_t ns);

@@ -1,5 +1,7 @@
 /* Counters and the fetch-latency histogram. Counters are atomics; the
  * histogram's fields change together, so they share a lock. */
+#include <errno.h>
+
 #include "internal.h"
 
 #ifdef RESID_HARNESS
@@ -68,7 +70,14 @@ void stats_snapshot(struct resid_region *r, struct resid_stats *out)
 	K(r, unlock, &r->budget_lock);
 }
 
-void resid_get_stats(struct resid_region *r, struct resid_stats *out)
+int resid_get_stats(struct resid_region *r, struct resid_stats *out)
 {
+	int rc = region_usable(r);
+
+	if (rc)
+		return rc;
+	if (!out)
+		return -EINVAL;
 	stats_snapshot(r, out);
+	return 0;
 }

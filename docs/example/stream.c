@@ -5,11 +5,20 @@
  *
  *	cc stream.c $(pkg-config --cflags --libs resid) -o stream
  *	./stream model.bin
+ *	./stream model.bin --shrink   (truncates the file to a third after
+ *	                               resid_open: the report of a failure)
  *
- * Exit 0 when every byte matched, 1 when not, 2 on bad input. */
+ * A chunk the pager could not read (the file truncated or failing under
+ * the region) raises SIGBUS where it is read, as mmap does: the handler
+ * leaves the layer loop and the reader reports resid_failure().
+ *
+ * Exit 0 when every byte matched, 1 when not or on a failed chunk, 2 on
+ * bad input. */
 #include <errno.h>
 #include <fcntl.h>
 #include <resid.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +41,51 @@ static void make_layers(struct resid_chunk_spec *t, uint64_t size)
 	}
 }
 
+static sigjmp_buf failed;
+static void *volatile failed_at;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	failed_at = si->si_addr;
+	siglongjmp(failed, 1);
+}
+
 /* FNV-1a over a layer, as a stand-in for the layer's compute. */
 static uint64_t compute(const uint8_t *p, uint64_t len, uint64_t h)
 {
 	for (uint64_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h;
+}
+
+/* Every layer in order, TOKENS times, the last token's hash in *out; -1
+ * when a read raised SIGBUS. */
+static int read_tokens(struct resid_region *r,
+		       const struct resid_chunk_spec *layers, uint64_t *out)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus,
+				.sa_flags = SA_SIGINFO }, old;
+	int rc = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(failed, 1))
+		rc = -1;
+	else
+		for (int token = 0; token < TOKENS; token++) {
+			uint64_t h = 0xcbf29ce484222325ull;
+
+			for (uint32_t l = 0; l < LAYERS; l++) {
+				/* BEFORE_READ: l is next */
+				resid_notify_access(r, l);
+				h = compute(resid_base(r) + layers[l].off,
+					    layers[l].len, h);
+			}
+			*out = h;
+		}
+	sigaction(SIGBUS, &old, NULL);
+	return rc;
 }
 
 static int file_hash(const char *path, const struct resid_chunk_spec *t,
@@ -70,10 +118,12 @@ int main(int argc, char **argv)
 	struct stat st;
 	uint64_t mine = 0xcbf29ce484222325ull, want = mine;
 
-	if (argc != 2 || stat(argv[1], &st) < 0 ||
+	int shrink = argc == 3 && !strcmp(argv[2], "--shrink");
+
+	if ((argc != 2 && !shrink) || stat(argv[1], &st) < 0 ||
 	    (uint64_t)st.st_size < 2 * LAYERS * PAGE) {
-		fprintf(stderr, "usage: stream FILE (a file of at least %u "
-			"bytes)\n", 2 * LAYERS * PAGE);
+		fprintf(stderr, "usage: stream FILE [--shrink] (a file of at "
+			"least %u bytes)\n", 2 * LAYERS * PAGE);
 		return 2;
 	}
 	make_layers(layers, (uint64_t)st.st_size);
@@ -92,18 +142,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stream: %s\n", err);
 		return 2;
 	}
-	for (int token = 0; token < TOKENS; token++) {
-		uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t chunk;
 
-		for (uint32_t l = 0; l < LAYERS; l++) {
-			resid_notify_access(r, l); /* BEFORE_READ: l is next */
-			h = compute(resid_base(r) + layers[l].off,
-				    layers[l].len, h);
-		}
-		mine = h;
+	if (shrink && truncate(argv[1], st.st_size / 3) < 0) {
+		fprintf(stderr, "stream: truncate %s: %s\n", argv[1],
+			strerror(errno));
+		resid_close(r);
+		return 2;
+	}
+	if (read_tokens(r, layers, &mine) < 0) {
+		int e = resid_failure(r, &chunk);
+
+		fprintf(stderr, "stream: SIGBUS at offset %lld: chunk %u "
+			"failed: %s\n", (long long)((const uint8_t *)failed_at -
+						     resid_base(r)),
+			chunk, strerror(e));
+		resid_close(r);
+		return 1;
 	}
 	struct resid_stats s;
-	uint32_t chunk;
 	int failed = resid_failure(r, &chunk);
 
 	resid_get_stats(r, &s);

@@ -460,6 +460,13 @@ static int k_uffd_poison(void *ctx, int fd, uint64_t addr, uint64_t len)
 	return done == len ? 0 : done ? -EAGAIN : err;
 }
 
+/* The simulated kernel runs one process, which never forks. */
+static int k_process_id(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
 /* tgkill(SIGBUS) to the thread whose fault message carried ptid tid (its
  * id + 1). */
 static int k_sigbus_thread(void *ctx, uint32_t tid)
@@ -1066,6 +1073,7 @@ const struct resid_seam sim_seam_ops = {
 	.read_wait = k_read_wait,
 	.reader_close = k_reader_close,
 	.read_text = k_read_text,
+	.process_id = k_process_id,
 	.clock_ns = sched_clock_ns,
 	.sleep_ns = sched_sleep_ns,
 	.thread_start = sched_thread_start,

@@ -635,6 +635,100 @@ static void test_mapping_end_to_end(void)
 	fake_free(&f);
 }
 
+/* A limit above the process's cgroup binds too, with what its other
+ * children use (issue 20: a 12 MiB limit on the parent was ignored and the
+ * OOM killer ended the process); swap is decided up the tree as well. */
+static void test_ancestors_v2(void)
+{
+	struct fake f;
+	struct cg_memory m;
+	struct cg_room room;
+	char err[512], dir[PATH_MAX];
+
+	fake_new(&f);
+	layout_v2(&f);
+	put(&f, "sys/fs/cgroup/user.slice/job/memory.current", "1048576\n");
+	put(&f, "sys/fs/cgroup/user.slice/memory.max", "12582912\n");
+	put(&f, "sys/fs/cgroup/user.slice/memory.current", "10485760\n");
+	put(&f, "sys/fs/cgroup/user.slice/memory.swap.max", "max\n");
+	put(&f, "sys/fs/cgroup/user.slice/job/memory.swap.max", "max\n");
+	CU_ASSERT_EQUAL_FATAL(cg_find_memory(&f.env, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
+					   sizeof(err)), 0);
+	path_of(&f, "sys/fs/cgroup/user.slice", dir);
+	CU_ASSERT_EQUAL(room.room, 2 * MiB);
+	CU_ASSERT_EQUAL(room.limit, 12 * MiB);
+	CU_ASSERT_EQUAL(room.usage, 10 * MiB);
+	CU_ASSERT_STRING_EQUAL(room.dir, dir);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)), -1);
+	/* swap.max 0 on the slice forbids swap below it */
+	put(&f, "sys/fs/cgroup/user.slice/memory.swap.max", "0\n");
+	CU_ASSERT_EQUAL_FATAL(cg_read_limits(&f.env, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m.swap_above, CG_ABOVE_FORBIDS);
+	CU_ASSERT_STRING_EQUAL(m.swap_above_dir, dir);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)),
+			CG_SWAP_V2_MAX_ZERO);
+	/* the job's own limit is the tighter one now */
+	put(&f, "sys/fs/cgroup/user.slice/job/memory.max", "2097152\n");
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
+					   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(room.room, 1 * MiB);
+	CU_ASSERT_STRING_EQUAL(room.dir, m.dir);
+	/* an unreadable usage at a limited level is an error, not room */
+	path_of(&f, "sys/fs/cgroup/user.slice/memory.current", dir);
+	CU_ASSERT_EQUAL_FATAL(unlink(dir), 0);
+	CU_ASSERT_EQUAL(cg_read_room(&f.env, &m, &room, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "user.slice/memory.current"));
+	fake_free(&f);
+}
+
+static void test_ancestors_v1(void)
+{
+	struct fake f;
+	struct cg_memory m;
+	struct cg_room room;
+	char err[512], dir[PATH_MAX];
+
+	fake_new(&f);
+	layout_v1(&f, 1);
+	put(&f, "sys/fs/cgroup/memory v1/app/job/memory.usage_in_bytes",
+	    "5242880\n");
+	put(&f, "sys/fs/cgroup/memory v1/app/memory.limit_in_bytes",
+	    "50331648\n");
+	put(&f, "sys/fs/cgroup/memory v1/app/memory.memsw.limit_in_bytes",
+	    V1_UNLIMITED);
+	put(&f, "sys/fs/cgroup/memory v1/app/memory.usage_in_bytes",
+	    "41943040\n");
+	put(&f, "sys/fs/cgroup/memory v1/memory.limit_in_bytes", V1_UNLIMITED);
+	put(&f, "sys/fs/cgroup/memory v1/memory.usage_in_bytes", "999999999\n");
+	CU_ASSERT_EQUAL_FATAL(cg_find_memory(&f.env, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
+					   sizeof(err)), 0);
+	path_of(&f, "sys/fs/cgroup/memory v1/app", dir);
+	CU_ASSERT_EQUAL(room.room, 8 * MiB);
+	CU_ASSERT_STRING_EQUAL(room.dir, dir);
+	/* the job forbids swap, yet the app's reclaim may swap its pages */
+	CU_ASSERT_EQUAL(m.swap_above, CG_ABOVE_ALLOWS);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, dir));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "memory.memsw.limit_in_bytes to 50331648"));
+	put(&f, "sys/fs/cgroup/memory v1/app/memory.memsw.limit_in_bytes",
+	    "50331648\n");
+	CU_ASSERT_EQUAL_FATAL(cg_read_limits(&f.env, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)),
+			CG_SWAP_V1_MEMSW_EQ_LIMIT);
+	/* an unlimited job under an app that forbids swap */
+	put(&f, "sys/fs/cgroup/memory v1/app/job/memory.limit_in_bytes",
+	    V1_UNLIMITED);
+	put(&f, "sys/fs/cgroup/memory v1/app/job/memory.memsw.limit_in_bytes",
+	    V1_UNLIMITED);
+	CU_ASSERT_EQUAL_FATAL(cg_read_limits(&f.env, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m.swap_above, CG_ABOVE_FORBIDS);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)),
+			CG_SWAP_V1_MEMSW_EQ_LIMIT);
+	fake_free(&f);
+}
+
 static void test_describe(void)
 {
 	struct cg_memory m = mem(CG_V1, 64 * MiB, 64 * MiB, 1, 0);
@@ -665,6 +759,8 @@ void suite_cgroup(void)
 	    !CU_add_test(s, "flush tolerance", test_flush_tolerance) ||
 	    !CU_add_test(s, "limit writes order", test_limit_writes) ||
 	    !CU_add_test(s, "mapping end to end", test_mapping_end_to_end) ||
+	    !CU_add_test(s, "ancestors v2: room and swap", test_ancestors_v2) ||
+	    !CU_add_test(s, "ancestors v1: room and swap", test_ancestors_v1) ||
 	    !CU_add_test(s, "describe", test_describe))
 		return; /* run.c reports CU_get_error() */
 }

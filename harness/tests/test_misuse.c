@@ -30,8 +30,9 @@
 /* ---- a seam that breaks one thing ---- */
 
 static struct resid_seam inner, broken;
-/* Reads of BAD_CHUNK fail with EIO, or deliver 0 (the file ended). */
-static int eio_chunk_on, eof_chunk_on;
+/* Reads of BAD_CHUNK fail with EIO or EINTR, or deliver 0 (the file
+ * ended). */
+static int eio_chunk_on, eintr_chunk_on, eof_chunk_on;
 static int no_poison, poll_errno, read_errno;
 static uint64_t chunk_bytes;
 static int wake_failures; /* the next this many wakes fail */
@@ -39,6 +40,8 @@ static int wake_failures; /* the next this many wakes fail */
 static long broken_pread(void *ctx, int fd, void *buf, size_t len,
 			 uint64_t off)
 {
+	if (off / chunk_bytes == BAD_CHUNK && eintr_chunk_on)
+		return -EINTR;
 	if (off / chunk_bytes == BAD_CHUNK && (eio_chunk_on || eof_chunk_on))
 		return eio_chunk_on ? -EIO : 0;
 	return inner.backing_pread(ctx, fd, buf, len, off);
@@ -92,7 +95,8 @@ static const struct resid_seam *breaking(const struct resid_seam *k)
 
 static void unbreak(void)
 {
-	eio_chunk_on = eof_chunk_on = no_poison = poll_errno = read_errno = 0;
+	eio_chunk_on = eintr_chunk_on = eof_chunk_on = no_poison = 0;
+	poll_errno = read_errno = 0;
 	wake_failures = 0;
 }
 
@@ -126,7 +130,7 @@ struct verdict {
 	uint64_t addr_off;
 	int err;
 	uint32_t chunk;
-	uint64_t io_errors, failed_chunks;
+	uint64_t io_errors, failed_chunks, failed_faults;
 	char why[RESID_ERRLEN];
 };
 
@@ -205,6 +209,7 @@ static void read_around(struct resid_region *r, struct verdict *v,
 	resid_get_stats(r, &s);
 	v->io_errors = s.io_errors;
 	v->failed_chunks = s.failed_chunks;
+	v->failed_faults = s.failed_faults;
 }
 
 static char file_path[64];
@@ -237,7 +242,7 @@ static void eio_child(struct verdict *v)
 	real_config(&c, &h);
 	c.backing = RESID_BACKING_SYNTHETIC;
 	c.seed = SEED;
-	eio_chunk_on = 1;
+	eio_chunk_on = !eintr_chunk_on;
 	struct resid_region *r = resid_open(&c, v->why);
 
 	if (!r)
@@ -263,7 +268,11 @@ static void check_failed(const struct verdict *v, int err, int code)
 	CU_ASSERT_EQUAL(v->chunk, BAD_CHUNK);
 	if (code == SI_TKILL) {
 		CU_ASSERT_EQUAL(v->code, SI_TKILL);
+		CU_ASSERT(v->failed_faults >= 2); /* one per access */
 	} else {
+		/* The fault the poison answered; the second access is the
+		 * kernel's alone. */
+		CU_ASSERT_EQUAL(v->failed_faults, 1);
 		/* A poison marker: the kernel's fault, with the address. */
 		CU_ASSERT(v->code == BUS_ADRERR || v->code == BUS_MCEERR_AR);
 		CU_ASSERT_EQUAL(v->addr_off, BAD_CHUNK * MiB + 100);
@@ -288,6 +297,23 @@ static void real_truncated_file(void)
 	CU_ASSERT(in_child(truncated_child, &v));
 	check_failed(&v, ENODATA, BUS_ADRERR);
 	unlink(file_path);
+	unbreak();
+}
+
+/* A read interrupted for good is a failure like EIO: backed off, bounded,
+ * then SIGBUS (it used to be retried at once, forever: a hang). */
+static void eintr_child(struct verdict *v)
+{
+	eintr_chunk_on = 1;
+	eio_child(v);
+}
+
+static void real_eintr_persistent(void)
+{
+	struct verdict v;
+
+	CU_ASSERT(in_child(eintr_child, &v));
+	check_failed(&v, EINTR, BUS_ADRERR);
 	unbreak();
 }
 
@@ -471,7 +497,9 @@ static void sim_eio_poisoned(void)
 
 	eio_chunk_on = 1;
 	sim_check_failed(&sr, EIO);
-	CU_ASSERT_EQUAL(sr.st.failed_faults, 0); /* the poison did it all */
+	/* The fault that asked for the fetch, answered by the poison; the
+	 * second access's SIGBUS is the kernel's alone. */
+	CU_ASSERT_EQUAL(sr.st.failed_faults, 1);
 }
 
 static void sim_truncated_poisoned(void)
@@ -613,6 +641,82 @@ static void directory_as_path(void)
 	c.backing = RESID_BACKING_FILE;
 	c.path = "/tmp";
 	refused(&c, "path", "not a regular file");
+}
+
+/* A FIFO's open would wait for a writer: refused at once, in a child whose
+ * alarm turns a hang into a failure. */
+static void fifo_child(struct verdict *v)
+{
+	struct resid_config c;
+	struct resid_region *r;
+
+	good(&c);
+	c.backing = RESID_BACKING_FILE;
+	c.path = file_path;
+	r = resid_open(&c, v->why);
+	v->opened = r != NULL;
+	resid_close(r);
+}
+
+static void special_files_as_path(void)
+{
+	struct resid_config c;
+	struct verdict v;
+
+	snprintf(file_path, sizeof(file_path), "/tmp/resid-fifo-%d",
+		 (int)getpid());
+	CU_ASSERT_FATAL(mkfifo(file_path, 0600) == 0);
+	CU_ASSERT(in_child(fifo_child, &v));
+	unlink(file_path);
+	CU_ASSERT(!v.opened);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "a FIFO or socket"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.why, file_path));
+	good(&c);
+	c.backing = RESID_BACKING_FILE;
+	c.path = "/dev/null";
+	refused(&c, "path /dev/null", "a device");
+}
+
+/* Every pointer of the API, NULL: an error or a neutral value, no crash. */
+static void null_arguments(void)
+{
+	struct resid_config c;
+	struct resid_stats st;
+	enum resid_policy p;
+	char err[RESID_ERRLEN], buf[64];
+	uint64_t off, len;
+	uint32_t chunk = 7;
+
+	good(&c);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(resid_open(&c, NULL));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_PTR_NULL(resid_open(NULL, err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cfg is NULL"));
+	CU_ASSERT_EQUAL(resid_headroom(NULL), 0);
+	resid_config_init(NULL);
+	resid_close(NULL);
+	CU_ASSERT_PTR_NULL(resid_base(NULL));
+	CU_ASSERT_EQUAL(resid_len(NULL), 0);
+	CU_ASSERT_EQUAL(resid_nchunks(NULL), 0);
+	CU_ASSERT_EQUAL(resid_chunk_of(NULL, 0), RESID_NO_CHUNK);
+	CU_ASSERT_EQUAL(resid_chunk_range(NULL, 0, &off, &len), -EINVAL);
+	CU_ASSERT_EQUAL(resid_notify_access(NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(resid_failure(NULL, &chunk), -EINVAL);
+	CU_ASSERT_EQUAL(chunk, RESID_NO_CHUNK);
+	CU_ASSERT_EQUAL(resid_get_stats(NULL, &st), -EINVAL);
+	CU_ASSERT_EQUAL(resid_manifest_json(NULL, buf, sizeof(buf)), -EINVAL);
+	CU_ASSERT_EQUAL(resid_policy_parse(NULL, &p), -1);
+	CU_ASSERT_EQUAL(resid_policy_parse("lru", NULL), -1);
+
+	struct resid_region *r = resid_open(&c, err);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(resid_chunk_range(r, 0, NULL, &len), -EINVAL);
+	CU_ASSERT_EQUAL(resid_chunk_range(r, 0, &off, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(resid_get_stats(r, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(resid_manifest_json(r, NULL, 64), -EINVAL);
+	resid_close(r);
 }
 
 static void declared_order_bad(void)
@@ -768,6 +872,8 @@ void suite_misuse(void)
 	CU_add_test(s, "real: file truncated under the region",
 		    real_truncated_file);
 	CU_add_test(s, "real: EIO on one chunk, poisoned", real_eio_poisoned);
+	CU_add_test(s, "real: EINTR for good on one chunk, backed off",
+		    real_eintr_persistent);
 	CU_add_test(s, "real: EIO on one chunk, no UFFDIO_POISON",
 		    real_eio_without_poison);
 	CU_add_test(s, "real: uffd reads fail for good", real_dead_dispatcher);
@@ -784,6 +890,8 @@ void suite_misuse(void)
 	CU_add_test(s, "failed wakes are paid", failed_wakes_are_paid);
 	CU_add_test(s, "path without backing", path_without_backing);
 	CU_add_test(s, "directory as path", directory_as_path);
+	CU_add_test(s, "FIFO and device as path", special_files_as_path);
+	CU_add_test(s, "NULL arguments", null_arguments);
 	CU_add_test(s, "declared order repeats or omits", declared_order_bad);
 	CU_add_test(s, "table missing, overlapping, unsorted", table_bad);
 	CU_add_test(s, "cgroup headroom refused", headroom_refused);

@@ -181,13 +181,22 @@ static int lx_memfd_present(void *ctx, int fd, uint64_t *bytes)
 	}
 }
 
+/* A child forked from the process gets no copy of the mapping: its
+ * accesses fault (SIGSEGV) instead of reading or allocating pages of the
+ * parent's memfd unseen by the parent's pager. */
 static int lx_map(void *ctx, int fd, uint64_t len, int prot, void **out)
 {
 	(void)ctx;
 	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
+	int e;
 
 	if (p == MAP_FAILED)
 		return -errno;
+	if (madvise(p, len, MADV_DONTFORK) < 0) {
+		e = errno;
+		munmap(p, len);
+		return -e;
+	}
 	*out = p;
 	return 0;
 }
@@ -225,21 +234,28 @@ static int lx_close(void *ctx, int fd)
 	return neg(close(fd));
 }
 
+/* O_NONBLOCK: the open of a FIFO would wait for a writer. A file that is
+ * not regular is refused: EISDIR, ESPIPE (FIFO, socket), ENODEV (device). */
 static int lx_backing_open(void *ctx, const char *path, int direct,
 			   uint64_t *size)
 {
 	(void)ctx;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+		      (direct ? O_DIRECT : 0));
 	struct stat st;
+	int e, fl;
 
 	if (fd < 0)
 		return -errno;
-	int e;
-
 	if (fstat(fd, &st) < 0) {
 		e = errno;
 	} else if (!S_ISREG(st.st_mode)) {
-		e = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
+		e = S_ISDIR(st.st_mode) ? EISDIR :
+			S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? ESPIPE :
+			ENODEV;
+	} else if ((fl = fcntl(fd, F_GETFL)) < 0 ||
+		   fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		e = errno;
 	} else {
 		*size = (uint64_t)st.st_size;
 		return fd;
@@ -295,6 +311,12 @@ static long lx_read_text(void *ctx, const char *path, char *buf, size_t cap)
 	return (long)got;
 }
 
+static int lx_process_id(void *ctx)
+{
+	(void)ctx;
+	return (int)getpid();
+}
+
 static uint64_t lx_clock_ns(void *ctx)
 {
 	(void)ctx;
@@ -319,8 +341,16 @@ static int lx_thread_start(void *ctx, resid_thread *t, void *(*fn)(void *),
 {
 	(void)ctx;
 	pthread_t th;
-	int rc = pthread_create(&th, NULL, fn, arg);
+	sigset_t all, old;
+	int rc;
 
+	/* The application's signals are for its own threads: a handler must
+	 * not run on the pager's (a process-directed signal goes to any
+	 * thread that does not block it). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;
 	pthread_setname_np(th, name); /* best effort: names help wchan dumps */
@@ -448,6 +478,7 @@ const struct resid_seam resid_seam_linux = {
 	.read_wait = lx_read_wait,
 	.reader_close = lx_reader_close,
 	.read_text = lx_read_text,
+	.process_id = lx_process_id,
 	.clock_ns = lx_clock_ns,
 	.sleep_ns = lx_sleep_ns,
 	.thread_start = lx_thread_start,
