@@ -174,7 +174,9 @@ test:
 
 # make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md)
 kernels:
-	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT))
+	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT)) \
+		$(if $(KERNEL),--kernel $(KERNEL)) $(if $(KERNEL_CONFIG),--kernel-config $(KERNEL_CONFIG)) \
+		$(if $(KERNEL_MODULES),--kernel-modules $(KERNEL_MODULES)) $(if $(NEWEST),--newest) $(KERNEL_ARGS)
 
 clean:
 	rm -rf $(B)

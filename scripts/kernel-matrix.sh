@@ -413,6 +413,8 @@ jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
+echo "what changed between kernels (scripts/kernel-diff.sh $OUT/cells.jsonl):"
+bash scripts/kernel-diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
 [ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
 	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
 	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" || exit 2
