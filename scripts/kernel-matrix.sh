@@ -417,7 +417,8 @@ echo "what changed between kernels (scripts/kernel-diff.sh $OUT/cells.jsonl):"
 bash scripts/kernel-diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
 [ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
 	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
-	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" || exit 2
+	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" \
+	"${OWN_KERNEL:+--kernel $OWN_KERNEL}${OWN_CONFIG:+ --kernel-config $OWN_CONFIG}${OWN_MODULES:+ --kernel-modules $OWN_MODULES}${newest_list:+--newest}" || exit 2
 [ "$fails" -gt 0 ] && exit 1
 [ "$infra" -gt 0 ] && exit 3
 exit 0
