@@ -95,14 +95,23 @@ kernel_pin() {
 # kernel_fetch ID: sets KDIR (vmlinuz, config, brd.ko, release, package).
 # 1 with a line on stderr on any failure (an infrastructure failure).
 kernel_fetch() {
-	local id=$1 suite tmp rel p dep
+	local id=$1 suite tmp rel p dep pinned
 	[ "$id" = own ] && { own_fetch; return; }
 	suite=$(kernel_field "$id" 2)
 	[ -n "$suite" ] || { echo "residctl kernels: kernel '$id' is not in $KLIST" >&2; return 1; }
-	KDIR="$CACHE/$(kernel_field "$id" 3)_$(kernel_field "$id" 4 | sed 's/^[0-9]*://')"
+	pinned="$CACHE/$(kernel_field "$id" 3)_$(kernel_field "$id" 4 | sed 's/^[0-9]*://')"
+	KDIR=$pinned
 	[ -s "$KDIR/release" ] && return 0
+	# a pin the mirror had dropped, resolved once: the cells that share
+	# the kernel then ask apt nothing (one apt at a time per lists dir)
+	if [ -s "$pinned.moved" ] && [ -s "$CACHE/$(cat "$pinned.moved")/release" ]; then
+		KDIR="$CACHE/$(cat "$pinned.moved")"
+		echo "residctl kernels: WARNING: pinned $(kernel_field "$id" 3)=$(kernel_field "$id" 4) is gone from the mirror; using $(cat "$KDIR/package") (update $KLIST)" >&2
+		return 0
+	fi
 	suite_apt "$suite" && kernel_pin "$id" || return 1
 	KDIR="$CACHE/${PKG}_${VER#*:}"
+	[ "$KDIR" = "$pinned" ] || echo "${PKG}_${VER#*:}" >"$pinned.moved"
 	[ -s "$KDIR/release" ] && return 0
 	deb_get "$PKG" "$VER" || { echo "residctl kernels: apt-get download $PKG=$VER into $CACHE/debs failed (see above)" >&2; return 1; }
 	tmp=$(mktemp -d "$CACHE/.x.XXXXXX")
