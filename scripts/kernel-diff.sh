@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What changed between kernels (docs/kernels.md): per kernel of the matrix,
-# in its order, the manifest fields that differ from the kernel before it
+# in its order, the manifest fields that differ from the kernel before it of
+# the same flavour (7.3-rt against 6.12-rt; a flavour's first against the
+# kernel just before it)
 # (uffd features and ioctls by name, THP and shmem THP defaults, cgroup
 # controllers, poison, /dev/userfaultfd) and each conformance case whose
 # kernel side changed (its steps, before -> after); the first kernel's
@@ -25,15 +27,17 @@ jq -c 'if type == "array" then .[] else . end' "$@" | jq -rs '
 	(reduce .[] as $c ({}; .[$c.id] = $c) | [.[]] | map(select(.manifest)) |
 	 group_by(.kernel) | map(sort_by(rank) | .[0]) | sort_by(.n)) as $k |
 	if ($k | length) == 0 then "no cell has a manifest (none reached its probe, or all were recorded before the matrix kept one)" else
+	def flavour: sub("^[0-9.]+"; "");
 	range(0; $k | length) as $i | $k[$i] as $c | $c.manifest as $m |
-	"\($c.kernel) (\($m.kernel), cell \($c.id)):",
+	([range(0; $i) | select($k[.].kernel | flavour == ($c.kernel | flavour))] | last // ($i - 1)) as $j |
+	"\($c.kernel) (\($m.kernel), cell \($c.id))\(if $i > 0 then ", against \($k[$j].kernel)" else "" end):",
 	(if $i == 0 then
 		"  uffd features \($m.uffd_features): \($m.uffd_feature_names)",
 		"  uffd ioctls \($m.uffd_ioctls): \($m.uffd_ioctl_names)",
 		"  THP enabled [\($m.thp)], shmem_enabled [\($m.shmem_thp)]; poison \($m.poison); /dev/userfaultfd \($m.dev_userfaultfd)",
 		"  cgroup controllers (\($c.cgroup)): \($m.controllers)"
 	 else
-		$k[$i - 1] as $p | $p.manifest as $o |
+		$k[$j] as $p | $p.manifest as $o |
 		([(if $o.uffd_features != $m.uffd_features then
 			"  uffd features \($o.uffd_features) -> \($m.uffd_features): \(setdiff($o.uffd_feature_names; $m.uffd_feature_names))" else empty end),
 		  (if $o.uffd_ioctls != $m.uffd_ioctls then
