@@ -9,7 +9,8 @@
 # manifest in full. One cell stands for its kernel: v2 before v1, swap off
 # before on, the root before a scope, among the cells that kept a manifest.
 # usage: scripts/kernel-diff.sh CELLS... (cells.jsonl of a run, or
-# results/kernels.json; a cell in a later file replaces one of the same id)
+# results/kernels.json; a cell in a later file replaces one of the same id
+# unless it has no manifest)
 set -euo pipefail
 usage="usage: scripts/kernel-diff.sh CELLS.jsonl|KERNELS.json..."
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
@@ -24,7 +25,7 @@ jq -c 'if type == "array" then .[] else . end' "$@" | jq -rs '
 		 [$old[] | select(. as $w | $new | index([$w]) | not) | "-" + .]) | join(" ");
 	def rank: [(if .cgroup == "v2" then 0 else 1 end), (if .swap == "off" then 0 else 1 end),
 		   (if .place == "root" then 0 else 1 end)];
-	(reduce .[] as $c ({}; .[$c.id] = $c) | [.[]] | map(select(.manifest)) |
+	(reduce .[] as $c ({}; .[$c.id] |= if $c.manifest or (. == null) or (.manifest | not) then $c else . end) | [.[]] | map(select(.manifest)) |
 	 group_by(.kernel) | map(sort_by(rank) | .[0]) | sort_by(.n)) as $k |
 	if ($k | length) == 0 then "no cell has a manifest (none reached its probe, or all were recorded before the matrix kept one)" else
 	def flavour: sub("^[0-9.]+"; "");
@@ -49,14 +50,15 @@ jq -c 'if type == "array" then .[] else . end' "$@" | jq -rs '
 		  (if $p.cgroup != $c.cgroup then "  cgroup controllers not compared (\($p.cgroup) cell before, \($c.cgroup) here)"
 		   elif setdiff($o.controllers; $m.controllers) != "" then "  cgroup controllers: \(setdiff($o.controllers; $m.controllers))" else empty end),
 		  (if ($p.conformance_kernel and $c.conformance_kernel) then
-			(($p.conformance_kernel | keys) + ($c.conformance_kernel | keys) | unique[]) as $case |
-			($p.conformance_kernel[$case] // "absent" | split("; ")) as $a |
-			($c.conformance_kernel[$case] // "absent" | split("; ")) as $b |
-			if $a != $b then
-				"  conformance \($case), kernel side: " + ([range(0; [($a | length), ($b | length)] | max) |
-					select($a[.] != $b[.]) | "\($a[.] // "absent") -> \($b[.] // "absent")"] | join("; "))
-			else empty end
+			(($p.conformance_kernel | keys) + ($c.conformance_kernel | keys) | unique) as $cases |
+			([$cases[] as $case |
+			  ($p.conformance_kernel[$case] // "absent" | split("; ")) as $a |
+			  ($c.conformance_kernel[$case] // "absent" | split("; ")) as $b |
+			  select($a != $b) |
+			  "  conformance \($case), kernel side: " + ([range(0; [($a | length), ($b | length)] | max) |
+				select($a[.] != $b[.]) | "\($a[.] // "absent") -> \($b[.] // "absent")"] | join("; "))] |
+			 if length == 0 then "  conformance: the kernel side of all \($cases | length) cases as on \($p.kernel)" else .[] end)
 		   else "  conformance not compared (a cell without it)" end)] |
-		 if length == 0 then "  nothing differs from \($p.kernel)" else .[] end)
+		 .[])
 	 end)
 	end'

@@ -46,7 +46,7 @@ total=$(bash scripts/kernel-matrix.sh --list | wc -l)
 	echo
 	echo "## What changed between kernels"
 	echo
-	echo "\`scripts/kernel-diff.sh\` over the recorded cells that kept a manifest (\`results/kernels-smoke.json\`, \`results/kernels.json\`): per kernel, what differs from the kernel above it."
+	echo "\`scripts/kernel-diff.sh\` over the recorded cells that kept a manifest (\`results/kernels-smoke.json\`, \`results/kernels.json\`): per kernel, what differs from the kernel before it of its flavour (docs/kernels.md)."
 	echo
 	echo '```'
 	bash scripts/kernel-diff.sh $(ls results/kernels-smoke.json results/kernels.json 2>/dev/null)
