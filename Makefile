@@ -172,9 +172,13 @@ gate:
 test:
 	@bash ci/test.sh
 
-# make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md)
+# make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md);
+# KERNEL=bzImage [KERNEL_CONFIG= KERNEL_MODULES=]: your own kernel; NEWEST=1:
+# the newest on the mirror; KERNEL_ARGS: more options (docs/kernels.md)
 kernels:
-	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT))
+	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT)) \
+		$(if $(KERNEL),--kernel $(KERNEL)) $(if $(KERNEL_CONFIG),--kernel-config $(KERNEL_CONFIG)) \
+		$(if $(KERNEL_MODULES),--kernel-modules $(KERNEL_MODULES)) $(if $(NEWEST),--newest) $(KERNEL_ARGS)
 
 clean:
 	rm -rf $(B)

@@ -50,10 +50,16 @@ int cmd_probe(int argc, char **argv)
 		return p.can_run ? 0 : 1;
 	}
 	printf("kernel            %s\n", p.release);
-	if (p.uffd_ok)
-		printf("userfaultfd       features %#" PRIx64 " ioctls %#" PRIx64
-		       "\n", p.features, p.ioctls);
-	else
+	if (p.uffd_ok) {
+		char names[512];
+
+		probe_feature_names(&p, names, sizeof(names));
+		printf("userfaultfd       features %#" PRIx64 ": %s\n",
+		       p.features, names);
+		probe_ioctl_names(&p, names, sizeof(names));
+		printf("                  ioctls %#" PRIx64 ": %s\n", p.ioctls,
+		       names);
+	} else
 		printf("userfaultfd       unavailable: %s\n", p.uffd_error);
 	printf("  missing_shmem   %s\n  minor_shmem     %s\n",
 	       p.features & UFFD_FEATURE_MISSING_SHMEM ? "yes" : "no",

@@ -78,6 +78,51 @@ static int trial_scope(char *err, size_t n)
 	return cond;
 }
 
+/* Bit i of UFFDIO_API's features and ioctls, as include/uapi/linux/
+ * userfaultfd.h names them (UFFD_FEATURE_*, _UFFDIO_*; 7.3 added RWP and
+ * RWP_ASYNC); a bit without a name here prints as bitN. */
+static const char *const feature_names[] = {
+	"PAGEFAULT_FLAG_WP", "EVENT_FORK", "EVENT_REMAP", "EVENT_REMOVE",
+	"MISSING_HUGETLBFS", "MISSING_SHMEM", "EVENT_UNMAP", "SIGBUS",
+	"THREAD_ID", "MINOR_HUGETLBFS", "MINOR_SHMEM", "EXACT_ADDRESS",
+	"WP_HUGETLBFS_SHMEM", "WP_UNPOPULATED", "POISON", "WP_ASYNC", "MOVE",
+	"RWP", "RWP_ASYNC",
+};
+static const char *const ioctl_names[64] = {
+	"REGISTER", "UNREGISTER", "WAKE", "COPY", "ZEROPAGE", "MOVE",
+	"WRITEPROTECT", "CONTINUE", "POISON", "RWPROTECT", "SET_MODE",
+	[63] = "API",
+};
+
+static void bit_names(uint64_t v, const char *const *names, size_t n,
+		      char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < 64 && len < cap; i++) {
+		if (!(v & (1ull << i)))
+			continue;
+		len += (size_t)snprintf(buf + len, cap - len, "%s", len ? " " : "");
+		if (len >= cap)
+			break;
+		len += (size_t)(i < n && names[i] ?
+			snprintf(buf + len, cap - len, "%s", names[i]) :
+			snprintf(buf + len, cap - len, "bit%zu", i));
+	}
+}
+
+void probe_feature_names(const struct probe *p, char *buf, size_t cap)
+{
+	bit_names(p->features, feature_names,
+		  sizeof(feature_names) / sizeof(*feature_names), buf, cap);
+}
+
+void probe_ioctl_names(const struct probe *p, char *buf, size_t cap)
+{
+	bit_names(p->ioctls, ioctl_names, 64, buf, cap);
+}
+
 void probe_decide(struct probe *p, const char *cg_err)
 {
 	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM;
@@ -139,9 +184,15 @@ void probe_run(struct probe *p)
 
 int probe_json(const struct probe *p, char *buf, size_t cap)
 {
-	int n = snprintf(buf, cap,
+	char fnames[512], inames[256];
+	int n;
+
+	probe_feature_names(p, fnames, sizeof(fnames));
+	probe_ioctl_names(p, inames, sizeof(inames));
+	n = snprintf(buf, cap,
 		"{\"kernel\":\"%s\",\"uffd\":%s,\"uffd_features\":\"%#" PRIx64
-		"\",\"uffd_ioctls\":\"%#" PRIx64 "\",\"minor_shmem\":%s,"
+		"\",\"uffd_ioctls\":\"%#" PRIx64 "\",\"uffd_feature_names\":\"%s\","
+		"\"uffd_ioctl_names\":\"%s\",\"minor_shmem\":%s,"
 		"\"poison\":%s,"
 		"\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
 		"\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
@@ -149,7 +200,7 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		"\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"revision\":\"%s\","
 		"\"can_run\":%s}",
 		p->release, p->uffd_ok ? "true" : "false", p->features,
-		p->ioctls,
+		p->ioctls, fnames, inames,
 		p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
 		p->features & UFFD_FEATURE_POISON ? "true" : "false",
 		p->dev_userfaultfd ? "true" : "false", p->unprivileged,

@@ -3,6 +3,7 @@
 #ifndef HARNESS_PROBE_H
 #define HARNESS_PROBE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cgroupfs.h"
@@ -28,6 +29,10 @@ void probe_run(struct probe *p);
 /* The verdict (can_run, verdict) from the manifest fields; cg_err: the memory
  * cgroup could not be read or the trial cgroup made, else NULL. */
 void probe_decide(struct probe *p, const char *cg_err);
+/* The set bits of features and ioctls by name, space-separated
+ * ("MISSING_SHMEM MINOR_SHMEM", "REGISTER UNREGISTER API"). */
+void probe_feature_names(const struct probe *p, char *buf, size_t cap);
+void probe_ioctl_names(const struct probe *p, char *buf, size_t cap);
 int probe_json(const struct probe *p, char *buf, size_t cap);
 
 #endif

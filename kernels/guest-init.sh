@@ -45,6 +45,12 @@ v1)
 	;;
 *) die "residctl.cg=$CG: use v1 or v2" ;;
 esac
+# the kernel's controllers, for what changed between kernels
+if [ $CG = v2 ]; then
+	say "controllers $(cat $ROOT/cgroup.controllers)"
+else
+	say "controllers $(awk '!/^#/ && $4 == 1 {printf "%s%s", s, $1; s = " "}' /proc/cgroups)"
+fi
 
 # "scope": what systemd-run --scope -p Delegate=yes gives: a leaf cgroup below
 # user.slice (memory enabled there) that already holds a process.
@@ -58,7 +64,8 @@ if [ "$PLACE" = scope ]; then
 fi
 
 if [ "$SWAP" = on ]; then
-	insmod /brd.ko rd_nr=1 rd_size=131072 || die "insmod brd"
+	# a module, or brd built in (sized by the kernel command line)
+	[ ! -f /brd.ko ] || insmod /brd.ko rd_nr=1 rd_size=131072 || die "insmod brd"
 	mkswap /dev/ram0 >/dev/null && swapon /dev/ram0 || die "swapon"
 fi
 say "setup-done cgroup=$HOME_CG swap=$(grep SwapTotal /proc/meminfo | tr -s ' ')"

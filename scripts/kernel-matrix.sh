@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 
 usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
-                                [--shard K/N] [--report FILE]
+                                [--shard K/N] [--report FILE] [--newest]
+                                [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
   Boots each cell (all by default, in the order --list prints) and runs in it
   residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
   cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
@@ -28,10 +29,16 @@ usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile qu
   --shard K/N boots only the chosen cells at positions i (from 0, in --list
   order) with i mod N = K - 1 (K from 1); --list then prints those; --report
   writes the campaign report (every cell with its verdict) that residctl
-  merge combines."
+  merge combines.
+  --newest: instead of kernels.list, the newest plain and PREEMPT_RT kernels
+  the mirror has in kernels.list's suites (printed as resolved).
+  --kernel BZIMAGE: your own kernel instead (cells own-*); with its .config
+  (--kernel-config) and a modules tree holding brd (--kernel-modules, or
+  CONFIG_BLK_DEV_RAM=y). Cells needing what was not given are n/a, not run.
+  At the end, per kernel, what differs from the kernel before it."
 SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
-CACHE=/var/cache/residctl-kernels OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
-cells="" smoke=0 list=0 SHARD_K=1 SHARD_N=1 REPORT=""
+OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
+cells="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
 
 bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -51,10 +58,31 @@ while [ $# -gt 0 ]; do
 			bad "bad shard '${2:-}'; give K/N with 1 <= K <= N, K counting from 1 (Kubernetes: JOB_COMPLETION_INDEX + 1)"
 		SHARD_K=$((10#${BASH_REMATCH[1]})) SHARD_N=$((10#${BASH_REMATCH[2]})); shift ;;
 	--report) [ -n "${2:-}" ] || bad "--report needs a file"; REPORT=$2; shift ;;
+	--newest) newest=1 ;;
+	--kernel)
+		[ -f "${2:-}" ] && bzimage_release "$2" >/dev/null ||
+			bad "--kernel '${2:-}' is not a bzImage; give arch/x86/boot/bzImage or a vmlinuz"
+		OWN_KERNEL=$(realpath "$2"); shift ;;
+	--kernel-config) [ -f "${2:-}" ] || bad "--kernel-config '${2:-}' is not a file; give the kernel's .config"; OWN_CONFIG=$(realpath "$2"); shift ;;
+	--kernel-modules) [ -e "${2:-}" ] || bad "--kernel-modules '${2:-}' does not exist; give INSTALL_MOD_PATH of make modules_install, or brd.ko"; OWN_MODULES=$(realpath "$2"); shift ;;
 	*) bad "unknown option '$1'; see --help" ;;
 	esac
 	shift
 done
+[ -n "$OWN_KERNEL" ] || [ -z "$OWN_CONFIG$OWN_MODULES" ] || bad "--kernel-config and --kernel-modules go with --kernel BZIMAGE"
+[ -z "$OWN_KERNEL" ] || [ $newest = 0 ] || bad "--newest and --kernel each choose the kernels; give one"
+# The newest kernel of each flavour, as kernels.list lines of their own.
+if [ $newest = 1 ]; then
+	newest_list=$(mktemp /tmp/residctl-km-newest.XXXXXX)
+	trap 'rm -f "$newest_list"' EXIT
+	for flavour in plain rt; do
+		line=$(kernel_newest $flavour) || { echo "scripts/kernel-matrix.sh: infrastructure: the mirror could not be asked for the newest kernels" >&2; exit 3; }
+		echo "$line" >>"$newest_list"
+		read -r nid nsuite npkg nver _ <<<"$line"
+		echo "kernel matrix: newest $flavour kernel: $npkg $nver ($nsuite), $(awk -v p="$npkg" '$3 == p {f=1} END {print f ? "kernels.list'"'"'s" : "not in kernels.list, as"}' "$KLIST") $nid" >&2
+	done
+	KLIST=$newest_list
+fi
 
 # Every cell, in a stable order with its number: the order --shard splits.
 all_cells() {
@@ -70,7 +98,7 @@ all_cells() {
 		done
 	done
 }
-[ $smoke = 1 ] && [ -z "$cells" ] && cells=$SMOKE_CELLS
+[ $smoke = 1 ] && [ -z "$cells" ] && [ -z "$OWN_KERNEL" ] && [ $newest = 0 ] && cells=$SMOKE_CELLS
 for c in $cells; do
 	all_cells | awk -v c="$c" '$2 == c {f=1} END {exit !f}' || bad "unknown cell '$c'; see --list"
 done
@@ -83,6 +111,7 @@ if [ $list = 1 ]; then
 fi
 
 OUT=$(realpath -m "$OUT")
+OWN_DIR=$OUT/own-kernel
 gate_args="--profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
 # a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
@@ -133,7 +162,8 @@ initramfs() {
 	for f in $libs; do
 		mkdir -p "$r$(dirname "$f")" && cp -L "$f" "$r$f" || return 1
 	done
-	cp kernels/guest-init.sh "$r/init" && cp "$KDIR/brd.ko" "$r/brd.ko" &&
+	cp kernels/guest-init.sh "$r/init" &&
+	{ [ ! -f "$KDIR/brd.ko" ] || cp "$KDIR/brd.ko" "$r/brd.ko"; } &&
 	printf '%s\n' "$steps" >"$r/steps" &&
 	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.gz") ||
 		return 1
@@ -156,7 +186,7 @@ boot_cell() {
 		-accel "$ACCEL" -cpu "$CPU" -m 1536 -smp 2 -display none \
 		-monitor none -no-reboot -kernel "$KDIR/vmlinuz" \
 		-initrd "$d/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 residctl.cg=$2 residctl.place=$3 residctl.swap=$4" \
+		-append "console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60 brd.rd_nr=1 brd.rd_size=131072 residctl.cg=$2 residctl.place=$3 residctl.swap=$4" \
 		-serial "file:$d/console.log" -serial "file:$d/results.log" \
 		>"$d/qemu.log" 2>&1 &
 	local q=$! t=0
@@ -241,8 +271,13 @@ run_cell() {
 		lacks=$(kernel_lacks "$cg")
 		steps=$(cell_steps "$gate_args" "$STORM")
 		[ -n "$lacks" ] && na=1 steps=$(na_steps)
-		initramfs "$d" "$steps" 2>"$d/initramfs.log" ||
-			VERDICT=infrastructure REASON="initramfs: $(tail -1 "$d/initramfs.log")"
+		REASON=$(kernel_unknown "$cg" "$swap")
+		if [ -n "$REASON" ]; then
+			VERDICT=n/a na=0 REASON="not run: $REASON"
+		else
+			initramfs "$d" "$steps" 2>"$d/initramfs.log" ||
+				VERDICT=infrastructure REASON="initramfs: $(tail -1 "$d/initramfs.log")"
+		fi
 	fi
 	while [ -z "$VERDICT" ] || { [ "$VERDICT" = infrastructure ] && [ $attempt = 1 ]; }; do
 		[ $attempt = 1 ] && echo "  $id: infrastructure ($REASON), retrying once"
@@ -255,12 +290,15 @@ run_cell() {
 	touch "$d/results.txt"
 	probe=$(result_file "$d" probe | grep -m1 '^{' || true)
 	gate=$(result_file "$d" gate)
+	conf=$(result_file "$d" conformance)
 	jq -cn --argjson n "$n" --arg id "$id" --arg kernel "$k" --arg cg "$cg" \
 		--arg place "$place" --arg swap "$swap" --arg verdict "$VERDICT" \
 		--arg reason "$REASON" --argjson seconds $(($(date +%s) - t0)) \
 		--arg accel "$ACCEL" --argjson attempts "$attempt" \
 		--arg package "$(cat "${KDIR:-/nonexistent}/package" 2>/dev/null)" \
-		--argjson probe "${probe:-null}" --argjson gate "${gate:-null}" '{
+		--argjson probe "${probe:-null}" --argjson gate "${gate:-null}" \
+		--argjson conf "${conf:-null}" \
+		--arg controllers "$(sed -n 's/^@controllers //p' "$d/results.txt")" '{
 		n: $n, id: $id, kernel: $kernel, package: $package,
 		release: ($probe.kernel // null),
 		uffd_features: ($probe.uffd_features // null),
@@ -268,7 +306,13 @@ run_cell() {
 		reason: ($reason + (if $gate then [$gate.scenarios[] | select(.passed | not) | "\(.id): \(.message)"] | join("; ") else "" end)),
 		scenarios: (if $gate then "\([$gate.scenarios[] | select(.passed)] | length)/\($gate.scenarios | length)" else null end),
 		mismatches: (if $gate then ([$gate.scenarios[].mismatches] | add) else null end),
-		seconds: $seconds, accel: $accel, attempts: $attempts}' >"$d/cell.json"
+		seconds: $seconds, accel: $accel, attempts: $attempts,
+		manifest: (if $probe then $probe | {kernel, uffd_features, uffd_feature_names,
+			uffd_ioctls, uffd_ioctl_names, poison, dev_userfaultfd, thp, shmem_thp,
+			controllers: $controllers} else null end),
+		conformance_kernel: (if $conf then [$conf.cases[] | {(.name): (.linux_error +
+			([.steps[] | "\(.step): \(.linux | del(.shmem) | to_entries | map(select(.value != "" and .value != 0) | "\(.key)=\(.value)") | join(" "))"] | join("; ")))}] | add
+			else null end)}' >"$d/cell.json"
 	cat "$d/cell.json" >>"$OUT/cells.jsonl"
 	printf '  %-24s %-14s %-6s %4ss  %s\n' "$id" "$VERDICT" \
 		"$(jq -r '.scenarios // "-"' "$d/cell.json")" \
@@ -328,7 +372,7 @@ km_stop() { # SIGNAL STATUS
 }
 trap 'km_stop INT 130' INT
 trap 'km_stop TERM 143' TERM
-trap 'kill -KILL "$km_guard_pid" 2>/dev/null; rm -f "$km_jobs"' EXIT
+trap 'kill -KILL "$km_guard_pid" 2>/dev/null; rm -f "$km_jobs" ${newest_list:+"$newest_list"}' EXIT
 # bash runs a trap only when the foreground child has ended (SIGINT during
 # a clean build: 130 after 48 s); with a job and `wait` it runs at once.
 bg_wait() {
@@ -369,9 +413,12 @@ jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
+echo "what changed between kernels (scripts/kernel-diff.sh $OUT/cells.jsonl):"
+bash scripts/kernel-diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
 [ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
 	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
-	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" || exit 2
+	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" \
+	"${OWN_KERNEL:+--kernel $OWN_KERNEL}${OWN_CONFIG:+ --kernel-config $OWN_CONFIG}${OWN_MODULES:+ --kernel-modules $OWN_MODULES}${newest_list:+--newest}" || exit 2
 [ "$fails" -gt 0 ] && exit 1
 [ "$infra" -gt 0 ] && exit 3
 exit 0

@@ -8,8 +8,13 @@
 # --from DIR [--smoke] records the cells of an earlier run's --out DIR
 # instead (one cut short, say) without running anything; options after DIR
 # (say the --profile and --storm DIR ran with) only go into the run column.
+# Below the table: what changed between kernels (scripts/kernel-diff.sh)
+# over every recorded cell, smoke and matrix. The record is of
+# kernels.list's kernels: --kernel and --newest are refused.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[[ " $* " == *" --kernel "* || " $* " == *" --newest "* ]] &&
+	{ echo "record-kernels: the record holds kernels.list's kernels; run scripts/kernel-matrix.sh --kernel/--newest directly" >&2; exit 2; }
 name=kernels
 [[ " $* " == *" --smoke "* ]] && name=kernels-smoke
 out=build/$name-record
@@ -38,6 +43,14 @@ total=$(bash scripts/kernel-matrix.sh --list | wc -l)
 	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note | run |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	jq -r '.[] | "| \(.n) | \(.id) | \(.package) | \(.release // "-") | \(.uffd_features // "-") | \(.cgroup) | \(if .place == "scope" then "delegated scope" else "root" end) | \(if .swap == "on" then "on, forbidden" else "off" end) | \(.verdict) | \(.scenarios // "-") | \(.mismatches // "-") | \(.seconds) | \(.reason | gsub("\\|"; "/")) | \(.run) |"' results/$name.json
+	echo
+	echo "## What changed between kernels"
+	echo
+	echo "\`scripts/kernel-diff.sh\` over the recorded cells that kept a manifest (\`results/kernels-smoke.json\`, \`results/kernels.json\`): per kernel, what differs from the kernel before it of its flavour (docs/kernels.md)."
+	echo
+	echo '```'
+	bash scripts/kernel-diff.sh $(ls results/kernels-smoke.json results/kernels.json 2>/dev/null)
+	echo '```'
 } >"results/$name.md"
 echo "record-kernels: results/$name.md, results/$name.json"
 exit "$rc"

@@ -106,6 +106,29 @@ static void probe_swap_at_root_is_decided_in_the_child(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.verdict, "permission denied"));
 }
 
+/* 6.1's features, 7.3's (two bits more than 6.18's MOVE: RWP, RWP_ASYNC)
+ * and a bit no kernel had yet, by name; 7.3's API ioctls. */
+static void probe_names_feature_bits(void)
+{
+	struct probe p = { .features = 0x1fff };
+	char b[512];
+
+	probe_feature_names(&p, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "PAGEFAULT_FLAG_WP EVENT_FORK EVENT_REMAP "
+			       "EVENT_REMOVE MISSING_HUGETLBFS MISSING_SHMEM "
+			       "EVENT_UNMAP SIGBUS THREAD_ID MINOR_HUGETLBFS "
+			       "MINOR_SHMEM EXACT_ADDRESS WP_HUGETLBFS_SHMEM");
+	p.features = 0x7c000 | 1ull << 19;
+	probe_feature_names(&p, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "POISON WP_ASYNC MOVE RWP RWP_ASYNC bit19");
+	p.ioctls = 0x8000000000000403ull;
+	probe_ioctl_names(&p, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "REGISTER UNREGISTER SET_MODE API");
+	/* cut short, still a string */
+	probe_feature_names(&p, b, 10);
+	CU_ASSERT_STRING_EQUAL(b, "POISON WP");
+}
+
 static int setup(void)
 {
 	fake = resid_seam_linux;
@@ -125,6 +148,8 @@ void suite_kernel_facts(void)
 	    !CU_add_test(s, "probe: no memory controller is a no",
 			 probe_without_memory_controller_says_no) ||
 	    !CU_add_test(s, "probe: swap at the root is decided in the child",
-			 probe_swap_at_root_is_decided_in_the_child))
+			 probe_swap_at_root_is_decided_in_the_child) ||
+	    !CU_add_test(s, "probe: uffd feature and ioctl bits by name",
+			 probe_names_feature_bits))
 		return; /* run.c reports CU_get_error() */
 }
