@@ -24,9 +24,11 @@ void suite_scenarios(void); /* test_scenarios.c */
 void suite_coverage(void); /* test_coverage.c */
 void suite_conformance(void); /* test_conformance.c */
 
-/* time_limit.c: every registered test under a limit of this many seconds;
- * -1 with a line on stderr. And the limit's own self-test suite. */
-int time_limit_wrap_all(unsigned seconds);
+/* time_limit.c: every registered test in a child of its own under the
+ * limit limit(suite, test) gives, in seconds; -1 with a line on stderr.
+ * And the runner's own self-test suite. */
+typedef unsigned (*time_limit_fn)(const char *suite, const char *test);
+int time_limit_wrap_all(time_limit_fn limit);
 void suite_time_limit_self_test(void);
 
 #endif
