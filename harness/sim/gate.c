@@ -50,7 +50,8 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
 				  .seed = seed, .schedules = n,
 				  .bugs = bugs_enabled(), .unequal = unequal,
-				  .faults = faults, .shrink = 1 };
+				  .faults = faults, .shrink = 1,
+				  .announce = stderr };
 	struct explore_result r;
 
 	if (part) {
@@ -74,10 +75,12 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	if (r.fail.p) {
 		char *line = replay_encode(&r.fail);
 
-		scen_fail(res, "%s: %s (%" PRIu64 " preemptions); replay: "
+		scen_fail(res, "%s: %s (%" PRIu64 " preemptions%s); replay: "
 			  "residctl replay '%s'",
 			  sim_verdict_name(r.outcome.verdict), r.outcome.why,
-			  r.outcome.preemptions, line ? line : "?");
+			  r.outcome.preemptions, r.shrunk.stopped[0] ?
+			  ", shrinking stopped at its budget" : "",
+			  line ? line : "?");
 		free(line);
 	}
 	explore_result_free(&r);
