@@ -82,19 +82,19 @@ static void set_add(struct hashset *h, uint64_t x)
 
 /* The first failure, the moment it is found, or the best line when a
  * shrink's budget ran out: a campaign that hangs or dies later has said
- * it already. */
-static void announce(const struct explore_opts *o, uint64_t i,
+ * it already. head says which. */
+static void announce(const struct explore_opts *o, const char *head,
 		     const struct replay *rp, const struct sim_outcome *out,
-		     const char *what, const char *which)
+		     const char *which)
 {
 	char *line;
 
 	if (!o->announce)
 		return;
 	line = replay_encode(rp);
-	fprintf(o->announce, "%s%s%s: failure %s after %" PRIu64 " schedules: "
-		"%s: %s\n  %s: residctl replay '%s'\n", o->progress ? "\n" : "",
-		o->p->id, o->unequal ? " (unequal chunks)" : "", what, i + 1,
+	fprintf(o->announce, "%s%s%s: %s: %s: %s\n  %s: residctl replay "
+		"'%s'\n", o->progress ? "\n" : "", o->p->id,
+		o->unequal ? " (unequal chunks)" : "", head,
 		sim_verdict_name(out->verdict), out->why, which,
 		line ? line : "?");
 	fflush(o->announce);
@@ -130,7 +130,11 @@ static void tally(const struct explore_opts *o, struct explore_result *r,
 					sim_oom();
 				memcpy(r->fail.schedule, rp->schedule, sz);
 			}
-			announce(o, i, &r->fail, out, "found", "unshrunk");
+			char head[64];
+
+			snprintf(head, sizeof(head), "failure found after %"
+				 PRIu64 " schedules", i + 1);
+			announce(o, head, &r->fail, out, "unshrunk");
 			r->fail_index = i + 1;
 			r->raw_preemptions = out->preemptions;
 			r->outcome = *out;
@@ -221,13 +225,12 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 			b.mb = SHRINK_MB;
 		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
 		if (r->shrunk.stopped[0]) {
-			char what[160];
+			char head[160];
 
-			snprintf(what, sizeof(what), "shrinking stopped at its "
-				 "budget of %s after %u runs;", r->shrunk.stopped,
+			snprintf(head, sizeof(head), "shrinking stopped at its "
+				 "budget of %s after %u runs", r->shrunk.stopped,
 				 r->shrunk.runs);
-			announce(o, r->fail_index - 1, &r->fail, &r->outcome,
-				 what, "best so far");
+			announce(o, head, &r->fail, &r->outcome, "best so far");
 		}
 	}
 	if (r->fail.p) {

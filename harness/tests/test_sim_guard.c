@@ -224,6 +224,37 @@ static void million_steps_bounded_memory(void)
 	CU_ASSERT(longf.maxrss_kb - shortf.maxrss_kb < 4096);
 }
 
+/* A shrink whose budget is spent before its first run: it says so, on the
+ * announce stream and in the result, and the line it leaves (the failure
+ * as found) still replays to the same failure. */
+static void shrink_budget_keeps_best_line(void)
+{
+	struct explore_opts o = { .p = simprog_find("T-7"),
+				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
+				  .schedules = 500, .bugs = 1u << 7,
+				  .stop_at_failure = 1, .shrink = 1,
+				  .budget = { .seconds = 1e-9 } };
+	struct explore_result r;
+	char line[8192];
+	int found = 0, best = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.announce = tmpfile());
+	CU_ASSERT_EQUAL(explore(&o, &r), 1);
+	CU_ASSERT_EQUAL(r.outcome.verdict, SIM_LOST_WAKEUP);
+	CU_ASSERT_STRING_EQUAL(r.shrunk.stopped, "0 s");
+	CU_ASSERT_EQUAL(r.shrunk.runs, 0);
+	CU_ASSERT(r.replay_matches);
+	rewind(o.announce);
+	while (fgets(line, sizeof(line), o.announce)) {
+		found |= !!strstr(line, "  unshrunk: residctl replay 'rc3/");
+		best |= !!strstr(line, "  best so far: residctl replay 'rc3/");
+	}
+	CU_ASSERT(found && best);
+	fclose(o.announce);
+	explore_result_free(&r);
+}
+
 void suite_sim_guard(void)
 {
 	CU_pSuite s = CU_add_suite("sim-guard", NULL, NULL);
@@ -236,4 +267,6 @@ void suite_sim_guard(void)
 		    crash_campaign_replays);
 	CU_add_test(s, "a million-step failure: no-progress, memory bounded",
 		    million_steps_bounded_memory);
+	CU_add_test(s, "a spent shrink budget leaves the best line so far",
+		    shrink_budget_keeps_best_line);
 }
