@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "explore.h"
+#include "workload.h"
 
 /* Simulated runs a shrink may spend (a run is well under a millisecond). */
 #define SHRINK_RUNS 20000
@@ -21,14 +21,6 @@ struct shrinker {
 	double t0;
 	uint64_t rss0;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The process's resident memory in MiB, from /proc/self/statm; 0 when it
  * cannot be read. */
@@ -57,7 +49,7 @@ static int spent(struct shrinker *k)
 	if (e->runs >= SHRINK_RUNS)
 		snprintf(e->stopped, sizeof(e->stopped), "%d runs",
 			 SHRINK_RUNS);
-	else if (now_s() - k->t0 > k->b->seconds)
+	else if (wl_now() - k->t0 > k->b->seconds)
 		snprintf(e->stopped, sizeof(e->stopped), "%.0f s",
 			 k->b->seconds);
 	else if ((rss = rss_mb()) > k->rss0 + k->b->mb)
@@ -242,7 +234,7 @@ static int drop_faults(struct shrinker *sk, struct replay *best,
 void replay_shrink(struct replay *rp, struct sim_outcome *out,
 		   const struct shrink_budget *b, struct shrink_end *end)
 {
-	struct shrinker sk = { b, end, now_s(), rss_mb() };
+	struct shrinker sk = { b, end, wl_now(), rss_mb() };
 
 	memset(end, 0, sizeof(*end));
 	/* Fewer operations: halve while the strategy alone still fails. */

@@ -24,10 +24,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "suites.h"
+#include "workload.h"
 
 #define MAX_TESTS 1024
 #define REPORT_MAX 4096 /* bytes of one failure's file and condition */
@@ -103,14 +103,6 @@ static int pidfd_of(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct buf {
 	char *p;
 	size_t n, cap;
@@ -144,7 +136,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 		      int *status)
 {
 	int pfd = pidfd_of(pid), late = 0;
-	double deadline = now_s() + limit;
+	double deadline = wl_now() + limit;
 
 	if (pfd < 0) {
 		perror("unit-tests: pidfd_open");
@@ -156,7 +148,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 	for (;;) {
 		struct pollfd p[2] = { { pfd, POLLIN, 0 },
 				       { pipe_fd, POLLIN, 0 } };
-		double left = deadline - now_s();
+		double left = deadline - wl_now();
 		int n = poll(p, pipe_fd >= 0 ? 2 : 1,
 			     left > 0 ? (int)(left * 1000) + 1 : 0);
 
@@ -171,7 +163,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 		}
 		if (p[0].revents)
 			break;
-		if (n == 0 && now_s() >= deadline) {
+		if (n == 0 && wl_now() >= deadline) {
 			late = 1;
 			kill(-pid, SIGKILL); /* and what the test forked */
 			kill(pid, SIGKILL);
