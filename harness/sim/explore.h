@@ -38,10 +38,11 @@ struct shrink_budget {
 #define SHRINK_SECONDS 20
 #define SHRINK_MB 1024
 
-/* How a shrink ended: runs made, and when the budget ran out, which part
- * ("20 s"), else "". */
+/* How a shrink ended: runs made, seconds spent, and when the budget ran
+ * out, which part ("20 s"), else "". */
 struct shrink_end {
 	unsigned runs;
+	double seconds;
 	char stopped[96];
 };
 

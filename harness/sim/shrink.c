@@ -294,4 +294,5 @@ done:
 	/* Report the run of exactly what the line carries. */
 	sim_outcome_free(out);
 	replay_run(rp, out);
+	end->seconds = wl_now() - sk.t0;
 }
