@@ -41,17 +41,6 @@ static int run_named(int n, char **names, unsigned *failed)
  * test took on this 2-core machine under the load of parallel builds
  * (most tests: under 0.3 s plain, 2.5 s under TSan), so a hung test fails
  * in seconds and a loaded machine does not fail a working one. */
-#if defined(__SANITIZE_THREAD__)
-#define TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TSAN 1
-#endif
-#endif
-#ifndef TSAN
-#define TSAN 0
-#endif
-
 static const struct {
 	const char *suite, *test; /* test NULL: every test of the suite */
 	unsigned plain, tsan;
@@ -87,7 +76,7 @@ static unsigned limit_of(const char *suite, const char *test)
 		    (!limits[i].test || !strcmp(limits[i].test, test)) &&
 		    (!best || limits[i].test))
 			best = i;
-	return TSAN ? limits[best].tsan : limits[best].plain;
+	return UNDER_TSAN ? limits[best].tsan : limits[best].plain;
 }
 
 /* RESID_TEST_SECONDS, for a slow machine (an emulated guest): one limit

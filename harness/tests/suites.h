@@ -2,6 +2,18 @@
 #ifndef HARNESS_TESTS_SUITES_H
 #define HARNESS_TESTS_SUITES_H
 
+/* 1 in the ThreadSanitizer build (make tsan). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 void suite_content(void);  /* test_content.c */
 void suite_chunks(void);   /* test_chunks.c */
 void suite_config(void);   /* test_config.c */

@@ -280,7 +280,9 @@ static void isolated(void)
 		fail_test(s, t, why);
 	} else if (WEXITSTATUS(status) || replay_report(&b)) {
 		snprintf(why, sizeof(why), "its process exited with status %d "
-			 "before the test returned", WEXITSTATUS(status));
+			 "before the test returned%s", WEXITSTATUS(status),
+			 UNDER_TSAN ? " (ThreadSanitizer exits so on a report "
+			 "or a SIGBUS or SIGSEGV, printed above)" : "");
 		fail_test(s, t, why);
 	}
 	close(p[0]);
