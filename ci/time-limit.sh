@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# The unit tests' per-test time limit (harness/tests/time_limit.c): in its
-# own invocation, a test that sleeps 30 s under a 1 s limit must fail by
-# name, and the test after it must still run and pass; the whole run must
-# end in seconds, not hang. Its CUnit output is kept out of the log (its
-# failure is the expected one). UNIT_TESTS names another build's binary.
+# The unit-test runner's isolation (harness/tests/time_limit.c): in its own
+# invocation, a test that hangs (2 s limit), one that raises SIGBUS, one
+# that writes through NULL and one that aborts must each fail by name; the
+# test after them and two real suites after that must still run and pass;
+# all of it within 10 s (the done-when of issue 24), not a hang. Its CUnit
+# output is kept out of the log (its failures are the expected ones).
+# UNIT_TESTS names another build's binary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(timeout 20 "${UNIT_TESTS:-build/unit-tests}" --time-limit-self-test 2>&1)
+start=$SECONDS
+out=$(timeout 10 "${UNIT_TESTS:-build/unit-tests}" --time-limit-self-test chunks content 2>&1)
 rc=$?
-want=("sleeps past the limit: the test ran past its time limit of 1 s"
-	"Test: runs after it ...passed")
-if [ "$rc" -ne 1 ]; then
-	echo "time limit: unit-tests --time-limit-self-test exited $rc, not 1 (124: it hung)" >&2
+took=$((SECONDS - start))
+fail() {
+	echo "time limit: $1" >&2
 	echo "$out" >&2
 	exit 1
-fi
+}
+[ "$rc" -eq 124 ] && fail "the self-test did not end within 10 s"
+[ "$rc" -eq 1 ] || fail "unit-tests --time-limit-self-test exited $rc, not 1"
+want=("time-limit-self-test: hangs: ran past its time limit of 2 s and was killed"
+	"time-limit-self-test: raises SIGBUS: killed by SIGBUS"
+	"time-limit-self-test: writes through NULL: killed by SIGSEGV"
+	"time-limit-self-test: aborts: killed by SIGABRT"
+	"Test: runs after them ...passed")
 for w in "${want[@]}"; do
-	if ! grep -qF "$w" <<<"$out"; then
-		echo "time limit: no '$w' in the self-test's output" >&2
-		echo "$out" >&2
-		exit 1
-	fi
+	grep -qF "$w" <<<"$out" || fail "no '$w' in the self-test's output"
 done
-# CUnit's count: 2 tests run, 1 passed, 1 failed.
-if ! grep -qE '^ +tests +2 +2 +1 +1 ' <<<"$out"; then
-	echo "time limit: the self-test did not run 2 tests with 1 failed" >&2
-	echo "$out" >&2
-	exit 1
-fi
-echo "time limit: a test past its 1 s limit failed by name, the next one ran and passed"
+# CUnit's counts: the self-test suite ran 5 tests, 4 failed; then the two
+# real suites, each with every test passed.
+summaries=$(grep -E '^ +tests ' <<<"$out")
+[ "$(sed -n 1p <<<"$summaries" | awk '{print $3, $4, $5}')" = "5 1 4" ] ||
+	fail "the self-test suite did not run 5 tests with 4 failed"
+for i in 2 3; do
+	read -r _ _ ran passed failed _ <<<"$(sed -n ${i}p <<<"$summaries")"
+	[ -n "$ran" ] && [ "$ran" -gt 0 ] && [ "$ran" = "$passed" ] && [ "$failed" = 0 ] ||
+		fail "a suite after the self-test did not pass whole"
+done
+echo "time limit: a hung test, SIGBUS, SIGSEGV and abort each failed by name; the next test and two suites ran and passed (${took} s)"

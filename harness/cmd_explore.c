@@ -18,7 +18,8 @@ static const char explore_usage[] =
 	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
 	"                        [--json FILE] [--shard K/N] [--report FILE]\n"
 	"                        [--chunks equal|unequal]\n"
-	"                        [--seed S] [--bug N[,N..]] [--no-shrink] | --list\n"
+	"                        [--seed S] [--bug N[,N..]] [--no-shrink]\n"
+	"                        [--shrink-seconds S] [--shrink-mb M] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
 	"  searches every schedule with at most P preemptions (tiny scenarios;\n"
@@ -26,6 +27,11 @@ static const char explore_usage[] =
 	"  schedules run, distinct interleavings (lock-acquisition orders),\n"
 	"  failures by oracle, and for the first failure its shrunk schedule's\n"
 	"  preemption count and the line `residctl replay` reproduces it with.\n"
+	"  The first failure is printed on stderr with its unshrunk line the\n"
+	"  moment it is found; shrinking stops after S seconds (default 20) or\n"
+	"  when the process grew by M MiB (default 1024), and the best line so\n"
+	"  far stands. A schedule past 1,000,000 steps or 20 s of CPU time\n"
+	"  ends with no-progress.\n"
 	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
 	"  too; see residctl repro --list). --fault adds faults to the\n"
 	"  scenario's own (T-7 fails and shortens half its reads), decided by\n"
@@ -100,6 +106,24 @@ static void list(void)
 			       scenarios[i]->title);
 }
 
+int shrink_option(const char *cmd, int seconds, const char *v,
+		  struct shrink_budget *b)
+{
+	uint64_t n;
+
+	if (cli_u64(v, &n) || !n || n > 1000000) {
+		fprintf(stderr, "residctl %s: bad --shrink-%s '%s'; give a whole "
+			"number, 1 to 1000000\n", cmd, seconds ? "seconds" : "mb",
+			v);
+		return -1;
+	}
+	if (seconds)
+		b->seconds = (double)n;
+	else
+		b->mb = n;
+	return 0;
+}
+
 int cmd_explore(int argc, char **argv)
 {
 	struct explore_opts o = { .strategy = SIM_PCT, .depth = 3,
@@ -118,6 +142,8 @@ int cmd_explore(int argc, char **argv)
 		CLI_VALUE("shard", 'k'),
 		CLI_VALUE("report", 'r'),
 		CLI_VALUE("chunks", 'C'),
+		CLI_VALUE("shrink-seconds", 'S'),
+		CLI_VALUE("shrink-mb", 'M'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "explore", .usage = explore_usage,
@@ -194,6 +220,11 @@ int cmd_explore(int argc, char **argv)
 			if (fault_plan_option(&user, "explore", v) < 0)
 				return 2;
 			break;
+		case 'S':
+		case 'M':
+			if (shrink_option("explore", opt == 'S', v, &o.budget))
+				return 2;
+			break;
 		case 's':
 			if (cli_u64(v, &o.seed)) {
 				fprintf(stderr, "residctl explore: bad seed "
@@ -220,6 +251,7 @@ int cmd_explore(int argc, char **argv)
 	}
 	o.faults = &faults;
 	o.progress = isatty(STDERR_FILENO);
+	o.announce = stderr;
 	o.bugs = bugs_enabled();
 	if (report) {
 		if (!(camp = new_campaign(&o, strategy)) ||

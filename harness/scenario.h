@@ -75,6 +75,7 @@ enum sim_pattern {
 	READ_SELF_RACE,     /* no pager: a counter bumped with no lock */
 	READ_SELF_CRASH,    /* no pager: a division by a divisor zeroed */
 	READ_SELF_SPIN,     /* no pager: a spin on a flag not yet set */
+	READ_SELF_LIVELOCK, /* no pager: a poll for a wakeup never sent */
 };
 
 /* A scenario sized down for the simulated kernel: the real pager on a few

@@ -27,14 +27,15 @@ static void classify(const struct sim_outcome *o, char *oracle, size_t n)
 		snprintf(oracle, n, "waiter never signalled");
 		return;
 	case SIM_STEP_LIMIT:
-		snprintf(oracle, n, "hang (step limit)");
+		snprintf(oracle, n, "hang (idle virtual time)");
 		return;
 	case SIM_CRASH:
 		snprintf(oracle, n, "crash %.*s", (int)strcspn(o->why, " "),
 			 o->why);
 		return;
 	case SIM_NO_PROGRESS:
-		snprintf(oracle, n, "no scheduling point");
+		snprintf(oracle, n, "%s", strstr(o->why, "budget") ?
+			 "no progress (run budget)" : "no scheduling point");
 		return;
 	default:
 		break;

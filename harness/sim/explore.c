@@ -80,6 +80,27 @@ static void set_add(struct hashset *h, uint64_t x)
 	}
 }
 
+/* The first failure, the moment it is found, or the best line when a
+ * shrink's budget ran out: a campaign that hangs or dies later has said
+ * it already. head says which. */
+static void announce(const struct explore_opts *o, const char *head,
+		     const struct replay *rp, const struct sim_outcome *out,
+		     const char *which)
+{
+	char *line;
+
+	if (!o->announce)
+		return;
+	line = replay_encode(rp);
+	fprintf(o->announce, "%s%s%s: %s: %s: %s\n  %s: residctl replay "
+		"'%s'\n", o->progress ? "\n" : "", o->p->id,
+		o->unequal ? " (unequal chunks)" : "", head,
+		sim_verdict_name(out->verdict), out->why, which,
+		line ? line : "?");
+	fflush(o->announce);
+	free(line);
+}
+
 /* One schedule's bookkeeping, shared by both kinds of campaign. */
 static void tally(const struct explore_opts *o, struct explore_result *r,
 		  struct hashset *seen, uint64_t i, const struct replay *rp,
@@ -101,7 +122,19 @@ static void tally(const struct explore_opts *o, struct explore_result *r,
 		if (!r->fail.p) {
 			r->fail = *rp;
 			r->fail.schedule = NULL;
-			r->fail.nschedule = 0;
+			if (rp->nschedule) {
+				/* DFS's forced prefix; random and PCT need none. */
+				size_t sz = rp->nschedule * sizeof(*rp->schedule);
+
+				if (!(r->fail.schedule = malloc(sz)))
+					sim_oom();
+				memcpy(r->fail.schedule, rp->schedule, sz);
+			}
+			char head[64];
+
+			snprintf(head, sizeof(head), "failure found after %"
+				 PRIu64 " schedules", i + 1);
+			announce(o, head, &r->fail, out, "unshrunk");
 			r->fail_index = i + 1;
 			r->raw_preemptions = out->preemptions;
 			r->outcome = *out;
@@ -183,14 +216,24 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 		if (seen.v[j])
 			seen.v[r->distinct++] = seen.v[j];
 	r->hashes = seen.v;
-	if (r->fail.p) {
-		if (o->shrink)
-			replay_shrink(&r->fail, &r->outcome);
-		else if (!r->fail.schedule) {
-			r->fail.schedule = r->outcome.schedule;
-			r->fail.nschedule = r->outcome.nschedule;
-			r->outcome.schedule = NULL;
+	if (r->fail.p && o->shrink) {
+		struct shrink_budget b = o->budget;
+
+		if (!b.seconds)
+			b.seconds = SHRINK_SECONDS;
+		if (!b.mb)
+			b.mb = SHRINK_MB;
+		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
+		if (r->shrunk.stopped[0]) {
+			char head[160];
+
+			snprintf(head, sizeof(head), "shrinking stopped at its "
+				 "budget of %s after %u runs", r->shrunk.stopped,
+				 r->shrunk.runs);
+			announce(o, head, &r->fail, &r->outcome, "best so far");
 		}
+	}
+	if (r->fail.p) {
 		/* Self-check: the line replays to the same event log. */
 		struct sim_outcome a, b;
 
@@ -228,6 +271,10 @@ void explore_print(FILE *f, const struct explore_opts *o,
 	fprintf(f, "first failure after %" PRIu64 " schedules: %s: %s\n",
 		r->fail_index, sim_verdict_name(r->outcome.verdict),
 		r->outcome.why);
+	if (r->shrunk.stopped[0])
+		fprintf(f, "  shrinking stopped at its budget of %s after %u "
+			"runs: the line is the best so far\n",
+			r->shrunk.stopped, r->shrunk.runs);
 	fprintf(f, "  preemptions %" PRIu64 " -> %" PRIu64 " after shrinking, "
 		"%" PRIu64 " steps, event log %016" PRIx64 ", replayed twice: "
 		"%s\n", r->raw_preemptions, r->outcome.preemptions,

@@ -30,6 +30,22 @@ struct replay {
 	size_t nschedule;
 };
 
+/* What a shrink may spend before the best line so far stands. */
+struct shrink_budget {
+	double seconds;          /* wall time */
+	uint64_t mb;             /* resident memory grown since it began */
+};
+#define SHRINK_SECONDS 20
+#define SHRINK_MB 1024
+
+/* How a shrink ended: runs made, seconds spent, and when the budget ran
+ * out, which part ("20 s"), else "". */
+struct shrink_end {
+	unsigned runs;
+	double seconds;
+	char stopped[96];
+};
+
 struct explore_opts {
 	const struct scenario *p;
 	enum sim_strategy strategy;
@@ -43,6 +59,11 @@ struct explore_opts {
 	const struct fault_plan *faults;
 	int stop_at_failure;     /* end the campaign at the first failure */
 	int shrink;              /* shrink the first failure */
+	struct shrink_budget budget; /* 0 fields: SHRINK_SECONDS, SHRINK_MB */
+	/* Where the first failure is printed with its unshrunk replay line
+	 * the moment it is found, and the best line when a shrink's budget
+	 * runs out (may be NULL). */
+	FILE *announce;
 	int progress;            /* a progress line on stderr */
 	/* Schedule i runs when the shard owns unit unit0 + i (campaign.h);
 	 * random and PCT only: a DFS tree has no seed space to split. */
@@ -68,6 +89,7 @@ struct explore_result {
 	struct sim_outcome outcome;
 	uint64_t fail_index;     /* schedules run before it was found, + 1 */
 	uint64_t raw_preemptions;
+	struct shrink_end shrunk;
 	int replay_matches;      /* the final schedule ran twice, same hash */
 };
 
@@ -81,8 +103,10 @@ void explore_print(FILE *f, const struct explore_opts *o,
 /* Runs rp once. */
 void replay_run(const struct replay *rp, struct sim_outcome *out);
 /* Shrinks rp (fewer operations, preemptions and injected faults) while it
- * still fails the way *out does; out is updated to the final run. */
-void replay_shrink(struct replay *rp, struct sim_outcome *out);
+ * still fails the way *out does, within budget b; out is updated to the
+ * final run, end says what it spent. */
+void replay_shrink(struct replay *rp, struct sim_outcome *out,
+		   const struct shrink_budget *b, struct shrink_end *end);
 
 /* "rc3/BUILD/SCENARIO/STRATEGY/SEED/BUGS/OPS/FAULTS/SCHEDULE": one shell
  * word; BUILD is a hash of the tool's sources (+simx in make simx); SCENARIO is an id, with "+unequal" on unequal chunks; STRATEGY is "random", "pctD-kK" or "dfsP"; BUGS "-" or e.g. "2",
@@ -100,6 +124,11 @@ typedef int (*dfs_visit_fn)(void *arg, const struct replay *rp,
 			    struct sim_outcome *out);
 void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg);
 uint64_t pct_calibrate(const struct explore_opts *o);
+
+/* --shrink-seconds (seconds) or --shrink-mb V of command cmd into b; -1
+ * after a line on stderr on a bad value (cmd_explore.c). */
+int shrink_option(const char *cmd, int seconds, const char *v,
+		  struct shrink_budget *b);
 
 /* "random" or "pct:D". -1 when unknown. */
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth);

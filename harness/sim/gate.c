@@ -12,6 +12,12 @@
 #include "explore_report.h"
 #include "sim_gate.h"
 
+/* Seconds every shrink of one check --sim may spend together: under a
+ * pager bug every campaign fails, and a budget each would add up. When it
+ * is spent, a campaign's first failure is reported as it was found. */
+#define GATE_SHRINK_SECONDS 60.0
+static double shrink_spent;
+
 /* Distinct interleavings over both halves of a scenario's campaign. */
 struct hashes {
 	uint64_t *v;
@@ -50,7 +56,11 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
 				  .seed = seed, .schedules = n,
 				  .bugs = bugs_enabled(), .unequal = unequal,
-				  .faults = faults, .shrink = 1 };
+				  .faults = faults,
+				  .shrink = shrink_spent < GATE_SHRINK_SECONDS,
+				  .budget.seconds = GATE_SHRINK_SECONDS -
+						    shrink_spent,
+				  .announce = stderr };
 	struct explore_result r;
 
 	if (part) {
@@ -62,6 +72,7 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 		o.failed_arg = &er;
 	}
 	explore(&o, &r);
+	shrink_spent += r.shrunk.seconds;
 	if (er.row)
 		explore_row(&er, &o, &r);
 	fault_report(faults, r.fired, res);
@@ -74,10 +85,13 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	if (r.fail.p) {
 		char *line = replay_encode(&r.fail);
 
-		scen_fail(res, "%s: %s (%" PRIu64 " preemptions); replay: "
+		scen_fail(res, "%s: %s (%" PRIu64 " preemptions%s); replay: "
 			  "residctl replay '%s'",
 			  sim_verdict_name(r.outcome.verdict), r.outcome.why,
-			  r.outcome.preemptions, line ? line : "?");
+			  r.outcome.preemptions, !o.shrink ? ", not shrunk: "
+			  "the check's shrink budget was spent" :
+			  r.shrunk.stopped[0] ? ", shrinking stopped at its "
+			  "budget" : "", line ? line : "?");
 		free(line);
 	}
 	explore_result_free(&r);

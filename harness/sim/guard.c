@@ -76,6 +76,7 @@ static void record(struct sim *s, int sig, uintptr_t addr, int code,
 {
 	struct sim_crash *c = &s->crash;
 
+	c->caught = 1;
 	c->sig = sig;
 	c->code = code;
 	c->addr = addr;

@@ -138,9 +138,11 @@ static void selfrace_main(void *arg)
 }
 
 /* Thread 0 clears `ok` for one step; thread 1 then divides by it
- * (self-crash: SIGFPE) or spins until it is set, with no scheduling point
- * in the loop (self-spin: no schedule can end it). Either only when a
- * preemption at thread 0's unlock lets thread 1 in. */
+ * (self-crash: SIGFPE), spins until it is set, with no scheduling point
+ * in the loop (self-spin: no schedule can end it), or polls through a
+ * scheduling point for a wakeup nobody sends (self-livelock: the step
+ * budget ends it). Each only when a preemption at thread 0's unlock lets
+ * thread 1 in. */
 static void selfbreak_main(void *arg)
 {
 	struct app *a = arg;
@@ -156,7 +158,10 @@ static void selfbreak_main(void *arg)
 	else if (run->p->sim->pattern == READ_SELF_SPIN)
 		while (!run->ok)
 			continue;
-	else
+	else if (run->p->sim->pattern == READ_SELF_LIVELOCK && !run->ok)
+		for (;;)
+			k->yield(k->ctx, "poll");
+	else if (run->p->sim->pattern == READ_SELF_CRASH)
 		run->counter += 100 / run->ok;
 }
 
@@ -216,6 +221,7 @@ static void main_thread(void *arg)
 		return;
 	case READ_SELF_CRASH:
 	case READ_SELF_SPIN:
+	case READ_SELF_LIVELOCK:
 		selftest_run(run, apps, selfbreak_main);
 		return;
 	default:
@@ -355,6 +361,7 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 	out->log_hash = sim_log_hash(run.s);
 	out->lock_hash = sim_lock_order_hash(run.s);
 	sched = sim_schedule(run.s, &out->nschedule);
+	out->schedule_whole = sim_schedule_whole(run.s);
 	const uint64_t *masks = sim_runnable_masks(run.s, &out->nschedule);
 
 	out->schedule = malloc(out->nschedule * sizeof(*sched) + 1);

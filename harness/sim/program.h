@@ -24,9 +24,12 @@ struct sim_outcome {
 	struct fault_plan fired_plan;
 	int fired_complete;
 	struct resid_stats stats;    /* the pager's, when it got to close */
-	uint16_t *schedule;          /* malloc'd; the run's choices */
-	uint64_t *masks;             /* malloc'd; runnable threads per step */
+	/* malloc'd: the run's choices and the runnable threads at each
+	 * step, the first SIM_RECORD_STEPS steps; schedule_whole: all. */
+	uint16_t *schedule;
+	uint64_t *masks;
 	size_t nschedule;
+	int schedule_whole;
 	uint64_t probes[CP_COUNT];   /* code probes hit in the run */
 };
 

@@ -4,9 +4,12 @@
  * and the running thread switches straight to the one picked. Virtual time
  * jumps to the earliest deadline only when nothing can run; when nothing
  * can run and nothing will, the run ends and the quiescence oracle says
- * why. */
+ * why. A run that goes on past its step or CPU-time budget ends with
+ * SIM_NO_PROGRESS. The record of choices keeps the first SIM_RECORD_STEPS
+ * steps, so a run's memory does not grow with its length. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "oracle.h"
 #include "sim_internal.h"
@@ -114,6 +117,10 @@ static void record(struct sim *s, struct sim_thread *t, unsigned n)
 {
 	uint64_t mask = 0;
 
+	s->log_hash = mix(mix(mix(s->log_hash, t->id), (uint64_t)t->op),
+			  t->op_obj);
+	if (s->steps > SIM_RECORD_STEPS)
+		return;
 	if (s->steps > s->cap_sched) {
 		uint64_t cap = s->cap_sched ? s->cap_sched * 2 : 1024;
 		uint16_t *p = realloc(s->sched, cap * sizeof(*p));
@@ -132,8 +139,47 @@ static void record(struct sim *s, struct sim_thread *t, unsigned n)
 			mask |= 1ull << s->run[i]->id;
 	s->sched[s->steps - 1] = t->id;
 	s->masks[s->steps - 1] = mask;
-	s->log_hash = mix(mix(mix(s->log_hash, t->id), (uint64_t)t->op),
-			  t->op_obj);
+}
+
+/* The run's CPU time so far, in ms (the simulating thread's: every
+ * controlled thread runs on it). */
+static uint64_t cpu_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void sched_budget_start(struct sim *s)
+{
+	s->cpu_start_ms = cpu_ms();
+}
+
+/* Past the step budget, or (looked at every CPU_CHECK_STEPS steps) the
+ * CPU-time budget: the run ends with SIM_NO_PROGRESS. The step budget is
+ * the deterministic one, a replay ends at the same step. */
+#define CPU_CHECK_STEPS 4096
+static void check_budget(struct sim *s)
+{
+	uint64_t ms;
+
+	if (s->steps > s->cfg.max_steps) {
+		snprintf(s->why, sizeof(s->why), "step budget: %llu steps "
+			 "passed and the run did not end",
+			 (unsigned long long)s->cfg.max_steps);
+		coro_end_run(s, SIM_NO_PROGRESS);
+	}
+	if (s->steps % CPU_CHECK_STEPS)
+		return;
+	ms = cpu_ms() - s->cpu_start_ms;
+	if (ms > s->cfg.cpu_limit_ms) {
+		snprintf(s->why, sizeof(s->why), "CPU budget: %llu ms of CPU "
+			 "time over %llu steps and the run did not end",
+			 (unsigned long long)ms, (unsigned long long)s->steps);
+		coro_end_run(s, SIM_NO_PROGRESS);
+	}
 }
 
 void sched_step(struct sim *s)
@@ -150,11 +196,8 @@ void sched_step(struct sim *s)
 		if (!advance_clock(s))
 			coro_end_run(s, oracle_quiescence(s));
 	}
-	if (++s->steps > s->cfg.max_steps) {
-		snprintf(s->why, sizeof(s->why), "step limit: %llu steps "
-			 "passed", (unsigned long long)s->cfg.max_steps);
-		coro_end_run(s, SIM_STEP_LIMIT);
-	}
+	++s->steps;
+	check_budget(s);
 	next = s->strategy->pick(s, n);
 	if ((old = starved(s, n)))
 		next = old;

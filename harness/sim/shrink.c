@@ -1,14 +1,76 @@
 /* Shrinking a failing schedule (SPEC §4): fewer operations, then the run
  * as its deviations from the DFS default with the faults that fired named
  * by their calls, then without each deviation and each fault it does not
- * need, while it still fails the same way with no more preemptions. */
+ * need, while it still fails the same way with no more preemptions. Within
+ * a budget of runs, seconds and memory: when it is spent, the best line so
+ * far stands. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "explore.h"
+#include "workload.h"
 
 /* Simulated runs a shrink may spend (a run is well under a millisecond). */
 #define SHRINK_RUNS 20000
+
+struct shrinker {
+	const struct shrink_budget *b;
+	struct shrink_end *end;
+	double t0;
+	uint64_t rss0;
+};
+
+/* The process's resident memory in MiB, from /proc/self/statm; 0 when it
+ * cannot be read. */
+static uint64_t rss_mb(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%*u %llu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE) >> 20;
+}
+
+/* Whether the budget is spent; the first time, says which part. Asked
+ * before every run. */
+static int spent(struct shrinker *k)
+{
+	struct shrink_end *e = k->end;
+	uint64_t rss;
+
+	if (e->stopped[0])
+		return 1;
+	if (e->runs >= SHRINK_RUNS)
+		snprintf(e->stopped, sizeof(e->stopped), "%d runs",
+			 SHRINK_RUNS);
+	else if (wl_now() - k->t0 > k->b->seconds)
+		snprintf(e->stopped, sizeof(e->stopped), "%.0f s",
+			 k->b->seconds);
+	else if ((rss = rss_mb()) > k->rss0 + k->b->mb)
+		snprintf(e->stopped, sizeof(e->stopped), "%llu MiB of memory "
+			 "(%llu MiB resident)", (unsigned long long)k->b->mb,
+			 (unsigned long long)rss);
+	else
+		return 0;
+	return 1;
+}
+
+/* One run of the shrink: -1, and nothing run, when the budget is spent. */
+static int run(struct shrinker *k, const struct replay *rp,
+	       struct sim_outcome *out)
+{
+	if (spent(k))
+		return -1;
+	k->end->runs++;
+	replay_run(rp, out);
+	return 0;
+}
 
 /* The same failure: same verdict and, for an oracle, the same oracle (the
  * reason up to its first colon, e.g. "I-4 (...)"); for a crash, the same
@@ -52,51 +114,59 @@ static size_t deviations_of(const struct sim_outcome *o, struct deviation *d)
 
 /* Runs rp (a DFS replay) with deviations d[0..n), each applied at its step
  * of the run the earlier ones made; rp's schedule becomes the forced
- * prefix. out is the final run. */
-static void run_deviations(struct replay *rp, const struct deviation *d,
-			   size_t n, struct sim_outcome *out)
+ * prefix. out is the final run. -1 (out freed) when the budget ran out
+ * before it. */
+static int run_deviations(struct shrinker *sk, struct replay *rp,
+			  const struct deviation *d, size_t n,
+			  struct sim_outcome *out)
 {
 	free(rp->schedule);
 	rp->schedule = NULL;
 	rp->nschedule = 0;
-	replay_run(rp, out);
+	if (run(sk, rp, out) < 0)
+		return -1;
 	for (size_t k = 0; k < n; k++) {
 		size_t at = d[k].step < out->nschedule ? d[k].step :
 			out->nschedule;
 		uint16_t *pre = malloc((at + 1) * sizeof(*pre));
 
 		if (!pre)
-			return;
+			sim_oom();
 		memcpy(pre, out->schedule, at * sizeof(*pre));
 		pre[at] = d[k].thread;
 		free(rp->schedule);
 		rp->schedule = pre;
 		rp->nschedule = at + 1;
 		sim_outcome_free(out);
-		replay_run(rp, out);
+		if (run(sk, rp, out) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* Tries best without each window of 1, 2 or 3 neighbouring deviations
  * (some only go together: a preemption and the switch back), latest
  * first; keeps a removal while the run fails the same way with no more
  * preemptions. Returns whether one was removed. */
-static int drop_deviations(struct replay *best, struct deviation *d,
-			   size_t *n, struct sim_outcome *out, int *runs)
+static int drop_deviations(struct shrinker *sk, struct replay *best,
+			   struct deviation *d, size_t *n,
+			   struct sim_outcome *out)
 {
 	struct deviation *cand = malloc((*n + 1) * sizeof(*cand));
 	int dropped = 0;
 
 	for (size_t w = 1; cand && w <= 3 && w <= *n; w++) {
-		for (size_t k = *n - w + 1; k-- > 0 && *runs < SHRINK_RUNS;) {
+		for (size_t k = *n - w + 1; k-- > 0 && !spent(sk);) {
 			struct replay t = *best;
 			struct sim_outcome o;
 
 			memcpy(cand, d, k * sizeof(*d));
 			memcpy(cand + k, d + k + w, (*n - k - w) * sizeof(*d));
 			t.schedule = NULL;
-			*runs += (int)(*n - w + 1);
-			run_deviations(&t, cand, *n - w, &o);
+			if (run_deviations(sk, &t, cand, *n - w, &o) < 0) {
+				free(t.schedule);
+				break;
+			}
 			if (!same_failure(&o, out) ||
 			    o.preemptions > out->preemptions) {
 				free(t.schedule);
@@ -121,14 +191,15 @@ static int drop_deviations(struct replay *best, struct deviation *d,
 /* Tries best without each injected fault, latest call first; keeps a
  * removal while the run fails the same way with no more preemptions.
  * Returns whether one was removed. */
-static int drop_faults(struct replay *best, const struct deviation *d,
-		       size_t n, struct sim_outcome *out, int *runs)
+static int drop_faults(struct shrinker *sk, struct replay *best,
+		       const struct deviation *d, size_t n,
+		       struct sim_outcome *out)
 {
 	int dropped = 0;
 
 	for (int p = FP_COUNT; p-- > 0;) {
 		for (int i = best->faults.rule[p].ncalls;
-		     i-- > 0 && *runs < SHRINK_RUNS;) {
+		     i-- > 0 && !spent(sk);) {
 			struct replay t = *best;
 			struct fault_rule *r = &t.faults.rule[p];
 			struct sim_outcome o;
@@ -140,8 +211,10 @@ static int drop_faults(struct replay *best, const struct deviation *d,
 			if (!--r->ncalls)
 				t.faults.on &= ~(1u << p);
 			t.schedule = NULL;
-			*runs += (int)n + 1;
-			run_deviations(&t, d, n, &o);
+			if (run_deviations(sk, &t, d, n, &o) < 0) {
+				free(t.schedule);
+				break;
+			}
 			if (!same_failure(&o, out) ||
 			    o.preemptions > out->preemptions) {
 				free(t.schedule);
@@ -158,27 +231,22 @@ static int drop_faults(struct replay *best, const struct deviation *d,
 	return dropped;
 }
 
-void replay_shrink(struct replay *rp, struct sim_outcome *out)
+void replay_shrink(struct replay *rp, struct sim_outcome *out,
+		   const struct shrink_budget *b, struct shrink_end *end)
 {
-	int runs = 0;
+	struct shrinker sk = { b, end, wl_now(), rss_mb() };
 
-	if (!rp->schedule) {
-		rp->schedule = malloc(out->nschedule * sizeof(*rp->schedule) + 1);
-		if (!rp->schedule)
-			return;
-		memcpy(rp->schedule, out->schedule,
-		       out->nschedule * sizeof(*rp->schedule));
-		rp->nschedule = out->nschedule;
-	}
+	memset(end, 0, sizeof(*end));
 	/* Fewer operations: halve while the strategy alone still fails. */
-	while (rp->ops > 1 && runs++ < SHRINK_RUNS) {
+	while (rp->ops > 1) {
 		struct replay t = *rp;
 		struct sim_outcome o;
 
 		t.ops = rp->ops / 2;
 		t.schedule = NULL;
 		t.nschedule = 0;
-		replay_run(&t, &o);
+		if (run(&sk, &t, &o) < 0)
+			break;
 		if (!same_failure(&o, out)) {
 			sim_outcome_free(&o);
 			break;
@@ -191,11 +259,14 @@ void replay_shrink(struct replay *rp, struct sim_outcome *out)
 	}
 	/* The same run as a DFS replay with the faults that fired named by
 	 * their calls; then without each deviation and each fault it does
-	 * not need, until none can go. */
+	 * not need, until none can go. Deviations are known only for a run
+	 * recorded whole. */
+	if (!out->schedule_whole || spent(&sk))
+		goto done;
 	struct deviation *d = malloc((out->nschedule + 1) * sizeof(*d));
 
 	if (!d)
-		return;
+		sim_oom();
 	size_t n = deviations_of(out, d);
 	struct replay best = *rp;
 
@@ -205,20 +276,23 @@ void replay_shrink(struct replay *rp, struct sim_outcome *out)
 	best.schedule = NULL;
 	if (out->fired_complete)
 		best.faults = out->fired_plan;
-	int shrunk = drop_deviations(&best, d, &n, out, &runs);
+	int shrunk = drop_deviations(&sk, &best, d, &n, out);
 
-	while (out->fired_complete && runs < SHRINK_RUNS &&
-	       drop_faults(&best, d, n, out, &runs)) {
+	while (out->fired_complete && drop_faults(&sk, &best, d, n, out)) {
 		shrunk = 1;
-		drop_deviations(&best, d, &n, out, &runs);
+		drop_deviations(&sk, &best, d, &n, out);
 	}
 	free(d);
-	/* Unshrunk, the line keeps the strategy and the whole schedule. */
+	/* Unshrunk, the line keeps the strategy and its schedule. */
 	if (shrunk) {
 		free(rp->schedule);
 		*rp = best;
+	} else {
+		free(best.schedule);
 	}
+done:
 	/* Report the run of exactly what the line carries. */
 	sim_outcome_free(out);
 	replay_run(rp, out);
+	end->seconds = wl_now() - sk.t0;
 }

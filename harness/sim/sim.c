@@ -15,6 +15,7 @@
 #include "strategy.h"
 
 #define DEFAULT_MAX_STEPS 1000000ull
+#define DEFAULT_CPU_MS 20000ull
 #define DEFAULT_IDLE_NS (120ull * 1000000000ull)
 #define DEFAULT_PCT_STEPS 1000ull
 #define DEFAULT_FAIR_STEPS 10000ull
@@ -69,6 +70,8 @@ struct sim *sim_create(const struct sim_config *c)
 	s->cfg = *c;
 	if (!s->cfg.max_steps)
 		s->cfg.max_steps = DEFAULT_MAX_STEPS;
+	if (!s->cfg.cpu_limit_ms)
+		s->cfg.cpu_limit_ms = DEFAULT_CPU_MS;
 	if (!s->cfg.idle_limit_ns)
 		s->cfg.idle_limit_ns = DEFAULT_IDLE_NS;
 	if (!s->cfg.pct_steps)
@@ -131,8 +134,9 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	}
 	t->app_fn = fn;
 	t->arg = arg;
+	sched_budget_start(s);
 	coro_start(s, t);
-	if (s->verdict == SIM_CRASH || s->verdict == SIM_NO_PROGRESS)
+	if (s->crash.caught)
 		oracle_crash(s);
 	return s->verdict;
 }
@@ -224,9 +228,16 @@ uint64_t sim_lock_order_hash(const struct sim *s)
 
 const uint16_t *sim_schedule(const struct sim *s, size_t *n)
 {
-	*n = (size_t)(s->steps < s->cfg.max_steps ? s->steps :
-		      s->cfg.max_steps);
+	uint64_t kept = s->steps < s->cfg.max_steps ? s->steps :
+		s->cfg.max_steps;
+
+	*n = (size_t)(kept < SIM_RECORD_STEPS ? kept : SIM_RECORD_STEPS);
 	return s->sched;
+}
+
+int sim_schedule_whole(const struct sim *s)
+{
+	return s->steps <= SIM_RECORD_STEPS;
 }
 
 const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n)

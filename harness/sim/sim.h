@@ -34,16 +34,17 @@ enum sim_verdict {
 	SIM_DEADLOCK,    /* a cycle in the wait-for graph of locks */
 	SIM_LOST_WAKEUP, /* a thread sleeps on a fault nobody will serve */
 	SIM_NO_SIGNAL,   /* a condition waiter nobody will signal */
-	/* max_steps passed, or idle past idle_limit_ns with no fault,
-	 * condition or lock to blame: threads wait only on timers or joins
-	 * (a livelock in virtual time; sim_why starts with "hang"). */
+	/* Idle past idle_limit_ns with no fault, condition or lock to blame:
+	 * threads wait only on timers or joins (a livelock in virtual time;
+	 * sim_why starts with "hang"). */
 	SIM_STEP_LIMIT,
 	/* A controlled thread crashed: SIGSEGV, SIGBUS, SIGFPE, SIGILL, or
 	 * SIGABRT (abort, a failed assert); sim_why names the signal, the
 	 * thread and the function (guard.c). */
 	SIM_CRASH,
 	/* A controlled thread ran spin_limit_ms of CPU time without reaching
-	 * a scheduling point: a spin no schedule can end. */
+	 * a scheduling point (a spin no schedule can end), or the run passed
+	 * its step or CPU-time budget (max_steps, cpu_limit_ms). */
 	SIM_NO_PROGRESS,
 };
 #define SIM_NVERDICTS (SIM_NO_PROGRESS + 1)
@@ -57,7 +58,11 @@ struct sim_config {
 	 * runnable; past the end, or when it is not, the strategy decides. */
 	const uint16_t *replay;
 	size_t nreplay;
+	/* The run's budget: past either, SIM_NO_PROGRESS. The CPU time is
+	 * the simulating thread's, checked every few thousand steps, in
+	 * every build (a spin between two steps is spin_limit_ms's). */
 	uint64_t max_steps;      /* 0: 1,000,000 */
+	uint64_t cpu_limit_ms;   /* 0: 20,000 */
 	/* Virtual time with no progress (no read served, no CONTINUE, no
 	 * thread exit) after which the run counts as quiescent and is
 	 * classified; 0: 120 s. */
@@ -114,6 +119,9 @@ uint64_t sim_draw(struct sim *s);
 void sim_fail(struct sim *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Out of memory anywhere in the simulation: a line on stderr, abort. */
+void sim_oom(void) __attribute__((noreturn));
+
 /* Whether crashes and spins of controlled threads become verdicts here
  * (SIM_CRASH, SIM_NO_PROGRESS); 0 under ThreadSanitizer, whose runtime
  * owns the signals, where they take the process down. */
@@ -129,10 +137,17 @@ uint64_t sim_preemptions(const struct sim *s);
 uint64_t sim_log_hash(const struct sim *s);
 /* A hash of the order in which locks were acquired: one interleaving. */
 uint64_t sim_lock_order_hash(const struct sim *s);
-/* The thread chosen at each step, to replay the run. */
+/* The thread chosen at each step, to replay the run: the first
+ * SIM_RECORD_STEPS steps only (a run's memory must not grow with its
+ * length; a gate scenario's run is about a thousand steps). Past them a
+ * replay goes on from the seed, as the run did, so the record still
+ * replays it; sim_schedule_whole says whether it is every step. */
+#define SIM_RECORD_STEPS 65536
 const uint16_t *sim_schedule(const struct sim *s, size_t *n);
-/* At each step, the threads that could have run (bit i: thread i; threads
- * 64 and up are not shown), for the exhaustive search. */
+int sim_schedule_whole(const struct sim *s);
+/* At each recorded step, the threads that could have run (bit i: thread
+ * i; threads 64 and up are not shown), for the exhaustive search and
+ * shrinking. */
 const uint64_t *sim_runnable_masks(const struct sim *s, size_t *n);
 /* The kernel's own tallies, for I-14 against the pager's counters. */
 uint64_t sim_continues_ok(const struct sim *s);

@@ -111,6 +111,7 @@ struct sim_file {
 /* What guard.c caught: a crash (sig) or a spin (sig 0). */
 #define SIM_CRASH_FRAMES 24
 struct sim_crash {
+	int caught;               /* guard.c filled the rest */
 	int sig, code;            /* the signal and its si_code */
 	uintptr_t addr, pc;       /* si_addr; where the thread was */
 	uint16_t thread;
@@ -139,9 +140,11 @@ struct sim {
 	char why[1024];
 
 	uint64_t steps, preemptions, log_hash, lock_hash;
+	/* The first SIM_RECORD_STEPS steps' choices and runnable threads. */
 	uint16_t *sched;
-	uint64_t *masks;          /* runnable threads at each step */
+	uint64_t *masks;
 	uint64_t cap_sched;
+	uint64_t cpu_start_ms;    /* the CPU clock at the run's start */
 
 	uint64_t now, last_progress;
 
@@ -193,6 +196,8 @@ void sched_block(struct sim *s, enum sim_wait w, uint64_t obj, int timed,
 void sched_wake(struct sim_thread *t);
 void sched_wake_all(struct sim *s, enum sim_wait w, uint64_t obj);
 void sched_progress(struct sim *s);
+/* The run starts: its CPU-time budget counts from here. */
+void sched_budget_start(struct sim *s);
 uint64_t sched_deadline(struct sim *s, uint64_t ns);
 /* Adds a lock acquisition to the lock-order hash. */
 void sched_mix_lock(struct sim *s, uint64_t v);
@@ -201,7 +206,6 @@ void sched_mix_lock(struct sim *s, uint64_t v);
 /* FNV-1a: strings (paths, yield names) as log objects. */
 uint64_t sim_str_hash(const char *p);
 int sim_grow(void **arr, uint32_t *cap, uint32_t need, size_t size);
-void sim_oom(void) __attribute__((noreturn));
 
 /* sync.c: the name of lock's owner, or "nobody". */
 const char *sim_lock_owner(struct sim *s, uint32_t lock);

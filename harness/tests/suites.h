@@ -2,6 +2,18 @@
 #ifndef HARNESS_TESTS_SUITES_H
 #define HARNESS_TESTS_SUITES_H
 
+/* 1 in the ThreadSanitizer build (make tsan). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 void suite_content(void);  /* test_content.c */
 void suite_chunks(void);   /* test_chunks.c */
 void suite_config(void);   /* test_config.c */
@@ -24,9 +36,11 @@ void suite_scenarios(void); /* test_scenarios.c */
 void suite_coverage(void); /* test_coverage.c */
 void suite_conformance(void); /* test_conformance.c */
 
-/* time_limit.c: every registered test under a limit of this many seconds;
- * -1 with a line on stderr. And the limit's own self-test suite. */
-int time_limit_wrap_all(unsigned seconds);
+/* time_limit.c: every registered test in a child of its own under the
+ * limit limit(suite, test) gives, in seconds; -1 with a line on stderr.
+ * And the runner's own self-test suite. */
+typedef unsigned (*time_limit_fn)(const char *suite, const char *test);
+int time_limit_wrap_all(time_limit_fn limit);
 void suite_time_limit_self_test(void);
 
 #endif
