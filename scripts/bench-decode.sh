@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The seed's headline on this machine: tokens/s of a decode-shaped workload
+# (`residctl bench decode`: each layer's f32 weights multiplied into a
+# vector by 2 threads, a pass over every layer a token, every layer's output
+# checked) for A (kernel mmap, the fastest madvise), C, D, E across budget
+# ratios 0.25..0.75, 3 runs of each arm interleaved run by run with the
+# device read alone (arm 'device'), each run in its own memory cgroup with
+# the page cache emptied (root). Two layouts:
+#   equal: 16 chunks of 16 MiB, 6 tokens;
+#   model: `bench mkmodel --dtype F32` (8 layers, H 768, F 2048, V 8192:
+#          unequal layers straddling pages), 6 tokens.
+# About 25 minutes on a loaded 2-CPU machine. Writes:
+#   results/bench-decode.csv  every run of both layouts
+#   results/bench-decode.md   the tables
+#   results/bench-decode.png  tokens/s against the budget ratio per arm
+# Extra arguments go to both runs (e.g. --dir /mnt/disk, --reps 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh gnuplot-nox
+make -s all
+mkdir -p results
+model=build/model-decode.safetensors
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$model"' EXIT
+
+shape="--layers 8 --hidden 768 --ffn 2048 --vocab 8192"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# shellcheck disable=SC2086 # the shape is a list of options
+build/residctl bench mkmodel "$model" $shape --dtype F32 >"$tmp/mk"
+build/residctl bench decode --chunk 16M --chunks 16 --passes 6 --reps 3 \
+	--arms A,C,D,E,device --csv "$tmp/equal.csv" "$@" >"$tmp/equal.md"
+build/residctl bench decode --table "$model" --passes 6 --reps 3 \
+	--arms A,C,D,E,device --csv "$tmp/model.csv" "$@" >"$tmp/model.md"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{ cat "$tmp/equal.csv"; tail -n +2 "$tmp/model.csv"; } >results/bench-decode.csv
+{
+	echo "# Tokens/s of a decode-shaped workload against the budget"
+	echo
+	echo "\`scripts/bench-decode.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+	echo "The model: \`residctl bench mkmodel $shape --dtype F32\`, $(cut -d' ' -f3 "$tmp/mk") bytes."
+	echo
+	echo "![tokens/s against the budget ratio](bench-decode.png)"
+	echo
+	cat "$tmp/equal.md" "$tmp/model.md"
+} >results/bench-decode.md
+
+# The plot: per layout, the median tokens/s of each arm (A: the fastest
+# madvise at each ratio) with the least and most of its runs as error bars.
+points() { # layout arm: "ratio median least most" lines
+	awk -F, -v lay="$1" -v want="$2" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["layout"] == lay && $col["wall_s_each"] != "" {
+		a = $col["arm"]
+		if (want == "A" ? a !~ /^A-/ : a != want) next
+		n = split($col["wall_s_each"], w, " ")
+		for (i = 1; i <= n; i++) t[i] = $col["passes"] / w[i]
+		for (i = 2; i <= n; i++)
+			for (k = i; k > 1 && t[k - 1] > t[k]; k--) { x = t[k]; t[k] = t[k - 1]; t[k - 1] = x }
+		m = t[int(n / 2) + 1]
+		r = $col["ratio"]
+		if (!(r in best) || m > best[r]) { best[r] = m; lo[r] = t[1]; hi[r] = t[n] }
+		delete t
+	}
+	END { for (r in best) print r, best[r], lo[r], hi[r] }' results/bench-decode.csv | sort -n
+}
+layouts=(equal "$(basename "$model")")
+for l in 0 1; do
+	for arm in A C D E; do
+		points "${layouts[$l]}" "$arm" >"$tmp/$l-$arm.dat"
+	done
+done
+declare -A style=(
+	[A]='lc rgb "#1f77b4" pt 4' [C]='lc rgb "#d62728" pt 2'
+	[D]='lc rgb "#2ca02c" pt 7' [E]='lc rgb "#ff7f0e" pt 5'
+)
+declare -A title=(
+	[A]='A: kernel mmap (fastest madvise)' [C]='C: pager + lru'
+	[D]='D: pager + declared order' [E]='E: D + prefetch'
+)
+plots() { # layout index: one clause per arm, the line and its error bars
+	local sep=""
+	for arm in A C D E; do
+		[ -s "$tmp/$1-$arm.dat" ] || continue
+		printf '%s"%s" using 1:2 with linespoints lw 2 %s title "%s", "%s" using 1:2:3:4 with yerrorbars %s notitle' \
+			"$sep" "$tmp/$1-$arm.dat" "${style[$arm]}" "${title[$arm]}" \
+			"$tmp/$1-$arm.dat" "${style[$arm]}"
+		sep=", "
+	done
+}
+gnuplot <<GP
+set terminal pngcairo size 1200,500 font ",10"
+set output "results/bench-decode.png"
+set multiplot layout 1,2 title "Decode-shaped workload (f32 y = W x per layer, 2 threads): tokens/s against the budget; median of the runs, bars least..most"
+set xlabel "budget ratio (of the file)"
+set ylabel "tokens/s"
+set key below
+set grid
+set xrange [0.2:0.8]
+set yrange [0:*]
+set title "16 equal chunks of 16 MiB"
+plot $(plots 0)
+set title "synthetic F32 safetensors model: 8 layers, unequal chunks"
+plot $(plots 1)
+unset multiplot
+GP
+echo "bench-decode: results/bench-decode.csv, results/bench-decode.md, results/bench-decode.png"
