@@ -145,6 +145,15 @@ targets() {
 			if (g != "A" && (!((r, k) in P) || t > P[r, k])) P[r, k] = t
 		}
 		ratios[r] = 1
+		# Where a token goes (first run): A'"'"'s read rate over its wall,
+		# D'"'"'s fetches (on its critical path) and the rest.
+		if (g == "A" && (!((g, r) in wall) || $col["wall_s"] < wall[g, r]) || g == "D") {
+			wall[g, r] = $col["wall_s"]; mib[g, r] = $col["bytes_read"] / 1048576
+			fetch[g, r] = $col["fetch_ns"] / 1e9; tok = $col["passes"]
+		}
+	}
+	function where(r) {
+		return sprintf("ratio %.2f: A reads %.0f MiB in %.2f s a token (%.0f MiB/s); D fetches %.0f MiB in %.2f s of its %.2f s a token (%.0f MiB/s), the rest (the product, hits) %.2f s", r, mib["A", r] / tok, wall["A", r] / tok, mib["A", r] / wall["A", r], mib["D", r] / tok, fetch["D", r] / tok, wall["D", r] / tok, mib["D", r] / fetch["D", r], (wall["D", r] - fetch["D", r]) / tok)
 	}
 	function med(g, r,   k, v) { for (k = 1; k <= nrep; k++) v[k] = T[g, r, k]; return stats(v, nrep) }
 	function best(r,   k, v) { for (k = 1; k <= nrep; k++) v[k] = P[r, k] / T["A", r, k]; return stats(v, nrep) }
@@ -162,6 +171,7 @@ targets() {
 		printf "| decode: best pager arm >= 2 x A, ratio 0.75 | best of C, D, E / the fastest A, run by run: %s | %s |\n", spread(q), met(q >= 2)
 		q = best(0.25)
 		printf "| decode: best pager arm >= 1.2 x A, ratio 0.25 | best of C, D, E / the fastest A, run by run: %s | %s |\n", spread(q), met(q >= 1.2)
+		printf "| (decode: where a token goes, first run) | %s; %s | |\n", where(0.25), where(0.75)
 	}' results/bench-targets-decode.csv
 	awk -F'|' '
 	/^The fault.s wait/ { on = 1; next }
