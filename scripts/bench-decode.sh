@@ -45,63 +45,50 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	cat "$tmp/equal.md" "$tmp/model.md"
 } >results/bench-decode.md
 
-# The plot: per layout, the median tokens/s of each arm (A: the fastest
-# madvise at each ratio) with the least and most of its runs as error bars.
-points() { # layout arm: "ratio median least most" lines
-	awk -F, -v lay="$1" -v want="$2" '
+# The plot: per layout a table "ratio, then median least most of A (the
+# fastest madvise at each ratio), C, D, E", tokens/s from every run's wall.
+table() { # layout
+	awk -F, -v lay="$1" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$col["layout"] == lay && $col["wall_s_each"] != "" {
-		a = $col["arm"]
-		if (want == "A" ? a !~ /^A-/ : a != want) next
+	$col["layout"] == lay && $col["wall_s_each"] != "" && $col["arm"] != "device" {
+		g = $col["arm"] ~ /^A-/ ? "A" : $col["arm"]
 		n = split($col["wall_s_each"], w, " ")
 		for (i = 1; i <= n; i++) t[i] = $col["passes"] / w[i]
 		for (i = 2; i <= n; i++)
 			for (k = i; k > 1 && t[k - 1] > t[k]; k--) { x = t[k]; t[k] = t[k - 1]; t[k - 1] = x }
-		m = t[int(n / 2) + 1]
-		r = $col["ratio"]
-		if (!(r in best) || m > best[r]) { best[r] = m; lo[r] = t[1]; hi[r] = t[n] }
-		delete t
+		r = $col["ratio"]; m = t[int(n / 2) + 1]
+		if (!((g, r) in med) || m > med[g, r]) { med[g, r] = m; lo[g, r] = t[1]; hi[g, r] = t[n] }
+		ratios[r] = 1
 	}
-	END { for (r in best) print r, best[r], lo[r], hi[r] }' results/bench-decode.csv | sort -n
+	END {
+		for (r in ratios) {
+			printf "%s", r
+			split("A C D E", arm, " ")
+			for (i = 1; i <= 4; i++)
+				printf " %s %s %s", med[arm[i], r], lo[arm[i], r], hi[arm[i], r]
+			print ""
+		}
+	}' results/bench-decode.csv | sort -n
 }
-layouts=(equal "$(basename "$model")")
-for l in 0 1; do
-	for arm in A C D E; do
-		points "${layouts[$l]}" "$arm" >"$tmp/$l-$arm.dat"
-	done
-done
-declare -A style=(
-	[A]='lc rgb "#1f77b4" pt 4' [C]='lc rgb "#d62728" pt 2'
-	[D]='lc rgb "#2ca02c" pt 7' [E]='lc rgb "#ff7f0e" pt 5'
-)
-declare -A title=(
-	[A]='A: kernel mmap (fastest madvise)' [C]='C: pager + lru'
-	[D]='D: pager + declared order' [E]='E: D + prefetch'
-)
-plots() { # layout index: one clause per arm, the line and its error bars
-	local sep=""
-	for arm in A C D E; do
-		[ -s "$tmp/$1-$arm.dat" ] || continue
-		printf '%s"%s" using 1:2 with linespoints lw 2 %s title "%s", "%s" using 1:2:3:4 with yerrorbars %s notitle' \
-			"$sep" "$tmp/$1-$arm.dat" "${style[$arm]}" "${title[$arm]}" \
-			"$tmp/$1-$arm.dat" "${style[$arm]}"
-		sep=", "
-	done
-}
+head='ratio "A: kernel mmap (fastest madvise)" lo hi "C: pager + lru" lo hi "D: pager + declared order" lo hi "E: D + prefetch" lo hi'
+{ echo "$head"; table equal; } >"$tmp/equal.dat"
+{ echo "$head"; table "$(basename "$model")"; } >"$tmp/model.dat"
 gnuplot <<GP
-set terminal pngcairo size 1200,500 font ",10"
+set terminal pngcairo size 1200,520 font ",10"
 set output "results/bench-decode.png"
 set multiplot layout 1,2 title "Decode-shaped workload (f32 y = W x per layer, 2 threads): tokens/s against the budget; median of the runs, bars least..most"
 set xlabel "budget ratio (of the file)"
 set ylabel "tokens/s"
-set key below
+set key below maxrows 2
 set grid
 set xrange [0.2:0.8]
 set yrange [0:*]
+colours = "#1f77b4 #d62728 #2ca02c #ff7f0e"
+arm(f) = sprintf("plot for [i=1:4] '%s' using 1:(column(3*i-1)):(column(3*i)):(column(3*i+1)) with yerrorlines lw 2 pt (i*2) lc rgb word(colours, i) title columnhead(3*i-1)", f)
 set title "16 equal chunks of 16 MiB"
-plot $(plots 0)
+eval arm("$tmp/equal.dat")
 set title "synthetic F32 safetensors model: 8 layers, unequal chunks"
-plot $(plots 1)
+eval arm("$tmp/model.dat")
 unset multiplot
 GP
 echo "bench-decode: results/bench-decode.csv, results/bench-decode.md, results/bench-decode.png"
