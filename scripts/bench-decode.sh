@@ -91,4 +91,20 @@ set title "synthetic F32 safetensors model: 8 layers, unequal chunks"
 eval arm("$tmp/model.dat")
 unset multiplot
 GP
+# The section of results/performance.md: the tokens/s tables of both
+# layouts.
+tokens() { # title, the markdown of one run
+	echo "$1:"
+	echo
+	awk '/^Tokens\/s/ { on = 1; next } on && /^\|/ { print; seen = 1; next } seen { exit }' "$2"
+	echo
+}
+{
+	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'), load average $load_before before and $load_after after ([bench-decode.md](bench-decode.md), every run in [bench-decode.csv](bench-decode.csv)); tokens/s, median of 3 runs interleaved (least-most):"
+	echo
+	echo "![tokens/s against the budget ratio](bench-decode.png)"
+	echo
+	tokens "16 equal chunks of 16 MiB, 6 tokens a run" "$tmp/equal.md"
+	tokens "the F32 model ($(cut -d' ' -f3 "$tmp/mk") bytes, unequal layers), 6 tokens a run" "$tmp/model.md"
+} | bash scripts/perf-section.sh decode scripts/bench-decode.sh
 echo "bench-decode: results/bench-decode.csv, results/bench-decode.md, results/bench-decode.png"

@@ -200,19 +200,10 @@ targets() {
 
 # The section of results/performance.md between its markers.
 {
-	echo "<!-- targets: written by scripts/bench-targets.sh -->"
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'), load average $load_before before and $load_after after ([bench-targets.md](bench-targets.md)):"
 	echo
 	echo "| target | measured | |"
 	echo "|---|---|---|"
 	targets
-	echo "<!-- /targets -->"
-} >"$tmp/section.md"
-awk -v f="$tmp/section.md" '
-	/^<!-- targets:/ { while ((getline l < f) > 0) print l; skip = 1; next }
-	/^<!-- \/targets -->/ { skip = 0; next }
-	!skip' results/performance.md >"$tmp/perf.md"
-grep -q '^<!-- targets:' results/performance.md ||
-	{ echo "bench-targets: results/performance.md has no targets marker" >&2; exit 1; }
-cp "$tmp/perf.md" results/performance.md
+} | bash scripts/perf-section.sh targets scripts/bench-targets.sh
 echo "bench-targets: results/bench-targets.md, results/bench-targets-{arms,fetch,decode}.csv, results/performance.md"
