@@ -247,6 +247,18 @@ static int shown(const struct arms_opts *o, int a)
 	return o->use[a] && !arms[a].reader;
 }
 
+/* A heading cell per arm shown ("name suffix"), or with named 0 its
+ * separator cell. */
+static void arm_columns(const struct arms_opts *o, const char *suffix,
+			int named)
+{
+	for (int a = ARM_C; a < NARMS; a++)
+		if (shown(o, a) && named)
+			printf(" %s%s |", arms[a].name, suffix);
+		else if (shown(o, a))
+			printf("---|");
+}
+
 /* The median, least and most of n values (n >= 1). */
 static double med3(const double *v, uint64_t n, double *lo, double *hi)
 {
@@ -283,16 +295,11 @@ static void print_time(const struct arms_opts *o,
 	       "the arms interleaved run by run); pager arm / A = against the "
 	       "A variant that took least time:\n\n| ratio | A (fastest) |",
 	       o->reps, o->reps > 1 ? "s" : "");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (shown(o, a))
-			printf(" %s |", arms[a].name);
-	for (int a = ARM_C; a < NARMS; a++)
-		if (shown(o, a))
-			printf(" %s / A |", arms[a].name);
+	arm_columns(o, "", 1);
+	arm_columns(o, " / A", 1);
 	printf("\n|---|---|");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (shown(o, a))
-			printf("---|---|");
+	arm_columns(o, "", 0);
+	arm_columns(o, "", 0);
 	printf("\n");
 	for (int i = 0; i < o->nratios; i++) {
 		int which = 0;
@@ -386,13 +393,9 @@ static void print_tokens(const struct arms_opts *o,
 	       "that was fastest:\n\n| ratio | A |", o->threads,
 	       o->threads > 1 ? "s" : "", o->passes, o->reps,
 	       o->reps > 1 ? "s" : "");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (shown(o, a))
-			printf(" %s |", arms[a].name);
+	arm_columns(o, "", 1);
 	printf(" best pager / A |\n|---|---|");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (shown(o, a))
-			printf("---|");
+	arm_columns(o, "", 0);
 	printf("---|\n");
 	for (int i = 0; i < o->nratios; i++) {
 		double best = 0, fa = 0, t[MAX_REPS], lo, hi;
