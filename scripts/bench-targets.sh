@@ -23,35 +23,50 @@
 #   results/performance.md                its targets section, between the
 #                                         "targets:" markers
 # Extra arguments go to every residctl run (e.g. --dir /mnt/disk).
+# --report: the tables again from the last run's files in results/, nothing
+# measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh fio
-make -s all
 mkdir -p results
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
-	--arms A,D,D-whole,E,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
-	>"$tmp/a8.md"
-build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
-	--arms A-seq,D,D-whole,E,device --reps 3 --device --csv "$tmp/a128.csv" \
-	"$@" >"$tmp/a128.md"
-# The scan's own work: D with a budget that holds the file, each chunk
-# fetched once, every later pass a hit.
-build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 1.0 \
-	--arms D --reps 3 --csv "$tmp/w8.csv" "$@" >/dev/null
-build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 1.0 \
-	--arms D --reps 3 --csv "$tmp/w128.csv" "$@" >/dev/null
-build/residctl bench fetch --sizes 8M,128M --reps 3 \
-	--csv results/bench-targets-fetch.csv "$@" >"$tmp/f.md"
-build/residctl bench decode --chunk 16M --chunks 16 --passes 6 \
-	--ratios 0.25,0.5,0.75 --arms A,C,D,E,device --reps 3 \
-	--csv results/bench-targets-decode.csv "$@" >"$tmp/d.md"
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-{ cat "$tmp/a8.csv"; for f in a128 w8 w128; do tail -n +2 "$tmp/$f.csv"; done; } \
-	>results/bench-targets-arms.csv
+if [ "${1:-}" = --report ]; then
+	# The tables again from the last run's CSVs and tables in results/
+	# (after a change to this script's arithmetic); nothing is measured.
+	when=$(sed -n '3s/.* CPUs, \(.*\)\.$/\1/p' results/bench-targets.md)
+	load_before=$(sed -n 's/^Load average.*before: \(.*\); after.*/\1/p' results/bench-targets.md)
+	load_after=$(sed -n 's/^Load average.*; after: \(.*\)\.$/\1/p' results/bench-targets.md)
+	awk 'on; seen && /^$/ { on = 1 } /^\| target \|/ { seen = 1 }' \
+		results/bench-targets.md >"$tmp/tables.md"
+	cp "$tmp/tables.md" "$tmp/f.md"
+else
+	bash scripts/deps.sh fio
+	make -s all
+	when=$(date -u '+%Y-%m-%d %H:%M UTC')
+	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
+		--arms A,D,D-whole,E,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
+		>"$tmp/a8.md"
+	build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
+		--arms A-seq,D,D-whole,E,device --reps 3 --device --csv "$tmp/a128.csv" \
+		"$@" >"$tmp/a128.md"
+	# The scan's own work: D with a budget that holds the file, each chunk
+	# fetched once, every later pass a hit.
+	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 1.0 \
+		--arms D --reps 3 --csv "$tmp/w8.csv" "$@" >/dev/null
+	build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 1.0 \
+		--arms D --reps 3 --csv "$tmp/w128.csv" "$@" >/dev/null
+	build/residctl bench fetch --sizes 8M,128M --reps 3 \
+		--csv results/bench-targets-fetch.csv "$@" >"$tmp/f.md"
+	build/residctl bench decode --chunk 16M --chunks 16 --passes 6 \
+		--ratios 0.25,0.5,0.75 --arms A,C,D,E,device --reps 3 \
+		--csv results/bench-targets-decode.csv "$@" >"$tmp/d.md"
+	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+	{ cat "$tmp/a8.csv"; for f in a128 w8 w128; do tail -n +2 "$tmp/$f.csv"; done; } \
+		>results/bench-targets-arms.csv
+	cat "$tmp/a8.md" "$tmp/a128.md" "$tmp/f.md" "$tmp/d.md" >"$tmp/tables.md"
+fi
 
 # The targets table from the CSV of the arms (columns by name) and the
 # wait table of bench fetch.
@@ -147,8 +162,8 @@ targets() {
 		ratios[r] = 1
 		# Where a token goes (first run): A'"'"'s read rate over its wall,
 		# D'"'"'s fetches (on its critical path) and the rest.
-		if (g == "A" && (!((g, r) in wall) || $col["wall_s"] < wall[g, r]) || g == "D") {
-			wall[g, r] = $col["wall_s"]; mib[g, r] = $col["bytes_read"] / 1048576
+		if (g == "A" && (!((g, r) in wall) || each[1] < wall[g, r]) || g == "D") {
+			wall[g, r] = each[1]; mib[g, r] = $col["bytes_read"] / 1048576
 			fetch[g, r] = $col["fetch_ns"] / 1e9; tok = $col["passes"]
 		}
 	}
@@ -185,7 +200,7 @@ targets() {
 {
 	echo "# The time targets of issues 14 and 21, side by side"
 	echo
-	echo "\`scripts/bench-targets.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "\`scripts/bench-targets.sh\` on $(uname -r), $(nproc) CPUs, $when."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo "Wall times are medians of 3 runs per arm, the arms interleaved run by"
 	echo "run with the device read alone (arm 'device'); fio ran on the same file"
@@ -195,12 +210,13 @@ targets() {
 	echo "|---|---|---|"
 	targets
 	echo
-	cat "$tmp/a8.md" "$tmp/a128.md" "$tmp/f.md" "$tmp/d.md"
-} >results/bench-targets.md
+	cat "$tmp/tables.md"
+} >"$tmp/targets.md"
+cp "$tmp/targets.md" results/bench-targets.md
 
 # The section of results/performance.md between its markers.
 {
-	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC'), load average $load_before before and $load_after after ([bench-targets.md](bench-targets.md)):"
+	echo "Measured $when, load average $load_before before and $load_after after ([bench-targets.md](bench-targets.md)):"
 	echo
 	echo "| target | measured | |"
 	echo "|---|---|---|"
