@@ -105,6 +105,9 @@ expect2 "bench budget below a chunk" $R bench arms --ratios 0.01
 expect2 "bench unknown arm" $R bench arms --arms B
 expect2 "bench file in memory" $R bench arms --dir /dev/shm
 expect2 "bench fetch size not 4K" $R bench fetch --sizes 3000
+expect2 "bench --device without fio" env PATH=/nonexistent $R bench arms --device
+expect2 "bench decode --cols 0" $R bench decode --cols 0
+expect2 "bench arms --cols" $R bench arms --cols 64
 # Options are matched by name, never by a prefix of the argument: a longer
 # misspelt name is refused, not taken for the option it starts with.
 expect2 "check --seeds is not --seed" $R check T-5 --seeds 3

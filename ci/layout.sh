@@ -3,7 +3,8 @@
 # pages) read through the pager layer by layer by `verify --table`, every
 # byte compared with pread; a text table likewise; and `bench arms --table`
 # on the model, where no pager arm may fetch fewer bytes than the lower
-# bound and no word may be wrong.
+# bound and no word may be wrong; and `bench decode --table` on an F32
+# model, every layer's output right in every arm.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=build/residctl
@@ -29,4 +30,15 @@ awk -F, 'NR > 1 && $10 != "" {
 	if ($19 != 0) { print "arm " $7 " read " $19 " wrong words"; bad = 1 }
 } END { if (rows != 3) { print rows " pager rows, want 3"; bad = 1 } exit bad }' \
 	"$tmp/arms.csv" >&2 || fail "bench arms --table figures"
-echo "layout: model and text table verified, bench arms above the bound"
+$R bench mkmodel "$tmp/f32.safetensors" --layers 4 --hidden 256 --ffn 640 \
+	--vocab 1000 --dtype F32 >/dev/null || fail "mkmodel --dtype F32"
+$R bench decode --table "$tmp/f32.safetensors" --passes 2 --ratios 0.5 \
+	--arms A-seq,C,D,E --dir "$tmp" --csv "$tmp/decode.csv" >/dev/null 2>"$tmp/err" ||
+	fail "bench decode --table: $(tail -1 "$tmp/err")"
+# Four arms ran; mismatches (19) = 0 wrong outputs; workload (29) decode.
+awk -F, 'NR > 1 && $7 ~ /^(A-seq|C|D|E)$/ {
+	rows++
+	if ($19 != 0 || $29 != "decode") { print "arm " $7 ": " $19 " wrong outputs, workload " $29; bad = 1 }
+} END { if (rows != 4) { print rows " arm rows, want 4"; bad = 1 } exit bad }' \
+	"$tmp/decode.csv" >&2 || fail "bench decode --table outputs"
+echo "layout: model and text table verified, bench arms above the bound, decode outputs right"

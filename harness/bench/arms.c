@@ -34,6 +34,7 @@ static const char usage[] =
 	"                own (differs from D only where layers straddle chunks)\n"
 	"    D-whole  D reading each chunk whole before mapping it (fetch_piece\n"
 	"             0; D maps it 1 MiB at a time as it is read)\n"
+	"  device  the file read once with O_DIRECT (no workload)\n"
 	"  (--arms default A,C,D,E). Over the scan's own trace: 'bound', a true\n"
 	"  lower bound on any pager's bytes; 'FNU', furthest-next-use (Belady's\n"
 	"  optimum on equal chunks, a heuristic on unequal ones); 'exact', the\n"
@@ -47,19 +48,39 @@ static const char usage[] =
 	"  times, interleaved, and reports the median wall time. --device\n"
 	"  measures the device's own limit before and after the sweep with fio\n"
 	"  on the same file (O_DIRECT, chunk and 1 MiB blocks, queue depth\n"
-	"  1..16) beside the pager's fetch rate. Exit 0, 1 when a run failed,\n"
-	"  2 on bad input.\n";
+	"  1..16) beside the pager's fetch rate (fio must be installed:\n"
+	"  apt-get install -y fio). The arm 'device' reads the file once with\n"
+	"  O_DIRECT (8M blocks) in the sweep's rotation: the device measured run\n"
+	"  by run beside the pager. Exit 0, 1 when a run failed, 2 on bad\n"
+	"  input.\n";
+
+static const char usage_decode[] =
+	"usage: residctl bench decode [--cols N] [--chunk BYTES] [--chunks N]\n"
+	"                             [--table FILE] [OPTIONS of bench arms]\n"
+	"  The arms of 'residctl bench arms' on a decode-shaped workload: the\n"
+	"  file holds f32 weights, and each layer, read as a matrix of --cols\n"
+	"  columns (default 4096; the last row may be short), is multiplied into\n"
+	"  a vector by T threads splitting its rows (--threads, default 2), as\n"
+	"  CPU LLM decoding does; one pass over every layer is one token. Each\n"
+	"  layer's output is checked against its reference, computed beforehand\n"
+	"  from pread of the file (a wrong byte is a wrong output). Reports\n"
+	"  tokens/s per arm and budget ratio (median of --reps runs, the spread\n"
+	"  beside it), and bytes read as bench arms does. Default 16 chunks of\n"
+	"  32M, 8 passes, arms A,C,D,E ('A' is A-seq,A-normal here: A-random\n"
+	"  faults 4K at a time). Exit 0, 1 when a run failed or an output\n"
+	"  was wrong, 2 on bad input.\n";
 
 const struct arm arms[NARMS] = {
-	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0 },
-	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0 },
-	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0 },
-	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0 },
-	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0 },
-	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0 },
-	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0 },
-	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0 },
-	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1 },
+	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0, 0 },
+	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0, 0 },
+	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0, 0 },
+	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0, 0 },
+	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0, 0 },
+	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0 },
+	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0, 0 },
+	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0, 0 },
+	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1, 0 },
+	{ "device", -1, 0, 0, 0, 0, 0, 1 },
 };
 
 static int parse_ratios(const char *v, struct arms_opts *o)
@@ -96,7 +117,8 @@ static int parse_arms(const char *v, struct arms_opts *o)
 
 		for (int a = 0; a < NARMS; a++)
 			if (!strcmp(t, arms[a].name) ||
-			    (!strcmp(t, "A") && (a == 0 || a == 1)))
+			    (!strcmp(t, "A") && a <= 2 &&
+			     (o->decode ? a != 1 : a != 2)))
 				o->use[a] = found = 1;
 		if (!found)
 			return -1;
@@ -122,10 +144,13 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		CLI_VALUE("table", 'T'),
 		CLI_VALUE("reps", 'R'),
 		CLI_FLAG("device", 'D'),
+		CLI_VALUE("cols", 'C'),
 		{ 0 },
 	};
-	struct cli c = { .cmd = "bench arms", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
+	struct cli c = { .cmd = o->decode ? "bench decode" : "bench arms",
+			 .usage = o->decode ? usage_decode : usage,
+			 .argc = argc, .argv = argv, .opts = opts,
+			 .operands = 0 };
 	const char *v, *sized = NULL;
 	int opt;
 
@@ -138,55 +163,55 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 			sized = "--chunks";
 			if (cli_u64(v, &o->nchunks) || o->nchunks < 2 ||
 			    o->nchunks > 1u << 20)
-				return bench_bad("arms", "chunk count", v,
+				return bench_bad(o->name, "chunk count", v,
 						 "give 2..1048576");
 			break;
 		case 'c':
 			sized = "--chunk";
 			if (cli_bytes(v, &o->chunk) || !o->chunk ||
 			    o->chunk % RESID_PAGE)
-				return bench_bad("arms", "chunk size", v,
+				return bench_bad(o->name, "chunk size", v,
 						 "give a multiple of 4K, e.g. 8M");
 			break;
 		case 'p':
 			if (cli_u64(v, &o->passes) || !o->passes ||
 			    o->passes > 10000)
-				return bench_bad("arms", "pass count", v,
+				return bench_bad(o->name, "pass count", v,
 						 "give 1..10000");
 			break;
 		case 't':
 			if (cli_u64(v, &o->threads) || !o->threads ||
 			    o->threads > 64)
-				return bench_bad("arms", "thread count", v,
+				return bench_bad(o->name, "thread count", v,
 						 "give 1..64");
 			break;
 		case 'f':
 			if (cli_u64(v, &o->prefetch) || !o->prefetch ||
 			    o->prefetch > 64)
-				return bench_bad("arms", "prefetch depth", v,
+				return bench_bad(o->name, "prefetch depth", v,
 						 "give 1..64");
 			break;
 		case 'm':
 			if (cli_bytes(v, &o->margin) || o->margin % RESID_PAGE)
-				return bench_bad("arms", "margin", v,
+				return bench_bad(o->name, "margin", v,
 						 "give a multiple of 4K, e.g. 4M");
 			break;
 		case 'r':
 			if (parse_ratios(v, o))
-				return bench_bad("arms", "ratios", v,
+				return bench_bad(o->name, "ratios", v,
 						 "give up to 16 numbers in (0, 1], "
 						 "e.g. 0.25,0.5");
 			break;
 		case 'a':
 			if (parse_arms(v, o))
-				return bench_bad("arms", "arm list", v,
+				return bench_bad(o->name, "arm list", v,
 						 "use A, A-seq, A-random, A-normal, "
 						 "C, D, E, D-ahead, D-touched, "
-						 "D-whole, comma-separated");
+						 "D-whole, device, comma-separated");
 			break;
 		case 's':
 			if (cli_u64(v, &o->seed))
-				return bench_bad("arms", "seed", v,
+				return bench_bad(o->name, "seed", v,
 						 "give a decimal number");
 			break;
 		case 'd':
@@ -201,16 +226,29 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		case 'R':
 			if (cli_u64(v, &o->reps) || !o->reps ||
 			    o->reps > MAX_REPS)
-				return bench_bad("arms", "repetition count", v,
+				return bench_bad(o->name, "repetition count", v,
 						 "give 1..9");
 			break;
 		case 'D':
 			o->device = 1;
 			break;
+		case 'C':
+			if (!o->decode)
+				return bench_bad(o->name, "option", "--cols",
+						 "it is for 'residctl bench decode'");
+			if (cli_u64(v, &o->cols) || !o->cols ||
+			    o->cols > DECODE_MAX_COLS)
+				return bench_bad(o->name, "column count", v,
+						 "give 1..1048576");
+			break;
 		}
 	}
+	if (o->device && !device_have_fio())
+		return bench_bad(o->name, "option", "--device",
+				 "it needs fio, which is not installed; run: "
+				 "apt-get install -y fio");
 	if (o->table && sized)
-		return bench_bad("arms", "option with --table", sized,
+		return bench_bad(o->name, "option with --table", sized,
 				 "the table gives the chunks; drop --chunk and --chunks");
 	return -1;
 }
@@ -253,12 +291,13 @@ static int run_one(const struct arms_opts *o, struct bench_file *f, int i,
 	char err[600], tag[32];
 	const char *how = bench_drop_cache(f, err, sizeof(err));
 
+	memset(r, 0, sizeof(*r));
 	snprintf(tag, sizeof(tag), "bench-%s-%d", arms[a].name, i);
 	if (!how || bench_in_child(tag, j.budget + (arms[a].advice >= 0 ?
 			o->margin : PAGER_SLACK), arm_run, &j, r, sizeof(*r),
 			err, sizeof(err))) {
 		memset(r, 0, sizeof(*r));
-		fprintf(stderr, "residctl bench arms: ratio %.3f arm %s: %s\n",
+		fprintf(stderr, "residctl bench %s: ratio %.3f arm %s: %s\n", o->name,
 			o->ratio[i], arms[a].name, err);
 		return -1;
 	}
@@ -279,8 +318,13 @@ static void progress(const struct arms_opts *o, int i, int a, int done,
 		fprintf(stderr, "%" PRIu64 " MiB chunks", o->chunk / MiB);
 	fprintf(stderr, ", ratio %.3f, %-9s %8.1f MiB read", o->ratio[i],
 		arms[a].name, mib(r->io_bytes));
-	if (arms[a].advice < 0)
+	if (arm_is_pager(&arms[a]))
 		fprintf(stderr, " (pager %.1f)", mib(r->st.fetch_bytes));
+	if (arms[a].reader || (arm_is_pager(&arms[a]) && r->mibps[0] > 0))
+		fprintf(stderr, ", %.0f MiB/s", r->mibps[0]);
+	if (o->decode && !arms[a].reader)
+		fprintf(stderr, ", %.3f tokens/s", (double)o->passes /
+			r->seconds);
 	fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n",
 		mib(r->bound_bytes), mib(r->fnu_bytes), r->seconds);
 }
@@ -311,10 +355,11 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 				}
 				progress(o, i, a, done, total, &run);
 				if (run.mismatches || run.violations) {
-					fprintf(stderr, "residctl bench arms: "
-						"%s read %" PRIu64 " wrong words, %"
+					fprintf(stderr, "residctl bench %s: "
+						"%s read %" PRIu64 " wrong %s, %"
 						PRIu64 " invariant violations\n",
-						arms[a].name, run.mismatches,
+						o->name, arms[a].name, run.mismatches,
+						o->decode ? "outputs" : "words",
 						run.violations);
 					failed = 1;
 				}
@@ -327,6 +372,7 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 				if (!k)
 					*r = run;
 				r->secs[k] = run.seconds;
+				r->mibps[k] = run.mibps[0];
 			}
 		}
 		for (int a = 0; a < NARMS; a++) {
@@ -354,27 +400,38 @@ static int device_limit(struct arms_opts *o, struct bench_file *f)
 	o->dev.bs[1] = o->dev.bs[0] > MiB ? MiB : 0;
 	if (device_measure(f->path, f->size, &o->dev, err, sizeof(err)) == 0)
 		return 0;
-	fprintf(stderr, "residctl bench arms: device limit: %s\n", err);
+	fprintf(stderr, "residctl bench %s: device limit: %s\n", o->name, err);
 	return 1;
 }
 
-int bench_arms(int argc, char **argv)
+/* Decode: x and every layer's reference output, from pread of the file. */
+static int decode_setup(struct arms_opts *o, const struct bench_file *f,
+			char *err, size_t n)
 {
-	struct arms_opts o = {
-		.chunk = 8 * MiB, .nchunks = 16, .passes = 4, .threads = 1,
-		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
-		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
-		.use = { 1, 1, 0, 1, 1, 1 }, .dir = "build",
-	};
+	float *x = malloc(o->cols * sizeof(*x));
+	uint64_t *ref = calloc(o->lay.nlayers, sizeof(*ref));
+
+	o->dec = (struct decode_job){ (uint32_t)o->cols, x, ref };
+	if (!x || !ref) {
+		snprintf(err, n, "no memory for the decode's vector");
+		return -1;
+	}
+	decode_x(x, (uint32_t)o->cols);
+	return decode_reference(f->path, &o->lay, (uint32_t)o->cols, x, ref,
+				err, n);
+}
+
+static int arms_main(int argc, char **argv, struct arms_opts o)
+{
 	struct arm_result (*res)[NARMS];
 	struct bench_file f;
 	char err[1200], drops[64] = ""; /* room for a tensor's name */
-	int rc = parse(argc, argv, &o);
+	int rc = parse(argc, argv, &o), swept = 0;
 
 	if (rc >= 0)
 		return rc;
 	if (make_layout(&o, err, sizeof(err))) {
-		fprintf(stderr, "residctl bench arms: %s\n", err);
+		fprintf(stderr, "residctl bench %s: %s\n", o.name, err);
 		return 2;
 	}
 	for (int i = 0; i < o.nratios; i++)
@@ -383,46 +440,75 @@ int bench_arms(int argc, char **argv)
 
 			snprintf(v, sizeof(v), "%.3f", o.ratio[i]);
 			layout_free(&o.lay);
-			return bench_bad("arms", "ratio", v, "a budget must "
+			return bench_bad(o.name, "ratio", v, "a budget must "
 					 "hold the largest chunk: raise it");
 		}
 	if (bench_dir_check(o.dir, o.region, err, sizeof(err))) {
-		fprintf(stderr, "residctl bench arms: %s\n", err);
+		fprintf(stderr, "residctl bench %s: %s\n", o.name, err);
 		layout_free(&o.lay);
 		return 2;
 	}
 	res = calloc((size_t)o.nratios, sizeof(*res));
 	if (!res) {
-		fprintf(stderr, "residctl bench arms: no memory\n");
+		fprintf(stderr, "residctl bench %s: no memory\n", o.name);
 		layout_free(&o.lay);
 		return 1;
 	}
 	child_stop_softly();
-	fprintf(stderr, "bench arms: writing a %.1f MiB file in %s (%" PRIu32
-		" layers, %" PRIu32 " chunks)\n", mib(o.region), o.dir,
+	fprintf(stderr, "bench %s: writing a %.1f MiB file in %s (%" PRIu32
+		" layers, %" PRIu32 " chunks)\n", o.name, mib(o.region), o.dir,
 		o.lay.nlayers, o.lay.nchunks);
-	if (bench_file_create(&f, o.dir, o.region, o.seed, err,
-			      sizeof(err))) {
-		fprintf(stderr, "residctl bench arms: %s\n", err);
-		free(res);
-		layout_free(&o.lay);
-		return 1;
+	if (bench_file_create(&f, o.dir, o.region, o.seed, o.decode ?
+			      decode_fill : resid_content_fill, err,
+			      sizeof(err)) ||
+	    (o.decode && decode_setup(&o, &f, err, sizeof(err)))) {
+		fprintf(stderr, "residctl bench %s: %s\n", o.name, err);
+		bench_file_remove(&f);
+		rc = 1;
+		goto out;
 	}
 	rc = device_limit(&o, &f);
-	if (!rc)
+	if (!rc) {
 		rc = sweep(&o, &f, res, drops, sizeof(drops));
+		swept = 1;
+	}
 	if (!rc && !child_stop_signal())
 		rc = device_limit(&o, &f);
 	bench_file_remove(&f);
 	if (child_stop_signal()) {
-		fprintf(stderr, "residctl bench arms: interrupted; the file "
-			"is removed, nothing written\n");
-	} else {
+		fprintf(stderr, "residctl bench %s: interrupted; the file "
+			"is removed, nothing written\n", o.name);
+	} else if (swept) {
 		arms_print(&o, res, drops);
 		if (o.csv && arms_write_csv(&o, res))
 			rc = 1;
 	}
+out:
+	free((void *)o.dec.x);
+	free((void *)o.dec.ref);
 	free(res);
 	layout_free(&o.lay);
 	return rc;
+}
+
+int bench_arms(int argc, char **argv)
+{
+	return arms_main(argc, argv, (struct arms_opts){
+		.name = "arms",
+		.chunk = 8 * MiB, .nchunks = 16, .passes = 4, .threads = 1,
+		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
+		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
+		.use = { 1, 1, 0, 1, 1, 1 }, .dir = "build",
+	});
+}
+
+int bench_decode(int argc, char **argv)
+{
+	return arms_main(argc, argv, (struct arms_opts){
+		.name = "decode", .decode = 1, .cols = 4096,
+		.chunk = 32 * MiB, .nchunks = 16, .passes = 8, .threads = 2,
+		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
+		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
+		.use = { 1, 0, 1, 1, 1, 1 }, .dir = "build",
+	});
 }

@@ -8,11 +8,12 @@
 
 #include "bench.h"
 #include "budget_share.h"
+#include "decode.h"
 #include "device.h"
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
-#define NARMS 9
+#define NARMS 10
 #define MAX_REPS 9
 
 struct arm {
@@ -22,20 +23,32 @@ struct arm {
 	int prefetch, evict_ahead;
 	int touched;             /* announce every chunk a layer touches */
 	int whole;               /* fetch_piece 0: a chunk read whole */
+	int reader;              /* no workload: the file read by O_DIRECT */
 };
 
-/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole; the
- * tables name C, D, E. */
+/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole, and
+ * "device" (the file read once with O_DIRECT, in the sweep's rotation so
+ * the device is measured run by run beside the pager); the tables name C,
+ * D, E. */
 extern const struct arm arms[NARMS];
-enum { ARM_C = 3, ARM_D = 4, ARM_E = 5 };
+enum { ARM_C = 3, ARM_D = 4, ARM_E = 5, ARM_DEVICE = 9 };
+
+static inline int arm_is_pager(const struct arm *a)
+{
+	return a->advice < 0 && !a->reader;
+}
 
 /* The layout scanned: equal chunks (chunk x nchunks), or a table from a
  * file (table names it); lay.chunks cover region bytes, a whole number of
  * pages. */
 struct arms_opts {
+	const char *name;        /* "arms", or "decode" (the workload) */
 	uint64_t chunk, nchunks, passes, threads, prefetch, margin, seed;
 	uint64_t reps;           /* runs of each arm and ratio, interleaved */
 	int device;              /* measure the device's limit with fio */
+	int decode;              /* the decode workload (decode.h) */
+	uint64_t cols;
+	struct decode_job dec;
 	struct device_limit dev;
 	const char *table;
 	struct layout lay;
@@ -64,6 +77,8 @@ struct arm_result {
 	uint64_t faults, evicted_bytes, sink, mismatches, violations;
 	double seconds;          /* the median of secs */
 	double secs[MAX_REPS];
+	double first_s;          /* the first pass (cold for every arm) */
+	double mibps[MAX_REPS];  /* pager: fetch rate; device: read rate */
 	struct resid_stats st;
 	char drop[32];           /* how the page cache was emptied */
 	int ok;

@@ -29,7 +29,7 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 		    uint64_t budget, const struct arm *arm,
 		    const struct arm_result *r)
 {
-	int pager = arm->advice < 0;
+	int pager = arm_is_pager(arm);
 
 	row_head(f, o, ratio, budget, arm->name);
 	fprintf(f, "%" PRIu64 ",%" PRIu64 ",", r->io_bytes, r->io_first);
@@ -53,7 +53,10 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 		fputs(",", f);
 	for (uint64_t k = 0; k < o->reps; k++)
 		fprintf(f, "%s%.3f", k ? " " : ",", r->secs[k]);
-	fprintf(f, ",%.1f\n", o->dev.best);
+	fprintf(f, ",%.1f,%s,%.3f,", o->dev.best, o->name, r->first_s);
+	for (uint64_t k = 0; k < o->reps && r->mibps[0] > 0; k++)
+		fprintf(f, "%s%.1f", k ? " " : "", r->mibps[k]);
+	fputc('\n', f);
 }
 
 /* A reference's row: its bytes in bytes_read, the rest empty. */
@@ -64,7 +67,7 @@ static void ref_row(FILE *f, const struct arms_opts *o, double ratio,
 	row_head(f, o, ratio, budget, name);
 	fprintf(f, "%" PRIu64 ",,,,,,,%" PRIu64 ",,,,,,,,", bytes, accesses);
 	row_tail(f, o);
-	fprintf(f, ",,,%.1f\n", o->dev.best);
+	fprintf(f, ",,,%.1f,%s,,\n", o->dev.best, o->name);
 }
 
 int arms_write_csv(const struct arms_opts *o,
@@ -76,7 +79,7 @@ int arms_write_csv(const struct arms_opts *o,
 	snprintf(tmp, sizeof(tmp), "%s.tmp", o->csv);
 	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "residctl bench arms: cannot write %s: %s\n",
+		fprintf(stderr, "residctl bench %s: cannot write %s: %s\n", o->name,
 			o->csv, strerror(errno));
 		return -1;
 	}
@@ -85,7 +88,8 @@ int arms_write_csv(const struct arms_opts *o,
 	      "fnu_bytes,bound_bytes,exact_bytes,accesses,"
 	      "faults,evicted_bytes,wall_s,mismatches,violations,"
 	      "cgroup_limit,cache_drop,layout,layers,fetch_ns,read_ns,"
-	      "wall_s_each,device_mibps\n", f);
+	      "wall_s_each,device_mibps,workload,first_pass_s,mibps_each\n",
+	      f);
 	for (int i = 0; i < o->nratios; i++) {
 		uint64_t budget = arms_budget(o, o->ratio[i]);
 		struct arm_result ref = { 0 };
@@ -95,7 +99,8 @@ int arms_write_csv(const struct arms_opts *o,
 				continue;
 			csv_row(f, o, o->ratio[i], budget, &arms[a],
 				&res[i][a]);
-			ref = res[i][a];
+			if (!arms[a].reader)
+				ref = res[i][a];
 		}
 		if (!ref.ok)
 			continue;
@@ -108,7 +113,7 @@ int arms_write_csv(const struct arms_opts *o,
 				ref.exact_bytes, ref.accesses);
 	}
 	if (fclose(f) || rename(tmp, o->csv)) {
-		fprintf(stderr, "residctl bench arms: cannot write %s\n",
+		fprintf(stderr, "residctl bench %s: cannot write %s\n", o->name,
 			o->csv);
 		unlink(tmp);
 		return -1;
@@ -148,7 +153,7 @@ static const struct arm_result *best_a(const struct arm_result *r, int *which,
 static const struct arm_result *any_run(const struct arm_result *r)
 {
 	for (int a = 0; a < NARMS; a++)
-		if (r[a].ok)
+		if (r[a].ok && !arms[a].reader)
 			return &r[a];
 	return NULL;
 }
@@ -236,6 +241,52 @@ static double fetch_rate(const struct arm_result *r, int whole)
 	return ns ? mib(r->st.fetch_bytes) / ((double)ns / 1e9) : 0;
 }
 
+/* An arm with a workload that ran in this sweep, beyond A. */
+static int shown(const struct arms_opts *o, int a)
+{
+	return o->use[a] && !arms[a].reader;
+}
+
+/* A heading cell per arm shown ("name suffix"), or with named 0 its
+ * separator cell. */
+static void arm_columns(const struct arms_opts *o, const char *suffix,
+			int named)
+{
+	for (int a = ARM_C; a < NARMS; a++)
+		if (shown(o, a) && named)
+			printf(" %s%s |", arms[a].name, suffix);
+		else if (shown(o, a))
+			printf("---|");
+}
+
+/* The median, least and most of n values (n >= 1). */
+static double med3(const double *v, uint64_t n, double *lo, double *hi)
+{
+	double s[MAX_REPS];
+
+	memcpy(s, v, n * sizeof(*v));
+	for (uint64_t i = 1; i < n; i++)
+		for (uint64_t k = i; k && s[k - 1] > s[k]; k--) {
+			double t = s[k];
+
+			s[k] = s[k - 1];
+			s[k - 1] = t;
+		}
+	*lo = s[0];
+	*hi = s[n - 1];
+	return s[n / 2];
+}
+
+/* The device's run by run read rate at ratio i ("device" arm), MiB/s, or
+ * 0 when it did not run. */
+static double device_run(const struct arms_opts *o,
+			 const struct arm_result *r, double *lo, double *hi)
+{
+	if (!o->use[ARM_DEVICE] || !r[ARM_DEVICE].ok)
+		return 0;
+	return med3(r[ARM_DEVICE].mibps, o->reps, lo, hi);
+}
+
 /* Wall time against A, and the pager's fetch rate against the device. */
 static void print_time(const struct arms_opts *o,
 		       struct arm_result (*res)[NARMS])
@@ -244,16 +295,11 @@ static void print_time(const struct arms_opts *o,
 	       "the arms interleaved run by run); pager arm / A = against the "
 	       "A variant that took least time:\n\n| ratio | A (fastest) |",
 	       o->reps, o->reps > 1 ? "s" : "");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (o->use[a])
-			printf(" %s |", arms[a].name);
-	for (int a = ARM_C; a < NARMS; a++)
-		if (o->use[a])
-			printf(" %s / A |", arms[a].name);
+	arm_columns(o, "", 1);
+	arm_columns(o, " / A", 1);
 	printf("\n|---|---|");
-	for (int a = ARM_C; a < NARMS; a++)
-		if (o->use[a])
-			printf("---|---|");
+	arm_columns(o, "", 0);
+	arm_columns(o, "", 0);
 	printf("\n");
 	for (int i = 0; i < o->nratios; i++) {
 		int which = 0;
@@ -265,13 +311,13 @@ static void print_time(const struct arms_opts *o,
 		else
 			printf("- |");
 		for (int k = ARM_C; k < NARMS; k++)
-			if (o->use[k])
+			if (shown(o, k))
 				printf(res[i][k].ok ? " %.2f |" : " - |",
 				       res[i][k].seconds);
 		for (int k = ARM_C; k < NARMS; k++)
-			if (o->use[k] && a && res[i][k].ok)
+			if (shown(o, k) && a && res[i][k].ok)
 				printf(" %.3f |", res[i][k].seconds / a->seconds);
-			else if (o->use[k])
+			else if (shown(o, k))
 				printf(" - |");
 		printf("\n");
 	}
@@ -284,23 +330,39 @@ static void print_time(const struct arms_opts *o,
 		       ", the best of every block size and depth before and "
 		       "after the sweep)", o->dev.best, o->dev.best_bs >> 10,
 		       o->dev.best_qd);
+	if (o->use[ARM_DEVICE])
+		printf("; against the device run by run (arm 'device', the file "
+		       "read once with O_DIRECT in the arms' rotation): median "
+		       "of the fetch rates over the median of the device's, "
+		       "each with its least and most");
 	printf(":\n\n| ratio | arm | fetch MiB/s | read MiB/s | fetch / "
-	       "device | read / device |\n|---|---|---|---|---|---|\n");
+	       "device | read / device | device run by run, MiB/s | fetch, "
+	       "run by run | fetch / device run by run |\n"
+	       "|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < o->nratios; i++)
 		for (int a = ARM_C; a < NARMS; a++) {
 			const struct arm_result *r = &res[i][a];
 			double f = fetch_rate(r, 1), d = fetch_rate(r, 0);
+			double dlo, dhi, flo, fhi, dv, fv;
 
-			if (!r->ok || !o->use[a])
+			if (!r->ok || !shown(o, a))
 				continue;
 			printf("| %.3f | %s | %.0f | %.0f | ", o->ratio[i],
 			       arms[a].name, f, d);
 			if (o->dev.best > 0)
-				printf("%.1f %% | %.1f %% |\n",
+				printf("%.1f %% | %.1f %% | ",
 				       100 * f / o->dev.best,
 				       100 * d / o->dev.best);
 			else
-				printf("- | - |\n");
+				printf("- | - | ");
+			dv = device_run(o, res[i], &dlo, &dhi);
+			fv = med3(r->mibps, o->reps, &flo, &fhi);
+			if (dv > 0 && fv > 0)
+				printf("%.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | "
+				       "%.1f %% |\n", dv, dlo, dhi, fv, flo, fhi,
+				       100 * fv / dv);
+			else
+				printf("- | - | - |\n");
 		}
 	if (o->dev.best > 0) {
 		printf("\nfio, MiB/s by block size and queue depth:\n\n"
@@ -315,6 +377,57 @@ static void print_time(const struct arms_opts *o,
 				       " - |", o->dev.mibps[b][q]);
 			printf("\n");
 		}
+	}
+	printf("\n");
+}
+
+/* Decode: tokens/s of every arm, median of the runs and their spread, and
+ * the best pager arm over the fastest A. */
+static void print_tokens(const struct arms_opts *o,
+			 struct arm_result (*res)[NARMS])
+{
+	printf("Tokens/s (a token = one pass over every layer, y = W x of "
+	       "its f32 weights by %" PRIu64 " thread%s; %" PRIu64 " tokens a "
+	       "run): the median of %" PRIu64 " run%s, the arms interleaved "
+	       "run by run, the least and most in brackets; A = the madvise "
+	       "that was fastest:\n\n| ratio | A |", o->threads,
+	       o->threads > 1 ? "s" : "", o->passes, o->reps,
+	       o->reps > 1 ? "s" : "");
+	arm_columns(o, "", 1);
+	printf(" best pager / A |\n|---|---|");
+	arm_columns(o, "", 0);
+	printf("---|\n");
+	for (int i = 0; i < o->nratios; i++) {
+		double best = 0, fa = 0, t[MAX_REPS], lo, hi;
+		int which = 0;
+		const struct arm_result *a = best_a(res[i], &which, 1);
+
+		printf("| %.3f |", o->ratio[i]);
+		for (int k = -1; k < NARMS; k++) {
+			const struct arm_result *r = k < 0 ? a : &res[i][k];
+
+			if (k >= 0 && (k < ARM_C || !shown(o, k)))
+				continue;
+			if (!r || !r->ok) {
+				printf(" - |");
+				continue;
+			}
+			for (uint64_t n = 0; n < o->reps; n++)
+				t[n] = (double)o->passes / r->secs[n];
+			double m = med3(t, o->reps, &lo, &hi);
+
+			printf(" %.3f (%.3f-%.3f)%s%s |", m, lo, hi,
+			       k < 0 ? " " : "", k < 0 ? arms[which].name + 2 :
+			       "");
+			if (k < 0)
+				fa = m;
+			else if (arm_is_pager(&arms[k]) && m > best)
+				best = m;
+		}
+		if (fa > 0 && best > 0)
+			printf(" %.2f x |\n", best / fa);
+		else
+			printf(" - |\n");
 	}
 	printf("\n");
 }
@@ -346,14 +459,17 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 	for (int i = 0; i < o->nratios; i++)
 		summary_row(o, i, res[i]);
 	printf("\n");
+	if (o->decode)
+		print_tokens(o, res);
 	print_time(o, res);
 	printf("Every run (pager MiB: the pager's own fetch_bytes, the "
 	       "cross-check; faults: the pager's fault messages, or the "
 	       "process's major + minor faults for A; evicted: punched by "
 	       "the pager, or for A read minus still cached at the end):\n\n"
 	       "| ratio | arm | MiB read | x bound | x FNU | x exact | "
-	       "pager MiB | faults | evicted MiB | wall s | bad words |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "pager MiB | faults | evicted MiB | wall s | bad %s |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|\n",
+	       o->decode ? "outputs" : "words");
 	for (int i = 0; i < o->nratios; i++)
 		for (int a = 0; a < NARMS; a++) {
 			const struct arm_result *r = &res[i][a];
@@ -366,7 +482,7 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 			       quot(q[1], 16, r, r->io_bytes, r, r->fnu_bytes),
 			       r->have_exact ? quot(q[2], 16, r, r->io_bytes, r,
 						    r->exact_bytes) : "-");
-			if (arms[a].advice < 0)
+			if (arm_is_pager(&arms[a]))
 				printf("%.1f | ", mib(r->st.fetch_bytes));
 			else
 				printf("- | ");

@@ -22,6 +22,8 @@ double bench_now(void);
 
 /* The backing file: content of SPEC §5.1 (seed), written, fsynced, and
  * removed by bench_file_remove on every exit path. */
+struct decode_job;
+
 struct bench_file {
 	char path[4096];
 	uint64_t size;
@@ -32,9 +34,13 @@ struct bench_file {
 /* Checks dir (exists, not tmpfs, room for size bytes): 0, or -1 with one
  * line in err naming the fix. Nothing is created. */
 int bench_dir_check(const char *dir, uint64_t size, char *err, size_t n);
-/* Creates <dir>/residctl-bench-<pid>.dat. -1 with err; nothing left. */
+/* Creates <dir>/residctl-bench-<pid>.dat, its bytes from fill
+ * (resid_content_fill, or decode_fill for weights). -1 with err; nothing
+ * left. */
+typedef void (*bench_fill)(uint8_t *dst, uint64_t off, uint64_t len,
+			   uint64_t seed);
 int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
-		      uint64_t seed, char *err, size_t n);
+		      uint64_t seed, bench_fill fill, char *err, size_t n);
 void bench_file_remove(struct bench_file *f);
 
 /* Empties the file's page cache: fsync + POSIX_FADV_DONTNEED, then mincore
@@ -59,7 +65,9 @@ int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 /* The cyclic layer scan: the layers of `lay` in order, `passes` times, by
  * `threads` application threads splitting each layer between them (a
  * barrier per layer). Every byte is summed into sink and compared with the
- * content. With a region, each layer's own chunk (the one holding its first
+ * content; with `dec` (decode.h) each layer is instead multiplied into a
+ * vector, its rows split between the threads, and each layer's output
+ * checked against its reference (a mismatch per wrong output). With a region, each layer's own chunk (the one holding its first
  * byte) is announced before it is read (RESID_SIGNAL_BEFORE_READ); with
  * `touched`, every chunk its bytes touch, in order. trace gets one record
  * per chunk the scan enters, in true order (a layer that runs on into the
@@ -76,6 +84,8 @@ struct scan {
 	uint32_t *trace;
 	uint64_t sink, mismatches, accesses;
 	uint64_t io_first_pass; /* read_bytes when the first pass ended */
+	double t_first_pass;    /* bench_now() then */
+	const struct decode_job *dec;
 };
 int scan_run(struct scan *s, char *err, size_t n);
 
@@ -83,6 +93,7 @@ int scan_run(struct scan *s, char *err, size_t n);
 int bench_arms(int argc, char **argv);
 int bench_fetch(int argc, char **argv);
 int bench_mkmodel(int argc, char **argv);
+int bench_decode(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */
 int bench_bad(const char *cmd, const char *what, const char *v,

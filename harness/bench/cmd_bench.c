@@ -9,10 +9,12 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: residctl bench arms|fetch|mkmodel [OPTIONS]\n"
+	"usage: residctl bench arms|decode|fetch|mkmodel [OPTIONS]\n"
 	"  arms   bytes read from the disk by the kernel's mmap (A), the pager\n"
 	"         with lru (C), with the declared order (D), with prefetch (E),\n"
 	"         against Belady (OPT), on a cyclic layer scan, budgets swept\n"
+	"  decode tokens/s of the same arms on a decode-shaped workload: each\n"
+	"         layer's f32 weights multiplied into a vector, a pass a token\n"
 	"  fetch  per-chunk fetch latency and throughput of the pager against\n"
 	"         a plain O_DIRECT pread, with a breakdown of each fetch\n"
 	"  mkmodel  writes a synthetic safetensors model (a layout for\n"
@@ -54,8 +56,8 @@ int bench_sizes(const char *s, uint64_t *out, int max)
 int cmd_bench(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "residctl bench: name a benchmark, arms, fetch "
-			"or mkmodel; see residctl bench --help\n");
+		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
+			"fetch or mkmodel; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -64,11 +66,13 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "arms"))
 		return bench_arms(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "decode"))
+		return bench_decode(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fetch"))
 		return bench_fetch(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "mkmodel"))
 		return bench_mkmodel(argc - 1, argv + 1);
 	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
-		"fetch or mkmodel\n", argv[1]);
+		"decode, fetch or mkmodel\n", argv[1]);
 	return 2;
 }

@@ -14,6 +14,22 @@
 
 #define DEVICE_BUFFERS (1024 * MiB)
 
+int device_have_fio(void)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s/fio", (int)len, path);
+		if (len && access(dir, X_OK) == 0)
+			return 1;
+		path += len + (path[len] == ':');
+	}
+	return 0;
+}
+
 /* fio's read bandwidth in KiB/s: field 7 of its terse (v3) line. */
 static int parse_terse(const char *out, double *kib)
 {

@@ -17,6 +17,10 @@ struct device_limit {
 	uint64_t best_bs, best_qd;
 };
 
+/* Whether fio is an executable file in a directory of $PATH: a benchmark
+ * asked for --device checks this before it starts. */
+int device_have_fio(void);
+
 /* Runs fio on path (size bytes) for each non-zero bs, 2 s per queue
  * depth, keeping the best of what d already holds. 0, or -1 with err (fio
  * missing or failing). */

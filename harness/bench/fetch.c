@@ -204,7 +204,8 @@ int bench_fetch(int argc, char **argv)
 	child_stop_softly();
 	fprintf(stderr, "bench fetch: writing a %" PRIu64 " MiB file in %s\n",
 		o.total / MiB, o.dir);
-	if (bench_file_create(&f, o.dir, o.total, 1, err, sizeof(err))) {
+	if (bench_file_create(&f, o.dir, o.total, 1, resid_content_fill, err,
+			      sizeof(err))) {
 		fprintf(stderr, "residctl bench fetch: %s\n", err);
 		free(all);
 		return 1;

@@ -66,7 +66,7 @@ static int write_all(int fd, const uint8_t *buf, uint64_t len, uint64_t off)
 }
 
 int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
-		      uint64_t seed, char *err, size_t n)
+		      uint64_t seed, bench_fill fill, char *err, size_t n)
 {
 	uint8_t *buf = malloc(PIECE);
 
@@ -91,7 +91,7 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 	for (uint64_t off = 0; off < size && !child_stop_signal(); off += PIECE) {
 		uint64_t len = size - off < PIECE ? size - off : PIECE;
 
-		resid_content_fill(buf, off, len, seed);
+		fill(buf, off, len, seed);
 		if (write_all(f->fd, buf, len, off)) {
 			snprintf(err, n, "cannot write %s: %s", f->path,
 				 strerror(errno));

@@ -3,7 +3,9 @@
  * their norms, final norm, head), F16, packed as the safetensors writer
  * packs them: the header padded to 8 bytes, tensors back to back, so layers
  * start and end inside pages as real ones do. The data bytes are the content
- * of SPEC §5.1 at their file offsets, so every byte can be checked. */
+ * of SPEC §5.1 at their file offsets, so every byte can be checked; with
+ * --dtype F32 the tensors are F32 and hold the decode workload's weights
+ * (decode.h), real numbers at their file offsets. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,19 +15,22 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "decode.h"
 #include "mkmodel.h"
 
 static const char usage[] =
 	"usage: residctl bench mkmodel FILE [--layers N] [--hidden H] [--ffn F]\n"
-	"                              [--vocab V] [--seed S]\n"
+	"                              [--vocab V] [--seed S] [--dtype F16|F32]\n"
 	"  Writes a synthetic safetensors model to FILE: model.embed_tokens\n"
 	"  [V,H], N layers (model.layers.<i>.: input_layernorm [H], q/k/v/o\n"
 	"  projections [H,H], [H/4,H] for k and v, post_attention_layernorm [H],\n"
 	"  gate/up [F,H], down [H,F]), model.norm [H], lm_head [V,H]; all F16,\n"
 	"  packed back to back after an 8-byte-padded header, so tensors start\n"
 	"  and end inside pages. Data bytes are the test content (seed S) at\n"
-	"  their file offsets. Defaults: 8 layers, H 768, F 2048, V 8192, seed\n"
-	"  1 (about 119 MiB). Exit 0, 1 on a write error, 2 on bad input.\n";
+	"  their file offsets. --dtype F32: F32 tensors holding real weights,\n"
+	"  those 'residctl bench decode' multiplies (seed S). Defaults: 8\n"
+	"  layers, H 768, F 2048, V 8192, seed 1, F16 (about 119 MiB). Exit 0,\n"
+	"  1 on a write error, 2 on bad input.\n";
 
 #define NAME 96
 
@@ -77,16 +82,17 @@ static size_t tensor_list(const struct mkmodel *m, struct tensor_def **out)
 	return n;
 }
 
-static uint64_t bytes_of(const struct tensor_def *t)
+static uint64_t bytes_of(const struct tensor_def *t, int f32)
 {
-	return 2 * t->rows * (t->cols ? t->cols : 1);
+	return (f32 ? 4 : 2) * t->rows * (t->cols ? t->cols : 1);
 }
 
 /* The JSON header, padded with spaces to a multiple of 8 (as the
  * safetensors writer pads it); NULL when out of memory. */
-static char *header(const struct tensor_def *t, size_t nt, uint64_t *len,
-		    uint64_t *data_len)
+static char *header(const struct tensor_def *t, size_t nt, int f32,
+		    uint64_t *len, uint64_t *data_len)
 {
+	const char *dtype = f32 ? "F32" : "F16";
 	size_t cap = 256 + nt * (NAME + 128), k = 0;
 	char *h = malloc(cap);
 	uint64_t off = 0;
@@ -95,14 +101,14 @@ static char *header(const struct tensor_def *t, size_t nt, uint64_t *len,
 		return NULL;
 	k += (size_t)snprintf(h + k, cap - k, "{\"__metadata__\":{\"format\":\"pt\",\"generator\":\"residctl bench mkmodel\"}");
 	for (size_t i = 0; i < nt; i++) {
-		uint64_t b = bytes_of(&t[i]);
+		uint64_t b = bytes_of(&t[i], f32);
 
 		if (t[i].cols)
-			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"F16\",\"shape\":[%" PRIu64 ",%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
-					      t[i].name, t[i].rows, t[i].cols, off, off + b);
+			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64 ",%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+					      t[i].name, dtype, t[i].rows, t[i].cols, off, off + b);
 		else
-			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"F16\",\"shape\":[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
-					      t[i].name, t[i].rows, off, off + b);
+			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+					      t[i].name, dtype, t[i].rows, off, off + b);
 		off += b;
 	}
 	h[k++] = '}';
@@ -119,7 +125,7 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	struct tensor_def *t = NULL;
 	size_t nt = tensor_list(m, &t);
 	uint64_t hlen, data_len, size;
-	char *h = nt ? header(t, nt, &hlen, &data_len) : NULL;
+	char *h = nt ? header(t, nt, m->f32, &hlen, &data_len) : NULL;
 	uint8_t le[8], *buf = malloc(8 * MiB);
 	char tmp[4200];
 	FILE *f = NULL;
@@ -144,7 +150,8 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	for (uint64_t off = 8 + hlen; off < size && !child_stop_signal();) {
 		uint64_t len = size - off < 8 * MiB ? size - off : 8 * MiB;
 
-		resid_content_fill(buf, off, len, m->seed);
+		(m->f32 ? decode_fill : resid_content_fill)(buf, off, len,
+							    m->seed);
 		if (fwrite(buf, 1, len, f) != len)
 			goto io;
 		off += len;
@@ -190,6 +197,7 @@ int bench_mkmodel(int argc, char **argv)
 		CLI_VALUE("ffn", 'f'),
 		CLI_VALUE("vocab", 'v'),
 		CLI_VALUE("seed", 's'),
+		CLI_VALUE("dtype", 'd'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "bench mkmodel", .usage = usage, .argc = argc,
@@ -223,6 +231,12 @@ int bench_mkmodel(int argc, char **argv)
 		case 's':
 			dst = &m.seed, max = UINT64_MAX, name = "seed";
 			break;
+		case 'd':
+			if (strcmp(c.arg, "F16") && strcmp(c.arg, "F32"))
+				return bench_bad("mkmodel", "dtype", c.arg,
+						 "give F16 or F32");
+			m.f32 = !strcmp(c.arg, "F32");
+			continue;
 		}
 		if (cli_u64(c.arg, dst) ||
 		    (dst != &m.seed && (!*dst || *dst > max))) {
@@ -237,7 +251,7 @@ int bench_mkmodel(int argc, char **argv)
 		fprintf(stderr, "residctl bench mkmodel: no FILE given; usage: residctl bench mkmodel FILE [--layers N]\n");
 		return 2;
 	}
-	uint64_t est = 2 * (2 * m.vocab * m.hidden + m.layers *
+	uint64_t est = (m.f32 ? 4 : 2) * (2 * m.vocab * m.hidden + m.layers *
 			    (2 * m.hidden * m.hidden + m.hidden * m.hidden / 2 +
 			     3 * m.ffn * m.hidden));
 

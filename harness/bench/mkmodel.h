@@ -8,6 +8,7 @@
 
 struct mkmodel {
 	uint64_t layers, hidden, ffn, vocab, seed;
+	int f32; /* F32 tensors of real weights (decode.h), not F16 */
 };
 
 /* Writes the model to path (through path.tmp, renamed when complete);

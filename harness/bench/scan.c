@@ -1,4 +1,5 @@
-/* The cyclic layer scan: layers in order, every byte consumed and checked,
+/* The cyclic layer scan: layers in order, every byte consumed and checked
+ * (decoding: every layer multiplied into a vector and its output checked),
  * the reference trace written by the workload as it goes. Several threads
  * split each layer (as its rows are split between cores) and meet at a
  * barrier before the next. */
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "decode.h"
 
 #define MAX_THREADS 64
 
@@ -19,10 +21,12 @@ struct gate {
 
 struct worker {
 	struct scan *s;
+	struct worker *all;
 	pthread_barrier_t *bar;
 	struct gate *gate;
 	uint32_t id;
 	uint64_t sum, bad;
+	uint64_t part; /* decode: this thread's share of a layer's checksum */
 	pthread_t th;
 };
 
@@ -72,6 +76,30 @@ static void enter_layer(struct scan *s, uint32_t layer, uint32_t *last)
 			s->trace[s->accesses++] = *last = c;
 }
 
+/* Decode: this thread's rows of layer l multiplied into x. */
+static void decode(struct worker *w, uint32_t l)
+{
+	const struct decode_job *j = w->s->dec;
+	struct decode_layer d = decode_layer_of(&w->s->lay->layers[l], j->cols);
+	uint64_t t = w->s->threads;
+
+	w->part = decode_rows((const float *)w->s->base + d.first, &d, j->cols,
+			      j->x, d.rows * w->id / t,
+			      d.rows * (w->id + 1) / t);
+}
+
+/* Thread 0, when every thread is done with layer l (before any starts the
+ * next): the layer's output against its reference. */
+static void check_output(struct worker *w0, uint32_t l)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < w0->s->threads; i++)
+		sum += w0->all[i].part;
+	w0->bad += sum != w0->s->dec->ref[l];
+	w0->sum += sum;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -101,13 +129,20 @@ static void *worker_main(void *arg)
 			uint64_t to = w->id + 1 == s->threads ? y->len :
 				from + slice;
 
-			consume(w, y->off + from, to - from);
+			if (s->dec)
+				decode(w, l);
+			else
+				consume(w, y->off + from, to - from);
 			if (s->threads > 1)
 				pthread_barrier_wait(w->bar);
+			if (s->dec && w->id == 0)
+				check_output(w, l);
 		}
-		if (p == 0 && w->id == 0 &&
-		    bench_read_bytes(&s->io_first_pass))
-			s->io_first_pass = 0;
+		if (p == 0 && w->id == 0) {
+			s->t_first_pass = bench_now();
+			if (bench_read_bytes(&s->io_first_pass))
+				s->io_first_pass = 0;
+		}
 	}
 	return NULL;
 }
@@ -132,8 +167,8 @@ int scan_run(struct scan *s, char *err, size_t n)
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->threads; i++)
-		w[i] = (struct worker){ .s = s, .bar = &bar, .gate = &gate,
-					.id = i };
+		w[i] = (struct worker){ .s = s, .all = w, .bar = &bar,
+					.gate = &gate, .id = i };
 	/* Thread 0 is this one; the others are started first. */
 	for (started = 1; started < s->threads; started++)
 		if (pthread_create(&w[started].th, NULL, worker_main,

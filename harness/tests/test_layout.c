@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/decode.h"
 #include "bench/mkmodel.h"
 #include "layout.h"
 #include "suites.h"
@@ -289,6 +290,54 @@ static void test_scan_trace(void)
 	layout_free(&l);
 }
 
+/* The decode workload on an F32 model: the outputs of a scan by one or two
+ * threads match the reference computed from pread of the file, and one
+ * flipped bit of one weight (its lowest) is a wrong output once a pass. */
+static void test_decode_outputs(void)
+{
+	struct mkmodel m = { .layers = 2, .hidden = 96, .ffn = 200, .vocab = 50,
+			     .seed = 3, .f32 = 1 };
+	uint32_t trace[3 * 2 * 5], cols = 70;
+	uint64_t size, ref[5];
+	float x[70], w;
+	struct layout l;
+	struct decode_job dec = { cols, x, ref };
+	struct scan s = { .passes = 3, .trace = trace, .dec = &dec };
+	char err[512];
+	uint8_t *buf;
+	FILE *f;
+
+	put_text("");
+	CU_ASSERT_EQUAL_FATAL(mkmodel_write(path, &m, &size, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(l.nlayers, 5);
+	decode_x(x, cols);
+	CU_ASSERT_EQUAL_FATAL(decode_reference(path, &l, cols, x, ref, err,
+					       sizeof(err)), 0);
+	buf = malloc(size);
+	f = fopen(path, "rb");
+	CU_ASSERT_FATAL(buf && f && fread(buf, 1, size, f) == size);
+	fclose(f);
+	unlink(path);
+	for (uint64_t i = l.layers[0].off; i < size; i += 4) {
+		memcpy(&w, buf + i, 4);
+		CU_ASSERT(w >= -0.5f && w < 0.5f);
+	}
+	for (uint32_t j = 0; j < cols; j++)
+		CU_ASSERT(x[j] != 0);
+	s.base = buf;
+	s.lay = &l;
+	for (s.threads = 1; s.threads <= 2; s.threads++) {
+		CU_ASSERT_EQUAL(scan_run(&s, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(s.mismatches, 0);
+	}
+	buf[l.layers[2].off + 4 * 1001] ^= 1;
+	CU_ASSERT_EQUAL(scan_run(&s, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s.mismatches, 3);
+	free(buf);
+	layout_free(&l);
+}
+
 void suite_layout(void)
 {
 	CU_pSuite s = CU_add_suite("layout", NULL, NULL);
@@ -300,4 +349,5 @@ void suite_layout(void)
 	CU_add_test(s, "malformed safetensors files", test_safetensors_malformed);
 	CU_add_test(s, "the synthetic model straddles pages", test_synthetic_model);
 	CU_add_test(s, "the bench's scan over a layout", test_scan_trace);
+	CU_add_test(s, "the decode workload's outputs checked", test_decode_outputs);
 }
