@@ -17,6 +17,7 @@ usage() {
 	cat <<'EOF'
 usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
                          [--out DIR] [--no-report] [--table FILE]
+                         [--first-verdict]
        scripts/mutate.sh --check | --list | --help
   Applies each mutant of scripts/mutants.txt to a copy of the tree, builds
   it and runs the detectors on it, each under a time limit (a hang is a
@@ -40,6 +41,9 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
            search string exactly once, to this tree; no build
   --list   prints the mutants
   --table  another table than scripts/mutants.txt (for the self-test)
+  --first-verdict  a mutant's detectors stop at the first that kills it by
+           a verdict (a failing test or oracle, not a time-out), in the
+           order --detectors gives; the rest are not run for it
 EOF
 }
 
@@ -131,7 +135,7 @@ apply_mutant() {
 main() {
 	# ---- options
 
-	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1
+	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1 first=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--help | -h) usage; exit 0 ;;
@@ -146,6 +150,7 @@ main() {
 		--out) [ $# -ge 2 ] || die "--out needs a directory"
 			out=$2; shift ;;
 		--no-report) report=0 ;;
+		--first-verdict) first=1 ;;
 		*) die "unknown argument '$1': see scripts/mutate.sh --help" ;;
 		esac
 		shift
@@ -300,6 +305,7 @@ main() {
 			row "$i" "$d" "$OUTCOME" "$RC" $((SECONDS - t0))
 			summary+=" $d:$OUTCOME"
 			echo "mutate: [$k/${#sel[@]}] $id $d $OUTCOME ($((SECONDS - t0)) s)" >&2
+			[ $first -eq 0 ] || [ "$OUTCOME" != killed ] || break
 		done
 		elapsed=$((SECONDS - t_start - t_base))
 		left=$((elapsed * (${#sel[@]} - k) / k))
