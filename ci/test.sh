@@ -19,6 +19,9 @@ stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory he
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
+# A seeded sample of the mutants results/mutation.json records as killed by
+# a verdict: each still is, or the recorded score no longer holds.
+stage "mutation score (a sample)"; RESIDCTL_COVERAGE= bash scripts/mutation-sample.sh || fail "mutation score"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 # Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"

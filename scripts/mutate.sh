@@ -17,7 +17,7 @@ usage() {
 	cat <<'EOF'
 usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
                          [--out DIR] [--no-report] [--table FILE]
-                         [--first-verdict]
+                         [--first-verdict] [--no-baseline]
        scripts/mutate.sh --check | --list | --help
   Applies each mutant of scripts/mutants.txt to a copy of the tree, builds
   it and runs the detectors on it, each under a time limit (a hang is a
@@ -44,6 +44,8 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   --first-verdict  a mutant's detectors stop at the first that kills it by
            a verdict (a failing test or oracle, not a time-out), in the
            order --detectors gives; the rest are not run for it
+  --no-baseline  skips the unmutated tree's detectors (still built): for a
+           caller that has just run them on this tree (scripts/mutation-sample.sh)
 EOF
 }
 
@@ -135,7 +137,7 @@ apply_mutant() {
 main() {
 	# ---- options
 
-	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1 first=0
+	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1 first=0 baseline=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--help | -h) usage; exit 0 ;;
@@ -151,6 +153,7 @@ main() {
 			out=$2; shift ;;
 		--no-report) report=0 ;;
 		--first-verdict) first=1 ;;
+		--no-baseline) baseline=0 ;;
 		*) die "unknown argument '$1': see scripts/mutate.sh --help" ;;
 		esac
 		shift
@@ -225,7 +228,8 @@ main() {
 	# The tree's objects, if any, spare the first build (make judges by mtime).
 	if [ -d build/h ]; then
 		mkdir -p "$work/build" && cp -a build/h "$work/build/" || die "cannot copy build/h"
-		[ ! -d build/tsan ] || cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
+		[ ! -d build/tsan ] || [[ " $detectors " != *" tsan"* ]] ||
+			cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
 	fi
 
 	build() {
@@ -272,6 +276,7 @@ main() {
 	echo "mutate: building and checking the unmutated tree" >&2
 	build "$out/logs/none-build.log" || die "the unmutated tree does not build: see $out/logs/none-build.log"
 	for d in $detectors; do
+		[ $baseline -eq 1 ] || break
 		t0=$SECONDS
 		detect "$d" "$out/logs/none-$d.log"
 		echo "mutate: unmutated: $d $OUTCOME ($((SECONDS - t0)) s)" >&2

@@ -69,13 +69,17 @@ END {
 	ncomp = 0; nkill = 0; nequiv = 0; nnocomp = 0; unanswered = 0; nfollow = 0
 	followup["tsanfault"] = 1; followup["stormhard"] = 1
 	for (i = 1; i <= n; i++) {
-		id = order[i]; v = "survived"
+		id = order[i]; v = "survived"; byverdict = 0
 		for (j = 1; j <= nd; j++) {
 			o = out[id, dets[j]]
 			if (o == "nocompile") v = "nocompile"
 			else if (kill(o) && v != "nocompile") v = "killed"
+			if (o == "killed") byverdict = 1
 		}
 		verdict[id] = v
+		# Killed by a failing test or oracle, not only by a time-out.
+		if (v == "killed" && byverdict) nverdict++
+		else if (v == "killed") timeoutonly = timeoutonly " " id
 		mainkill = 0
 		for (j = 1; j <= nd; j++)
 			if (!(dets[j] in followup) && kill(out[id, dets[j]])) mainkill = 1
@@ -110,6 +114,10 @@ END {
 	       "are argued equivalent, so %d of %d non-equivalent mutants are killed (%s). " \
 	       "Did not compile: %d.\n\n", nkill, ncomp, pct(nkill, ncomp), nequiv, nkill,
 	       ncomp - nequiv, pct(nkill, ncomp - nequiv), nnocomp > md
+	printf "**Killed by a verdict** (a failing test or oracle, not a time-out of the " \
+	       "runner): **%d of %d non-equivalent mutants (%s)**; killed only by a time-out:%s.\n\n",
+	       nverdict, ncomp - nequiv, pct(nverdict, ncomp - nequiv),
+	       (timeoutonly == "" ? " none" : timeoutonly) > md
 	printf "The five campaign detectors (unit, sim, gate, tsan, storm) kill %d (%s); " \
 	       "the follow-up detectors tsanfault and stormhard, run on survivors only, " \
 	       "%d more. Unit results of mutants answered with a `check` are the rerun " \
@@ -183,9 +191,10 @@ END {
 	for (f = 2; f <= nf; f++) reruns = reruns (f > 2 ? ", " : "") jstr(rev[f])
 	printf "{\n  \"revision\": %s,\n  \"reruns\": [%s],\n  \"compiled\": %d,\n  \"killed\": %d,\n" \
 	       "  \"kill_rate\": %.3f,\n  \"equivalent\": %d,\n  \"kill_rate_non_equivalent\": %.3f,\n" \
-	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n  \"detectors\": {", jstr(rev[1]), reruns, ncomp, nkill,
+	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n" \
+	       "  \"killed_by_verdict\": %d,\n  \"verdict_rate_non_equivalent\": %.3f,\n  \"detectors\": {", jstr(rev[1]), reruns, ncomp, nkill,
 	       (ncomp ? nkill / ncomp : 0), nequiv, (ncomp - nequiv ? nkill / (ncomp - nequiv) : 0),
-	       nnocomp, nfollow > json
+	       nnocomp, nfollow, nverdict, (ncomp - nequiv ? nverdict / (ncomp - nequiv) : 0) > json
 	for (j = 1; j <= nd; j++)
 		printf "%s\n    %s: {\"run\": %d, \"killed\": %d, \"timeout\": %d, \"kill_rate\": %.3f}",
 		       (j > 1 ? "," : ""), jstr(dets[j]), dran[dets[j]], dk[dets[j]], dt[dets[j]],
