@@ -47,7 +47,7 @@ stage "kernel matrix smoke cells (QEMU)"; bash ci/kernels.sh || fail "kernel mat
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"
 stage "TSan build"; make -s tsan || fail "TSan build"
 stage "TSan: unit tests"; build/tsan/unit-tests || fail "TSan: unit tests"
-stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 || fail "TSan: storms"
+stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm || fail "TSan: storms"
 stage "TSan: storms with faults"; bash ci/tsan-faults.sh || fail "TSan: storms with faults"
 # Runs with bugs switched on prove nothing about the pager's rare paths.
 stage "the ten bugs (repro all)"; RESIDCTL_COVERAGE= bash ci/bugs.sh || fail "the ten bugs"

@@ -188,6 +188,17 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 				fault_name(i), t->fired[i]);
 }
 
+/* The faults a round injected: its swarm's draw and the --fault rules. */
+static void round_faults(const struct run *run, uint64_t seed, char *buf,
+			 size_t n)
+{
+	struct fault_plan f;
+
+	fault_plan_swarm(&run->faults, seed, &f);
+	if (fault_plan_format(&f, buf, n) < 0)
+		snprintf(buf, n, "...");
+}
+
 static int write_json(const char *path, const struct run *run,
 		      const struct probe *p)
 {
@@ -225,10 +236,15 @@ static int write_json(const char *path, const struct run *run,
 	fputs("},\n  \"code_probes\": ", f);
 	coverage_json(f, &t->cov);
 	fputs(",\n  \"round_seeds\": [", f);
-	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++)
-		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s}",
-			i ? ", " : "", run->seeds[i],
-			run->failed[i] ? "false" : "true");
+	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++) {
+		char drawn[1024];
+
+		round_faults(run, run->seeds[i], drawn, sizeof(drawn));
+		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s, "
+			"\"faults\": \"%s\"}", i ? ",\n    " : "",
+			run->seeds[i], run->failed[i] ? "false" : "true",
+			drawn);
+	}
 	fputs("]\n}\n", f);
 	if (fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, "residctl storm: cannot write %s\n", path);
@@ -512,12 +528,9 @@ int cmd_storm(int argc, char **argv)
 				 c.seed, c.seconds, c.seconds + 1, chunk_opt,
 				 backing_opt, specs, bugs_enabled() ? " --bug " : "",
 				 bugs_enabled() ? bugs : "");
-			char drawn[1024] = "";
-			struct fault_plan f;
+			char drawn[1024];
 
-			fault_plan_swarm(&run.faults, c.seed, &f);
-			if (fault_plan_format(&f, drawn, sizeof(drawn)) < 0)
-				snprintf(drawn, sizeof(drawn), "...");
+			round_faults(&run, c.seed, drawn, sizeof(drawn));
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
 				"%s\n  faults: %s\n  rerun: %s\n",
 				run.tty ? "\n" : "", index, r.message, line,
