@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 TABLE=scripts/mutants.txt
 ALL_DETECTORS="unit sim gate tsan storm"
-FOLLOW_UP="tsanfault stormhard"
+FOLLOW_UP="tsanfault stormhard simx"
 MIN_MUTANTS=40
 
 usage() {
@@ -32,6 +32,8 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   Follow-up detectors, for survivors (--detectors names them):
     tsanfault  build/tsan/residctl check T-3 T-7 --fault all=0.05    (150 s)
     stormhard  residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1 (90 s)
+    simx       build/simx/residctl check --sim --schedules 200: the simulation
+               build, which preempts at the pager's unlocked loads and stores (90 s)
   The unmutated copy runs first and must pass every detector. A mutant that
   does not compile is reported as such, not as a kill. One line per
   detector shows progress and the time left. Results: OUT/results.tsv
@@ -205,7 +207,7 @@ main() {
 	# ---- the campaign
 
 	declare -A LIMIT=([unit]=150 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
-		[tsanfault]=150 [stormhard]=90)
+		[tsanfault]=150 [stormhard]=90 [simx]=90)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/resid-mutate.XXXXXX") || die "cannot make a work directory"
@@ -235,6 +237,7 @@ main() {
 	build() {
 		local targets="build/residctl build/unit-tests"
 		[[ " $detectors " != *" tsan"* ]] || targets+=" build/tsan/residctl"
+		[[ " $detectors " != *" simx "* ]] || targets+=" build/simx/residctl"
 		(cd "$work" && make -s -j2 $targets) >"$1" 2>&1
 	}
 
@@ -250,6 +253,7 @@ main() {
 		storm) cmd="build/residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02" ;;
 		tsanfault) cmd="build/tsan/residctl check T-3 T-7 --fault all=0.05" ;;
 		stormhard) cmd="build/residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1" ;;
+		simx) cmd="build/simx/residctl check --sim --schedules 200" ;;
 		esac
 		(cd "$work" && exec timeout -k 10 "${LIMIT[$d]}" bash -c "$cmd") >"$log" 2>&1 </dev/null &
 		det_pid=$!

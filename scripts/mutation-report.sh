@@ -67,7 +67,7 @@ END {
 	for (f = 2; f <= nf; f++)
 		from = from (f == nf ? " and " : ", ") "tree " rev[f] ", from " fname[f]
 	ncomp = 0; nkill = 0; nequiv = 0; nnocomp = 0; unanswered = 0; nfollow = 0
-	followup["tsanfault"] = 1; followup["stormhard"] = 1
+	followup["tsanfault"] = 1; followup["stormhard"] = 1; followup["simx"] = 1
 	for (i = 1; i <= n; i++) {
 		id = order[i]; v = "survived"; byverdict = 0
 		for (j = 1; j <= nd; j++) {
@@ -119,7 +119,7 @@ END {
 	       nverdict, ncomp - nequiv, pct(nverdict, ncomp - nequiv),
 	       (timeoutonly == "" ? " none" : timeoutonly) > md
 	printf "The five campaign detectors (unit, sim, gate, tsan, storm) kill %d (%s); " \
-	       "the follow-up detectors tsanfault and stormhard, run on survivors only, " \
+	       "the follow-up detectors tsanfault, stormhard and simx, run on survivors only, " \
 	       "%d more. Unit results of mutants answered with a `check` are the rerun " \
 	       "after that check was added: the unit tests grew during the campaign.\n\n",
 	       nkill - nfollow, pct(nkill - nfollow, ncomp), nfollow > md
