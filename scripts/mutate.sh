@@ -23,7 +23,7 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   it and runs the detectors on it, each under a time limit (a hang is a
   kill by "timeout"):
     unit   build/unit-tests                                      (150 s)
-    sim    residctl check --sim --schedules 200                  (60 s)
+    sim    residctl check --sim --schedules 200                  (150 s)
     gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (120 s)
     tsan   build/tsan/residctl check T-3 T-6                     (90 s)
     storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (45 s)
@@ -206,7 +206,7 @@ main() {
 
 	# ---- the campaign
 
-	declare -A LIMIT=([unit]=150 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
+	declare -A LIMIT=([unit]=150 [sim]=150 [gate]=120 [tsan]=90 [storm]=45
 		[tsanfault]=150 [stormhard]=90 [simx]=90)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
@@ -232,6 +232,8 @@ main() {
 		mkdir -p "$work/build" && cp -a build/h "$work/build/" || die "cannot copy build/h"
 		[ ! -d build/tsan ] || [[ " $detectors " != *" tsan"* ]] ||
 			cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
+		[ ! -d build/simx ] || [[ " $detectors " != *" simx "* ]] ||
+			cp -a build/simx "$work/build/" || die "cannot copy build/simx"
 	fi
 
 	build() {
