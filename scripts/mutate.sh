@@ -23,7 +23,8 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   it and runs the detectors on it, each under a time limit (a hang is a
   kill by "timeout"):
     unit   build/unit-tests                                      (150 s)
-    sim    residctl check --sim --schedules 200                  (150 s)
+    sim    scripts/mutation-sim.sh build/residctl: check --sim's 200
+           schedules per scenario and leg, swarm faults, no shrinking (150 s)
     gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (120 s)
     tsan   build/tsan/residctl check T-3 T-6                     (90 s)
     storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (45 s)
@@ -32,8 +33,8 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   Follow-up detectors, for survivors (--detectors names them):
     tsanfault  build/tsan/residctl check T-3 T-7 --fault all=0.05    (150 s)
     stormhard  residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1 (90 s)
-    simx       build/simx/residctl check --sim --schedules 200: the simulation
-               build, which preempts at the pager's unlocked loads and stores (90 s)
+    simx       scripts/mutation-sim.sh build/simx/residctl: the simulation
+               build, which preempts at the pager's unlocked loads and stores (150 s)
   The unmutated copy runs first and must pass every detector. A mutant that
   does not compile is reported as such, not as a kill. One line per
   detector shows progress and the time left. Results: OUT/results.tsv
@@ -207,7 +208,7 @@ main() {
 	# ---- the campaign
 
 	declare -A LIMIT=([unit]=150 [sim]=150 [gate]=120 [tsan]=90 [storm]=45
-		[tsanfault]=150 [stormhard]=90 [simx]=90)
+		[tsanfault]=150 [stormhard]=90 [simx]=150)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/resid-mutate.XXXXXX") || die "cannot make a work directory"
@@ -249,13 +250,13 @@ main() {
 		local d=$1 log=$2 cmd
 		case $d in
 		unit) cmd="build/unit-tests" ;;
-		sim) cmd="build/residctl check --sim --schedules 200" ;;
+		sim) cmd="bash scripts/mutation-sim.sh build/residctl" ;;
 		gate) cmd="build/residctl check T-1 T-3 T-4 T-5 T-6 T-7" ;;
 		tsan) cmd="build/tsan/residctl check T-3 T-6" ;;
 		storm) cmd="build/residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02" ;;
 		tsanfault) cmd="build/tsan/residctl check T-3 T-7 --fault all=0.05" ;;
 		stormhard) cmd="build/residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1" ;;
-		simx) cmd="build/simx/residctl check --sim --schedules 200" ;;
+		simx) cmd="bash scripts/mutation-sim.sh build/simx/residctl" ;;
 		esac
 		(cd "$work" && exec timeout -k 10 "${LIMIT[$d]}" bash -c "$cmd") >"$log" 2>&1 </dev/null &
 		det_pid=$!
