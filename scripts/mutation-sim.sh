@@ -16,12 +16,14 @@ n=${2:-200}
 for s in T-1 T-2 T-3 T-4 T-6 T-7; do
 	for chunks in equal unequal; do
 		for st in random pct:3; do
-			$R explore "$s" --chunks "$chunks" --strategy "$st" --fault swarm \
-				--schedules $((n / 2)) --no-shrink >/dev/null
+			out=$($R explore "$s" --chunks "$chunks" --strategy "$st" \
+				--fault swarm --schedules $((n / 2)) --no-shrink 2>&1)
 			rc=$?
 			case $rc in
 			0) ;;
-			1) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st --fault swarm --schedules $((n / 2)) --no-shrink failed"; exit 1 ;;
+			1) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st --fault swarm --schedules $((n / 2)) --no-shrink failed:"
+				grep -E '^first failure|replay:' <<<"$out"
+				exit 1 ;;
 			*) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st exited $rc" >&2; exit 2 ;;
 			esac
 		done
