@@ -3,7 +3,7 @@
 # simx): what `check --sim --schedules 200` runs — the gate's simulated
 # scenarios on equal and unequal chunks, half random walk, half PCT depth
 # 3, each schedule with its swarm of faults — with no shrinking: a kill is
-# the first failing schedule, and shrinking a long failure could take the
+# the first failing schedule (--stop), and shrinking a long failure could take the
 # detector's whole time limit (issue 24). Stops at the first scenario that
 # fails; exit 1 then, 0 when every one passed, 2 on bad input.
 set -uo pipefail
@@ -17,11 +17,11 @@ for s in T-1 T-2 T-3 T-4 T-6 T-7; do
 	for chunks in equal unequal; do
 		for st in random pct:3; do
 			out=$($R explore "$s" --chunks "$chunks" --strategy "$st" \
-				--fault swarm --schedules $((n / 2)) --no-shrink 2>&1)
+				--fault swarm --schedules $((n / 2)) --no-shrink --stop 2>&1)
 			rc=$?
 			case $rc in
 			0) ;;
-			1) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st --fault swarm --schedules $((n / 2)) --no-shrink failed:"
+			1) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st --fault swarm --schedules $((n / 2)) --no-shrink --stop failed:"
 				grep -E '^first failure|replay:' <<<"$out"
 				exit 1 ;;
 			*) echo "mutation-sim: $R explore $s --chunks $chunks --strategy $st exited $rc" >&2; exit 2 ;;
