@@ -58,9 +58,17 @@ FNR == 1 { nf++; fname[nf] = FILENAME; next }
 	cat[id] = $2; file[id] = $3; what[id] = $8
 	if (!($4 in seen)) { dets[++nd] = $4; seen[$4] = 1 }
 	out[id, $4] = $5; secs[id, $4] = $7; src[id, $4] = nf
+	if ($5 != "nocompile") built[id] = nf
 }
 END {
 	split(revs, rev, "\n"); split(origins, origin, "\n"); split(same, rsame, "\n")
+	# A mutant that did not compile and was fixed in the table: a later
+	# file that built it makes the earlier "nocompile" rows void.
+	for (k in out) {
+		split(k, kk, SUBSEP)
+		if (out[k] == "nocompile" && (kk[1] in built) && src[k] < built[kk[1]])
+			delete out[k]
+	}
 	for (f = 1; f <= nf; f++)
 		if (origin[f] != "") fname[f] = fname[f] " (" origin[f] ")"
 	from = "tree " rev[1] ", from " fname[1]
