@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 before=${BEFORE:-e47aa1e}
 bash scripts/deps.sh
-make -s all tsan
+# TSan only for the real-kernel cells.
+if [[ " $* " == *" --no-real "* ]]; then make -s all; else make -s all tsan; fi
 build/residctl matrix --seeds "${SEEDS:-20}" --runs "${RUNS:-3}" \
 	--md results/bugs.md --json results/bugs.json "$@" || rc=$?
 bash scripts/bugs-before-after.sh "$before"
