@@ -287,14 +287,29 @@ int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n)
 	return 0;
 }
 
-/* A point whose every firing abandons a fetch: eight failed fetches of one
- * chunk in a row fail it for good (pager/fetch.c), which at 0.1 each a
- * campaign of 2000 schedules met, and no oracle may judge that a bug. At
- * 0.03 each (0.06 both) eight in a row come once in 5e9 fetches. */
-#define ABANDONS (1u << FP_CONT_EEXIST | 1u << FP_CONT_EFAULT)
+/* Ceilings: a point the pager retries only so often must not fail every
+ * try, or the swarm makes a false alarm no oracle may judge a bug.
+ * Eight failed fetches of one chunk in a row fail it for good
+ * (pager/fetch.c): a CONTINUE that fails abandons the fetch at once, and at
+ * 0.1 each a campaign of 2000 schedules met eight in a row; at 0.03 each
+ * (0.06 both) they come once in 5e9 fetches. A cgroup read is tried 8 times
+ * before resid_open refuses the region (pager/reconcile.c): at 0.5 one run
+ * in a hundred or so; at 0.1, 1e-8 per read. */
 #define SWARM_MIN 0.01
 #define SWARM_MAX 0.5
-#define SWARM_MAX_ABANDON 0.03
+
+static double swarm_ceiling(int p)
+{
+	switch (p) {
+	case FP_CONT_EEXIST:
+	case FP_CONT_EFAULT:
+		return 0.03;
+	case FP_CGROUP_READ:
+		return 0.1;
+	default:
+		return SWARM_MAX;
+	}
+}
 
 /* The seed's own stream, apart from the run's (and the seam's hashes). */
 static uint64_t swarm_stream(uint64_t seed)
@@ -317,7 +332,7 @@ void fault_plan_swarm(const struct fault_plan *plan, uint64_t seed,
 	 * depend on which others the plan names. */
 	for (int p = 0; p < FP_COUNT; p++) {
 		int on = (int)rng_below(&rng, 2);
-		double hi = ABANDONS & 1u << p ? SWARM_MAX_ABANDON : SWARM_MAX;
+		double hi = swarm_ceiling(p);
 		double u = (double)rng_below(&rng, 1000) / 999;
 		struct fault_rule *r = &out->rule[p];
 
