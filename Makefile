@@ -172,6 +172,10 @@ gate:
 test:
 	@bash ci/test.sh
 
+# The mutation campaign, each mutant until its first verdict, then
+# results/mutation.md (hours on 2 cores; make test runs a sample).
+mutants:
+	@nice -n 19 bash scripts/mutate.sh --first-verdict
 # make kernels SHARD=K/N REPORT=FILE: one shard of it (docs/campaigns.md);
 # KERNEL=bzImage [KERNEL_CONFIG= KERNEL_MODULES=]: your own kernel; NEWEST=1:
 # the newest on the mirror; KERNEL_ARGS: more options (docs/kernels.md)
@@ -183,5 +187,5 @@ kernels:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test tsan simx kernels clean install FORCE
+.PHONY: all deps gate test mutants tsan simx kernels clean install FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -21,6 +21,9 @@ stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory he
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
+# A seeded sample of the mutants results/mutation.json records as killed by
+# a verdict: each still is, or the recorded score no longer holds.
+stage "mutation score (a sample)"; RESIDCTL_COVERAGE= bash scripts/mutation-sample.sh || fail "mutation score"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 # Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
@@ -46,7 +49,7 @@ stage "kernel matrix smoke cells (QEMU)"; bash ci/kernels.sh || fail "kernel mat
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"
 stage "TSan build"; make -s tsan || fail "TSan build"
 stage "TSan: unit tests"; build/tsan/unit-tests || fail "TSan: unit tests"
-stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 || fail "TSan: storms"
+stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm || fail "TSan: storms"
 stage "TSan: storms with faults"; bash ci/tsan-faults.sh || fail "TSan: storms with faults"
 # Runs with bugs switched on prove nothing about the pager's rare paths.
 stage "the ten bugs (repro all)"; RESIDCTL_COVERAGE= bash ci/bugs.sh || fail "the ten bugs"

@@ -7,16 +7,6 @@
 
 #include "bug_switch.h"
 
-/* Bug 7 shows on the real kernel only when fetches are dropped: half the
- * backing reads fail, so some fetches exhaust their retries. And in many
- * small chunks: with 16 chunks another thread soon fetches a lost faulter's
- * chunk again and its CONTINUE wakes it by chance, hiding the missing wake
- * until the storm ends. */
-#define BUG7_FAULT "backing_read/eio=0.6"
-/* Bug 8 needs a wakeup while the pager is still busy: spurious ones, as
- * POSIX allows and the fault seam makes. */
-#define BUG8_FAULT "cond/spurious=0.5"
-
 const struct bug_info bug_table[NBUGS + 1] = {
 	[1] = { .title = "false RECONCILE FAILED",
 		.shape = "reconcile leaves the bytes reserved by in-flight "
@@ -43,13 +33,11 @@ const struct bug_info bug_table[NBUGS + 1] = {
 		.sim_scenario = "T-6", .real_scenario = "T-6" },
 	[7] = { .title = "lost wakeup on FETCHING->ABSENT",
 		.shape = "the drop paths set ABSENT without UFFDIO_WAKE",
-		.sim_scenario = "T-7", .real_scenario = "T-7",
-		.real_faults = BUG7_FAULT, .real_chunk = "64K" },
+		.sim_scenario = "T-7", .real_scenario = "T-7" },
 	[8] = { .title = "condition wait under if",
 		.shape = "resid_quiesce waits for idle once, not until idle: "
 			 "a wakeup that finds the pager busy returns",
-		.sim_scenario = "T-6", .real_scenario = "T-6",
-		.sim_faults = BUG8_FAULT, .real_faults = BUG8_FAULT },
+		.sim_scenario = "T-6", .real_scenario = "T-6" },
 	[9] = { .title = "chunk lock dropped around a policy update",
 		.shape = "the dispatcher tells the policy of a fault without "
 			 "the chunk lock, then marks the chunk FETCHING as "

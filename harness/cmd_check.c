@@ -29,6 +29,7 @@ static const char usage[] =
 	"                      [--sim [--schedules N] [--shard K/N] [--report FILE]]\n"
 	"                      [--bug N[,N..]]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
+	"                      [--swarm | --no-swarm]\n"
 	"                      [--backing synthetic|file] [--chunks equal|unequal]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
@@ -53,7 +54,10 @@ static const char usage[] =
 	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
 	"  point. A fault a named scenario cannot fire (any in T-5) is refused.\n"
 	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region) on\n"
-	"  their equal legs.\n";
+	"  their equal legs. --swarm (the default with --sim; --no-swarm turns\n"
+	"  it off; --fault swarm too) lets each schedule or storm draw from its\n"
+	"  seed which fault points are on, at which probability, and a storm\n"
+	"  its chunk size; a --fault rule for a point wins over the draw.\n";
 
 /* One row of the gate: a scenario on one of its legs. */
 struct row {
@@ -119,6 +123,7 @@ static int fit_faults(const struct row *rows, int n, int named,
 			rows[i].s->no_seam ? 0 : FAULT_ALL;
 
 		fitted[i] = *user;
+		fitted[i].swarm &= can;
 		if (!user->on)
 			continue;
 		if (fault_plan_fit(&fitted[i], can, rows[i].s->id, err,
@@ -251,6 +256,7 @@ int cmd_check(int argc, char **argv)
 	struct sim_gate_part part = { 0 };
 	struct campaign *camp = NULL;
 	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0;
+	int swarm = -1; /* --swarm 1, --no-swarm 0; -1: on with --sim */
 	char dir[4096] = "";
 	uint64_t schedules = 0;
 	char err[1024];
@@ -262,6 +268,8 @@ int cmd_check(int argc, char **argv)
 		CLI_HELP_OPTION,
 		CLI_FLAG("list", 'l'),
 		CLI_FLAG("sim", 'S'),
+		CLI_FLAG("swarm", 'w'),
+		CLI_FLAG("no-swarm", 'W'),
 		CLI_VALUE("schedules", 'n'),
 		CLI_VALUE("bug", 'b'),
 		CLI_VALUE("chunk", 'c'),
@@ -291,6 +299,10 @@ int cmd_check(int argc, char **argv)
 			return 0;
 		case 'S':
 			sim = 1;
+			break;
+		case 'w':
+		case 'W':
+			swarm = opt == 'w';
 			break;
 		case 'n':
 			if (cli_u64(v, &schedules) || !schedules) {
@@ -407,6 +419,10 @@ int cmd_check(int argc, char **argv)
 	}
 	if (sim && !schedules)
 		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
+	if (swarm == 1 || (swarm < 0 && sim))
+		user.swarm = FAULT_ALL;
+	else if (!swarm)
+		user.swarm = 0;
 	if (fit_faults(rows, nrows, named, sim, &user, fitted, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "residctl check: %s\n", err);
@@ -483,8 +499,9 @@ int cmd_check(int argc, char **argv)
 		if (fault_plan_format(&user, spec, sizeof(spec)) < 0)
 			snprintf(spec, sizeof(spec), "...");
 		printf("replay: residctl check %s--seed %" PRIu64 " --profile "
-		       "%s%s%s\n", sim ? "--sim " : "", o.seed,
+		       "%s%s%s%s\n", sim ? "--sim " : "", o.seed,
 		       o.profile == PROFILE_FULL ? "full" : "quick",
+		       sim && !user.swarm ? " --no-swarm" : "",
 		       spec[0] ? " --fault " : "", spec);
 	}
 	return passed == nrows ? 0 : 1;

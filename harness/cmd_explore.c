@@ -18,7 +18,7 @@ static const char explore_usage[] =
 	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
 	"                        [--json FILE] [--shard K/N] [--report FILE]\n"
 	"                        [--chunks equal|unequal]\n"
-	"                        [--seed S] [--bug N[,N..]] [--no-shrink]\n"
+	"                        [--seed S] [--bug N[,N..]] [--no-shrink] [--stop]\n"
 	"                        [--shrink-seconds S] [--shrink-mb M] | --list\n"
 	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
 	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
@@ -43,7 +43,8 @@ static const char explore_usage[] =
 	"  failing schedule with its replay line, for residctl merge.\n"
 	"  --chunks unequal runs every schedule on a table of unequal chunks\n"
 	"  (1 to 4 pages, the last ending unaligned; check --sim runs both).\n"
-	"  Exit 0 with no failure, 1 with one, 2 on bad input.\n";
+	"  --stop ends the campaign at its first failure. Exit 0 with no\n"
+	"  failure, 1 with one, 2 on bad input.\n";
 
 static const char replay_usage[] =
 	"usage: residctl replay 'LINE'\n"
@@ -133,6 +134,7 @@ int cmd_explore(int argc, char **argv)
 		CLI_HELP_OPTION,
 		CLI_FLAG("list", 'l'),
 		CLI_FLAG("no-shrink", 'N'),
+		CLI_FLAG("stop", 'X'),
 		CLI_VALUE("strategy", 't'),
 		CLI_VALUE("schedules", 'n'),
 		CLI_VALUE("bug", 'b'),
@@ -168,6 +170,9 @@ int cmd_explore(int argc, char **argv)
 			return 0;
 		case 'N':
 			o.shrink = 0;
+			break;
+		case 'X':
+			o.stop_at_failure = 1;
 			break;
 		case CLI_OPERAND:
 			if (!(o.p = simprog_find(v))) {

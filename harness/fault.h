@@ -54,6 +54,9 @@ struct fault_rule {
 struct fault_plan {
 	uint32_t on;          /* a bit per point with a rule */
 	int all;              /* all=P: only the points a run can fire */
+	/* Swarm (the spec "swarm"): the points each run may draw from its
+	 * seed (fault_plan_swarm); 0: none. A rule of `on` wins over it. */
+	uint32_t swarm;
 	struct fault_rule rule[FP_COUNT];
 };
 
@@ -77,6 +80,18 @@ int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
 		   char *err, size_t n);
 /* The plan as a spec list ("" when empty); -1 when it does not fit. */
 int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n);
+/* Swarm testing (Groce et al., ISSTA 2012): a random subset of the points
+ * finds more than every point at once. Resolves plan's swarm for one run
+ * from its seed: each point of the swarm mask without a rule of its own
+ * is on with probability 1/2, at a probability drawn log-uniform from
+ * 0.01 to its ceiling. out may be plan; out->swarm is 0. The seed's own
+ * generator: the run's decision stream is not consumed. */
+void fault_plan_swarm(const struct fault_plan *plan, uint64_t seed,
+		      struct fault_plan *out);
+/* A storm's chunk size drawn from a run's seed: 64 KiB, 256 KiB or 1 MiB
+ * (bug 7's missing wake shows in many small chunks, a budget bug in few
+ * large ones). */
+uint64_t fault_swarm_chunk(uint64_t seed);
 
 struct fault_seam;
 

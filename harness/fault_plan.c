@@ -1,6 +1,7 @@
 /* Fault plans: the specs a user types (--fault, RESIDCTL_FAULTS), a
  * scenario's defaults and a replay line's faults, parsed, fitted to a run
  * and written back. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "fault.h"
+#include "rng.h"
 #include "scenario.h"
 
 #define PREFIX "resid/"
@@ -118,7 +120,7 @@ static int unknown(const char *where, const char *s, size_t len, size_t k,
 		used += (size_t)w;
 	}
 	return bad(err, n, "%s \"%.*s\": unknown point \"%.*s\"; use one of "
-		   "%sall (the \"" PREFIX "\" prefix is optional)", where,
+		   "%sall or swarm (the \"" PREFIX "\" prefix is optional)", where,
 		   (int)len, s, (int)k, s, known);
 }
 
@@ -137,6 +139,11 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	if (!len)
 		return bad(err, n, "%s: an empty spec; write NAME=P or NAME@N, "
 			   "several separated by single commas", where);
+	if (len == 5 && !memcmp(s, "swarm", 5)) {
+		if (plan)
+			plan->swarm = FAULT_ALL;
+		return 0;
+	}
 	if (k >= len)
 		return bad(err, n, "%s \"%.*s\": no value; write NAME=P "
 			   "(probability 0..1) or NAME@N (the Nth call, "
@@ -236,6 +243,8 @@ int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
 		return bad(err, n, "fault %s cannot fire in %s: it makes no "
 			   "such seam call; drop it or name another scenario",
 			   names[__builtin_ctz(cannot)] + PREFIX_LEN, run);
+	/* A swarm is whatever the run can fire: never refused. */
+	plan->swarm &= can;
 	plan->on &= can;
 	for (int p = 0; p < FP_COUNT; p++)
 		if (!(plan->on & 1u << p))
@@ -249,6 +258,11 @@ int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n)
 	size_t used = 0;
 
 	buf[0] = '\0';
+	if (plan->swarm) {
+		if (n < 6)
+			return -1;
+		used = (size_t)snprintf(buf, n, "swarm");
+	}
 	for (int p = 0; p < FP_COUNT; p++) {
 		const struct fault_rule *r = &plan->rule[p];
 		int w;
@@ -273,14 +287,83 @@ int fault_plan_format(const struct fault_plan *plan, char *buf, size_t n)
 	return 0;
 }
 
-/* Adds to the counter: a storm's child and the run's own seam both report. */
+/* Ceilings: a point the pager retries only so often must not fail every
+ * try, or the swarm makes a false alarm no oracle may judge a bug.
+ * Eight failed fetches of one chunk in a row fail it for good
+ * (pager/fetch.c): a CONTINUE that fails abandons the fetch at once, and at
+ * 0.1 each a campaign of 2000 schedules met eight in a row; at 0.03 each
+ * (0.06 both) they come once in 5e9 fetches. A cgroup read is tried 8 times
+ * before resid_open refuses the region (pager/reconcile.c): at 0.5 one run
+ * in a hundred or so; at 0.1, 1e-8 per read. */
+#define SWARM_MIN 0.01
+#define SWARM_MAX 0.5
+
+static double swarm_ceiling(int p)
+{
+	switch (p) {
+	case FP_CONT_EEXIST:
+	case FP_CONT_EFAULT:
+		return 0.03;
+	case FP_CGROUP_READ:
+		return 0.1;
+	default:
+		return SWARM_MAX;
+	}
+}
+
+/* The seed's own stream, apart from the run's (and the seam's hashes). */
+static uint64_t swarm_stream(uint64_t seed)
+{
+	uint64_t s = seed ^ 0x5357524d5357524dull; /* "SWRMSWRM" */
+
+	return rng_next(&s);
+}
+
+void fault_plan_swarm(const struct fault_plan *plan, uint64_t seed,
+		      struct fault_plan *out)
+{
+	uint64_t rng = swarm_stream(seed);
+	uint32_t draw = plan->swarm & ~plan->on;
+
+	if (out != plan)
+		*out = *plan;
+	out->swarm = 0;
+	/* Every point draws, on or not, so that a point's draw does not
+	 * depend on which others the plan names. */
+	for (int p = 0; p < FP_COUNT; p++) {
+		int on = (int)rng_below(&rng, 2);
+		double hi = swarm_ceiling(p);
+		double u = (double)rng_below(&rng, 1000) / 999;
+		struct fault_rule *r = &out->rule[p];
+
+		if (!(draw & 1u << p) || !on)
+			continue;
+		memset(r, 0, sizeof(*r));
+		/* Four digits, parsed back: the line's text is the rule. */
+		snprintf(r->prob, sizeof(r->prob), "%.4f",
+			 SWARM_MIN * pow(hi / SWARM_MIN, u));
+		(void)parse_probability(r->prob, &r->threshold);
+		out->on |= 1u << p;
+	}
+}
+
+uint64_t fault_swarm_chunk(uint64_t seed)
+{
+	static const uint64_t sizes[] = { 64 << 10, 256 << 10, 1 << 20 };
+	uint64_t rng = swarm_stream(~seed);
+
+	return sizes[rng_below(&rng, 3)];
+}
+
+/* Adds to the counter: a storm's child and the run's own seam both report.
+ * A swarm names every point it may draw. */
 void fault_report(const struct fault_plan *plan,
 		  const uint64_t fired[FP_COUNT], struct scen_result *res)
 {
 	for (int p = 0; p < FP_COUNT; p++) {
 		uint64_t v = fired[p];
 
-		if (!(plan->on & 1u << p))
+		if (!((plan->on | plan->swarm) & 1u << p))
 			continue;
 		for (int i = 0; i < res->ncounters; i++)
 			if (res->counters[i].name == counters[p])

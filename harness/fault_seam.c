@@ -420,7 +420,7 @@ struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 	f->ops.name = inner->name;
 	f->ops.ctx = f;
 	if (plan)
-		f->plan = *plan;
+		fault_plan_swarm(plan, seed, &f->plan);
 	f->seed = seed;
 	f->draw = draw;
 	f->draw_arg = draw_arg;

@@ -33,8 +33,10 @@ int resid_check_quiescent(struct resid_region *r)
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];
 
-		/* A prefetch target keeps its retention pin until consumed. */
-		bad += !inv_pin(i, c->pin - (c->retained ? 1 : 0), 1);
+		/* A landed prefetch target keeps its retention pin until
+		 * consumed; one that went back to ABSENT gave it up. */
+		bad += !inv_pin(i, c->pin - (c->retained &&
+					     chunk_state(c) == CH_RESIDENT), 1);
 		fetched += c->fetched * c->len;
 	}
 	if (K(r, fstat_blocks, r->memfd, &blocks) == 0)

@@ -10,19 +10,21 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 TABLE=scripts/mutants.txt
 ALL_DETECTORS="unit sim gate tsan storm"
-FOLLOW_UP="tsanfault stormhard"
+FOLLOW_UP="tsanfault stormhard simx"
 MIN_MUTANTS=40
 
 usage() {
 	cat <<'EOF'
 usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
                          [--out DIR] [--no-report] [--table FILE]
+                         [--first-verdict] [--no-baseline]
        scripts/mutate.sh --check | --list | --help
   Applies each mutant of scripts/mutants.txt to a copy of the tree, builds
   it and runs the detectors on it, each under a time limit (a hang is a
   kill by "timeout"):
     unit   build/unit-tests                                      (150 s)
-    sim    residctl check --sim --schedules 200                  (60 s)
+    sim    scripts/mutation-sim.sh build/residctl: check --sim's 200
+           schedules per scenario and leg, swarm faults, no shrinking (150 s)
     gate   residctl check T-1 T-3 T-4 T-5 T-6 T-7, quick profile (120 s)
     tsan   build/tsan/residctl check T-3 T-6                     (90 s)
     storm  residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02 (45 s)
@@ -31,6 +33,8 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
   Follow-up detectors, for survivors (--detectors names them):
     tsanfault  build/tsan/residctl check T-3 T-7 --fault all=0.05    (150 s)
     stormhard  residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1 (90 s)
+    simx       scripts/mutation-sim.sh build/simx/residctl: the simulation
+               build, which preempts at the pager's unlocked loads and stores (150 s)
   The unmutated copy runs first and must pass every detector. A mutant that
   does not compile is reported as such, not as a kill. One line per
   detector shows progress and the time left. Results: OUT/results.tsv
@@ -40,6 +44,11 @@ usage: scripts/mutate.sh [--mutants ID[,ID..]] [--detectors D[,D..]]
            search string exactly once, to this tree; no build
   --list   prints the mutants
   --table  another table than scripts/mutants.txt (for the self-test)
+  --first-verdict  a mutant's detectors stop at the first that kills it by
+           a verdict (a failing test or oracle, not a time-out), in the
+           order --detectors gives; the rest are not run for it
+  --no-baseline  skips the unmutated tree's detectors (still built): for a
+           caller that has just run them on this tree (scripts/mutation-sample.sh)
 EOF
 }
 
@@ -131,7 +140,7 @@ apply_mutant() {
 main() {
 	# ---- options
 
-	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1
+	mode=run only="" detectors=$ALL_DETECTORS out=build/mutation report=1 first=0 baseline=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--help | -h) usage; exit 0 ;;
@@ -146,6 +155,8 @@ main() {
 		--out) [ $# -ge 2 ] || die "--out needs a directory"
 			out=$2; shift ;;
 		--no-report) report=0 ;;
+		--first-verdict) first=1 ;;
+		--no-baseline) baseline=0 ;;
 		*) die "unknown argument '$1': see scripts/mutate.sh --help" ;;
 		esac
 		shift
@@ -196,8 +207,8 @@ main() {
 
 	# ---- the campaign
 
-	declare -A LIMIT=([unit]=150 [sim]=60 [gate]=120 [tsan]=90 [storm]=45
-		[tsanfault]=150 [stormhard]=90)
+	declare -A LIMIT=([unit]=150 [sim]=150 [gate]=120 [tsan]=90 [storm]=45
+		[tsanfault]=150 [stormhard]=90 [simx]=150)
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/ci/tsan.supp"
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/resid-mutate.XXXXXX") || die "cannot make a work directory"
@@ -220,12 +231,16 @@ main() {
 	# The tree's objects, if any, spare the first build (make judges by mtime).
 	if [ -d build/h ]; then
 		mkdir -p "$work/build" && cp -a build/h "$work/build/" || die "cannot copy build/h"
-		[ ! -d build/tsan ] || cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
+		[ ! -d build/tsan ] || [[ " $detectors " != *" tsan"* ]] ||
+			cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
+		[ ! -d build/simx ] || [[ " $detectors " != *" simx "* ]] ||
+			cp -a build/simx "$work/build/" || die "cannot copy build/simx"
 	fi
 
 	build() {
 		local targets="build/residctl build/unit-tests"
 		[[ " $detectors " != *" tsan"* ]] || targets+=" build/tsan/residctl"
+		[[ " $detectors " != *" simx "* ]] || targets+=" build/simx/residctl"
 		(cd "$work" && make -s -j2 $targets) >"$1" 2>&1
 	}
 
@@ -235,12 +250,13 @@ main() {
 		local d=$1 log=$2 cmd
 		case $d in
 		unit) cmd="build/unit-tests" ;;
-		sim) cmd="build/residctl check --sim --schedules 200" ;;
+		sim) cmd="bash scripts/mutation-sim.sh build/residctl" ;;
 		gate) cmd="build/residctl check T-1 T-3 T-4 T-5 T-6 T-7" ;;
 		tsan) cmd="build/tsan/residctl check T-3 T-6" ;;
 		storm) cmd="build/residctl storm --duration 6 --round 2 --seed 1 --fault all=0.02" ;;
 		tsanfault) cmd="build/tsan/residctl check T-3 T-7 --fault all=0.05" ;;
 		stormhard) cmd="build/residctl storm --duration 20 --round 2 --seed 1 --fault all=0.1" ;;
+		simx) cmd="bash scripts/mutation-sim.sh build/simx/residctl" ;;
 		esac
 		(cd "$work" && exec timeout -k 10 "${LIMIT[$d]}" bash -c "$cmd") >"$log" 2>&1 </dev/null &
 		det_pid=$!
@@ -267,6 +283,7 @@ main() {
 	echo "mutate: building and checking the unmutated tree" >&2
 	build "$out/logs/none-build.log" || die "the unmutated tree does not build: see $out/logs/none-build.log"
 	for d in $detectors; do
+		[ $baseline -eq 1 ] || break
 		t0=$SECONDS
 		detect "$d" "$out/logs/none-$d.log"
 		echo "mutate: unmutated: $d $OUTCOME ($((SECONDS - t0)) s)" >&2
@@ -300,6 +317,7 @@ main() {
 			row "$i" "$d" "$OUTCOME" "$RC" $((SECONDS - t0))
 			summary+=" $d:$OUTCOME"
 			echo "mutate: [$k/${#sel[@]}] $id $d $OUTCOME ($((SECONDS - t0)) s)" >&2
+			[ $first -eq 0 ] || [ "$OUTCOME" != killed ] || break
 		done
 		elapsed=$((SECONDS - t_start - t_base))
 		left=$((elapsed * (${#sel[@]} - k) / k))

@@ -58,24 +58,36 @@ FNR == 1 { nf++; fname[nf] = FILENAME; next }
 	cat[id] = $2; file[id] = $3; what[id] = $8
 	if (!($4 in seen)) { dets[++nd] = $4; seen[$4] = 1 }
 	out[id, $4] = $5; secs[id, $4] = $7; src[id, $4] = nf
+	if ($5 != "nocompile") built[id] = nf
 }
 END {
 	split(revs, rev, "\n"); split(origins, origin, "\n"); split(same, rsame, "\n")
+	# A mutant that did not compile and was fixed in the table: a later
+	# file that built it makes the earlier "nocompile" rows void.
+	for (k in out) {
+		split(k, kk, SUBSEP)
+		if (out[k] == "nocompile" && (kk[1] in built) && src[k] < built[kk[1]])
+			delete out[k]
+	}
 	for (f = 1; f <= nf; f++)
 		if (origin[f] != "") fname[f] = fname[f] " (" origin[f] ")"
 	from = "tree " rev[1] ", from " fname[1]
 	for (f = 2; f <= nf; f++)
 		from = from (f == nf ? " and " : ", ") "tree " rev[f] ", from " fname[f]
 	ncomp = 0; nkill = 0; nequiv = 0; nnocomp = 0; unanswered = 0; nfollow = 0
-	followup["tsanfault"] = 1; followup["stormhard"] = 1
+	followup["tsanfault"] = 1; followup["stormhard"] = 1; followup["simx"] = 1
 	for (i = 1; i <= n; i++) {
-		id = order[i]; v = "survived"
+		id = order[i]; v = "survived"; byverdict = 0
 		for (j = 1; j <= nd; j++) {
 			o = out[id, dets[j]]
 			if (o == "nocompile") v = "nocompile"
 			else if (kill(o) && v != "nocompile") v = "killed"
+			if (o == "killed") byverdict = 1
 		}
 		verdict[id] = v
+		# Killed by a failing test or oracle, not only by a time-out.
+		if (v == "killed" && byverdict) nverdict++
+		else if (v == "killed") timeoutonly = timeoutonly " " id
 		mainkill = 0
 		for (j = 1; j <= nd; j++)
 			if (!(dets[j] in followup) && kill(out[id, dets[j]])) mainkill = 1
@@ -110,8 +122,12 @@ END {
 	       "are argued equivalent, so %d of %d non-equivalent mutants are killed (%s). " \
 	       "Did not compile: %d.\n\n", nkill, ncomp, pct(nkill, ncomp), nequiv, nkill,
 	       ncomp - nequiv, pct(nkill, ncomp - nequiv), nnocomp > md
+	printf "**Killed by a verdict** (a failing test or oracle, not a time-out of the " \
+	       "runner): **%d of %d non-equivalent mutants (%s)**; killed only by a time-out:%s.\n\n",
+	       nverdict, ncomp - nequiv, pct(nverdict, ncomp - nequiv),
+	       (timeoutonly == "" ? " none" : timeoutonly) > md
 	printf "The five campaign detectors (unit, sim, gate, tsan, storm) kill %d (%s); " \
-	       "the follow-up detectors tsanfault and stormhard, run on survivors only, " \
+	       "the follow-up detectors tsanfault, stormhard and simx, run on survivors only, " \
 	       "%d more. Unit results of mutants answered with a `check` are the rerun " \
 	       "after that check was added: the unit tests grew during the campaign.\n\n",
 	       nkill - nfollow, pct(nkill - nfollow, ncomp), nfollow > md
@@ -183,9 +199,10 @@ END {
 	for (f = 2; f <= nf; f++) reruns = reruns (f > 2 ? ", " : "") jstr(rev[f])
 	printf "{\n  \"revision\": %s,\n  \"reruns\": [%s],\n  \"compiled\": %d,\n  \"killed\": %d,\n" \
 	       "  \"kill_rate\": %.3f,\n  \"equivalent\": %d,\n  \"kill_rate_non_equivalent\": %.3f,\n" \
-	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n  \"detectors\": {", jstr(rev[1]), reruns, ncomp, nkill,
+	       "  \"did_not_compile\": %d,\n  \"killed_by_follow_up_only\": %d,\n" \
+	       "  \"killed_by_verdict\": %d,\n  \"verdict_rate_non_equivalent\": %.3f,\n  \"detectors\": {", jstr(rev[1]), reruns, ncomp, nkill,
 	       (ncomp ? nkill / ncomp : 0), nequiv, (ncomp - nequiv ? nkill / (ncomp - nequiv) : 0),
-	       nnocomp, nfollow > json
+	       nnocomp, nfollow, nverdict, (ncomp - nequiv ? nverdict / (ncomp - nequiv) : 0) > json
 	for (j = 1; j <= nd; j++)
 		printf "%s\n    %s: {\"run\": %d, \"killed\": %d, \"timeout\": %d, \"kill_rate\": %.3f}",
 		       (j > 1 ? "," : ""), jstr(dets[j]), dran[dets[j]], dk[dets[j]], dt[dets[j]],

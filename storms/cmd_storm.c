@@ -30,7 +30,7 @@ static const char usage[] =
 	"                      [--seed N] [--shard K/N] [--report FILE]\n"
 	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
 	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
-	"                      [--backing synthetic|file]\n"
+	"                      [--backing synthetic|file] [--no-swarm]\n"
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
 	"  1 ms FETCHING time-out drawn per round) until\n"
@@ -53,7 +53,9 @@ static const char usage[] =
 	"  residctl merge. Half the rounds (drawn) read a real file of the\n"
 	"  content with O_DIRECT, its size not a page multiple, written under\n"
 	"  $TMPDIR or /tmp and removed; --backing makes every round one or the\n"
-	"  other.\n";
+	"  other. Each round also draws from its seed which fault points are on\n"
+	"  and at which probability (swarm testing; a --fault rule for a point\n"
+	"  wins over the draw); --no-swarm injects only the --fault rules.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
@@ -181,9 +183,20 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
 	for (int i = 0; i < FP_COUNT; i++)
-		if (run->faults.on & 1u << i)
+		if ((run->faults.on | run->faults.swarm) & 1u << i)
 			fprintf(f, "  fault %-28s fired %" PRIu64 "\n",
 				fault_name(i), t->fired[i]);
+}
+
+/* The faults a round injected: its swarm's draw and the --fault rules. */
+static void round_faults(const struct run *run, uint64_t seed, char *buf,
+			 size_t n)
+{
+	struct fault_plan f;
+
+	fault_plan_swarm(&run->faults, seed, &f);
+	if (fault_plan_format(&f, buf, n) < 0)
+		snprintf(buf, n, "...");
 }
 
 static int write_json(const char *path, const struct run *run,
@@ -223,10 +236,15 @@ static int write_json(const char *path, const struct run *run,
 	fputs("},\n  \"code_probes\": ", f);
 	coverage_json(f, &t->cov);
 	fputs(",\n  \"round_seeds\": [", f);
-	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++)
-		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s}",
-			i ? ", " : "", run->seeds[i],
-			run->failed[i] ? "false" : "true");
+	for (uint64_t i = 0; i < t->rounds && i < MAX_ROUNDS; i++) {
+		char drawn[1024];
+
+		round_faults(run, run->seeds[i], drawn, sizeof(drawn));
+		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s, "
+			"\"faults\": \"%s\"}", i ? ",\n    " : "",
+			run->seeds[i], run->failed[i] ? "false" : "true",
+			drawn);
+	}
 	fputs("]\n}\n", f);
 	if (fclose(f) || rename(tmp, path)) {
 		fprintf(stderr, "residctl storm: cannot write %s\n", path);
@@ -263,7 +281,7 @@ static int write_report(const char *path, struct campaign *c,
 	row_max(row, "worst_fetch_ns", t->worst_fetch_ns);
 	row_max(row, "worst_read_ns", t->worst_touch_ns);
 	for (int i = 0; i < FP_COUNT; i++)
-		if (run.faults.on & 1u << i)
+		if ((run.faults.on | run.faults.swarm) & 1u << i)
 			row_count(row, fault_name(i), t->fired[i]);
 	return campaign_write(c, path, now_s() - run.start);
 }
@@ -305,6 +323,7 @@ int cmd_storm(int argc, char **argv)
 		CLI_VALUE("shard", 'k'),
 		CLI_VALUE("report", 'p'),
 		CLI_VALUE("backing", 'B'),
+		CLI_FLAG("no-swarm", 'W'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
@@ -320,6 +339,7 @@ int cmd_storm(int argc, char **argv)
 
 	if (fault_plan_option(&run.faults, "storm", NULL) < 0)
 		return 2;
+	run.faults.swarm = FAULT_ALL;
 	while ((opt = cli_next(&c)) != CLI_END) {
 		v = c.arg;
 		switch (opt) {
@@ -394,6 +414,13 @@ int cmd_storm(int argc, char **argv)
 			break;
 		case 'j':
 			json = v;
+			break;
+		case 'W':
+			run.faults.swarm = 0;
+			if (flen < sizeof(specs))
+				flen += (size_t)snprintf(specs + flen,
+						 sizeof(specs) - flen,
+						 " --no-swarm");
 			break;
 		case 'B':
 			if (strcmp(v, "synthetic") && strcmp(v, "file")) {
@@ -501,9 +528,13 @@ int cmd_storm(int argc, char **argv)
 				 c.seed, c.seconds, c.seconds + 1, chunk_opt,
 				 backing_opt, specs, bugs_enabled() ? " --bug " : "",
 				 bugs_enabled() ? bugs : "");
+			char drawn[1024];
+
+			round_faults(&run, c.seed, drawn, sizeof(drawn));
 			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
-				"%s\n  rerun: %s\n", run.tty ? "\n" : "", index,
-				r.message, line, rerun);
+				"%s\n  faults: %s\n  rerun: %s\n",
+				run.tty ? "\n" : "", index, r.message, line,
+				drawn[0] ? drawn : "none", rerun);
 			if (row)
 				row_finding(row, index, 1, r.message, rerun);
 		}

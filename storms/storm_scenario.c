@@ -28,8 +28,11 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		.watchdog_seconds = full ? 120 : 20,
 		.limit_bytes = 512ull << 20,
 	};
+	/* A swarm draws the chunk size too (fault_swarm_chunk). */
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
+	else if (o->faults->swarm)
+		c->chunk_size = fault_swarm_chunk(c->seed);
 	/* A file ends unaligned, as does the last of unequal layers. */
 	if (o->leg)
 		c->region_len = content_file_len(c->region_len, c->seed);

@@ -17,7 +17,7 @@
 static const char usage[] =
 	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
 	"                       [--md FILE] [--json FILE] [--no-real]\n"
-	"                       [--shard K/N] [--report FILE]\n"
+	"                       [--shard K/N] [--report FILE] [--no-shrink]\n"
 	"  The kill matrix: each of the ten bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
@@ -33,7 +33,9 @@ static const char usage[] =
 	"  --shard K/N runs only the seeds and runs i (counted over the cells in\n"
 	"  order) with i mod N = K - 1 (K from 1); --report writes the campaign\n"
 	"  report, every detection with its replay line, for residctl merge,\n"
-	"  which judges the real-kernel cells (at least one run) over all shards.\n";
+	"  which judges the real-kernel cells (at least one run) over all shards.\n"
+	"  --no-shrink: no seed's failure is shrunk or replayed (the schedules\n"
+	"  to detect only; shrinking a failure with many faults takes minutes).\n";
 
 struct cell {
 	int expected, runs, ran, detected;
@@ -112,7 +114,8 @@ static void run_cell(int bug, enum detector det, int runs,
 		if (!shard_owns(sh, (*unit)++))
 			continue;
 		o.seed = base->seed + (uint64_t)i;
-		o.shrink = i == 0; /* the first seed's failure is shrunk */
+		/* The first seed's failure is shrunk, unless --no-shrink. */
+		o.shrink = i == 0 && base->shrink;
 		repro_run(bug, det, &o, &d);
 		if (row)
 			unit_row(row, bug, det, i, &d);
@@ -269,7 +272,7 @@ int cmd_matrix(int argc, char **argv)
 {
 	static struct cell cells[NBUGS + 1][NDETECTORS];
 	struct repro_opts o = { .seed = 1, .max_schedules = 20000,
-				.replays = 10 };
+				.replays = 10, .shrink = 1 };
 	const char *md = NULL, *json = NULL, *report = NULL;
 	uint64_t seeds = 20, runs = 3, unit = 0;
 	struct shard shard = { 0 };
@@ -277,6 +280,7 @@ int cmd_matrix(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_HELP_OPTION,
 		CLI_FLAG("no-real", 'R'),
+		CLI_FLAG("no-shrink", 'N'),
 		CLI_VALUE("seeds", 'S'),
 		CLI_VALUE("runs", 'r'),
 		CLI_VALUE("schedules", 'n'),
@@ -302,6 +306,9 @@ int cmd_matrix(int argc, char **argv)
 			return c.status;
 		case 'R':
 			real = 0;
+			break;
+		case 'N':
+			o.shrink = 0;
 			break;
 		case 'S':
 		case 'r':

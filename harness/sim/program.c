@@ -319,6 +319,7 @@ int simprog_faults(const struct scenario *p, const struct fault_plan *user,
 		}
 	}
 	out->all = u.all;
+	out->swarm = u.swarm;
 	return fault_plan_fit(out, simprog_can_fire(p), p->id, err, n);
 }
 

@@ -718,6 +718,67 @@ static void fit_and_format(void)
 	CU_ASSERT_EQUAL(res.counters[0].value, 6);
 }
 
+/* A swarm (issue 24): per seed a subset of the points, each at a
+ * probability from 0.01 to its ceiling; the same seed the same draw; a
+ * rule the plan names wins; it formats as "swarm" and parses back; fitted,
+ * it keeps what the run can fire and is never refused. */
+static void swarm_draws(void)
+{
+	char err[512] = "", buf[512];
+	struct fault_plan a, b;
+	uint32_t seen = 0, differ = 0;
+
+	on("swarm,wake=0.25");
+	CU_ASSERT_EQUAL(plan.swarm, FAULT_ALL);
+	CU_ASSERT_EQUAL(fault_plan_format(&plan, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "swarm,wake=0.25");
+	for (uint64_t s = 1; s <= 64; s++) {
+		fault_plan_swarm(&plan, s, &a);
+		fault_plan_swarm(&plan, s, &b);
+		CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof(a)), 0);
+		CU_ASSERT_EQUAL(a.swarm, 0);
+		CU_ASSERT_STRING_EQUAL(a.rule[FP_WAKE].prob, "0.25");
+		seen |= a.on;
+		fault_plan_swarm(&plan, s + 1, &b);
+		differ |= a.on ^ b.on;
+		for (int p = 0; p < FP_COUNT; p++) {
+			double v = atof(a.rule[p].prob);
+			double hi = p == FP_CONT_EEXIST || p == FP_CONT_EFAULT ?
+				0.03 : p == FP_CGROUP_READ ? 0.1 : 0.5;
+
+			if (!(a.on & 1u << p) || p == FP_WAKE)
+				continue;
+			CU_ASSERT(v >= 0.01 && v <= hi);
+		}
+	}
+	CU_ASSERT_EQUAL(seen, FAULT_ALL);
+	CU_ASSERT_NOT_EQUAL(differ, 0);
+	CU_ASSERT(fault_plan_fit(&plan, 1u << FP_PUNCH, "T-9", err,
+				 sizeof(err)) == -1); /* wake: a named rule */
+	off();
+	on("swarm");
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 0, "T-5", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(plan.swarm, 0);
+	off();
+	on("swarm");
+	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_PUNCH, "T-1", err,
+				       sizeof(err)), 0);
+	CU_ASSERT_EQUAL(plan.swarm, 1u << FP_PUNCH);
+	/* A seed that turns punch on: its seam, which draws from the same
+	 * seed, fails punches. */
+	for (seed = 1; seed < 64; seed++) {
+		fault_plan_swarm(&plan, seed, &a);
+		if (a.on)
+			break;
+	}
+	CU_ASSERT_EQUAL_FATAL(a.on, 1u << FP_PUNCH);
+	rewrap();
+	for (int i = 0; i < 2000 && !fired(FP_PUNCH); i++)
+		(void)punch();
+	CU_ASSERT(fired(FP_PUNCH) > 0);
+	CU_ASSERT_EQUAL(fault_swarm_chunk(7), fault_swarm_chunk(7));
+}
+
 /* Points are libfiu's: in a run that injects faults its own control
  * reaches them too. */
 static void libfiu_control(void)
@@ -786,6 +847,7 @@ void suite_fault(void)
 	CU_add_test(s, "instances share nothing", instances_share_nothing);
 	CU_add_test(s, "a run's own stream decides", draws_from_a_stream);
 	CU_add_test(s, "fit to a run, format back", fit_and_format);
+	CU_add_test(s, "swarm: a draw per seed", swarm_draws);
 	CU_add_test(s, "libfiu's control reaches the points", libfiu_control);
 	CU_add_test(s, "RESIDCTL_FAULTS", from_environment);
 }

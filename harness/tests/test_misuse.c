@@ -388,6 +388,7 @@ struct simrun {
 	int err;
 	uint32_t chunk;
 	struct resid_stats st;
+	int unquiet; /* violations at quiescence (resid_check_quiescent) */
 };
 
 static struct resid_region *sim_open(struct simrun *sr)
@@ -416,6 +417,8 @@ static struct resid_region *sim_open(struct simrun *sr)
 static void sim_close(struct simrun *sr, struct resid_region *r)
 {
 	sr->err = resid_failure(r, &sr->chunk);
+	/* A chunk failed for good holds no reservation, pin or page. */
+	sr->unquiet = resid_check_quiescent(r);
 	resid_get_stats(r, &sr->st);
 	resid_close(r);
 }
@@ -489,6 +492,7 @@ static void sim_check_failed(struct simrun *sr, int err)
 	CU_ASSERT_EQUAL(sr->chunk, BAD_CHUNK);
 	CU_ASSERT_EQUAL(sr->st.failed_chunks, 1);
 	CU_ASSERT(sr->st.io_errors <= 9 * 8);
+	CU_ASSERT_EQUAL(sr->unquiet, 0);
 }
 
 static void sim_eio_poisoned(void)
