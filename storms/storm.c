@@ -194,6 +194,7 @@ static void child(const struct storm_config *c, int fd)
 	s.h.eager_reconcile = 1;
 	s.cfg.harness = &s.h;
 	s.cfg.evict_ahead = c->evict_ahead;
+	s.cfg.huge_dir = c->huge_dir;
 	if (c->fetching_timeout_ms)
 		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;
 	if (!c->chunk_size) {

@@ -21,6 +21,8 @@ struct storm_config {
 	 * region_len bytes of the content here and reads it with O_DIRECT,
 	 * the path users take; it is unlinked once the pager holds it. */
 	const char *file_dir;
+	/* resid_config.huge_dir (the huge leg's tmpfs), or NULL. */
+	const char *huge_dir;
 	double budget_ratio;     /* of the region, at least the largest chunk */
 	uint32_t threads, workers, prefetch_depth;
 	enum resid_policy policy;

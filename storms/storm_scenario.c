@@ -8,6 +8,7 @@
 
 #include "content_file.h"
 #include "fault.h"
+#include "huge_leg.h"
 #include "storm_scenario.h"
 
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
@@ -37,6 +38,12 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		c->file_dir = o->file_dir;
 	if (o->leg & LEG_UNEQUAL)
 		c->chunk_size = 0;
+	/* The huge leg's equal chunks are folios, so it takes the huge path. */
+	if (o->leg & LEG_HUGE) {
+		c->huge_dir = o->huge_dir;
+		if (c->chunk_size)
+			c->chunk_size = huge_leg_folio();
+	}
 	c->faults = o->faults;
 }
 
@@ -51,8 +58,8 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	}
 	snprintf(res->backing, sizeof(res->backing), "%s", !c->file_dir ?
 		 "synthetic" : sr->direct ? "file O_DIRECT" : "file buffered");
-	snprintf(res->chunks, sizeof(res->chunks), "%s", c->chunk_size ?
-		 "equal" : "unequal");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s", c->chunk_size ?
+		 "equal" : "unequal", c->huge_dir ? "+huge" : "");
 	res->checks = sr->bytes_checked;
 	res->mismatches = sr->mismatches + sr->violations;
 	scen_count(res, "touches", sr->touches);
