@@ -15,7 +15,6 @@
 #include "commands.h"
 #include "content_file.h"
 #include "fault.h"
-#include "huge_leg.h"
 #include "probe.h"
 #include "report.h"
 #include "scenario_child.h"
@@ -266,7 +265,7 @@ int cmd_check(int argc, char **argv)
 	struct sim_gate_part part = { 0 };
 	struct campaign *camp = NULL;
 	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0, huge = 0;
-	char dir[4096] = "", huge_dir[4200] = "", huge_why[512] = "";
+	char dir[4096] = "", huge_dir[4200] = "";
 	uint64_t schedules = 0;
 	char err[1024];
 
@@ -404,20 +403,6 @@ int cmd_check(int argc, char **argv)
 			filter.unequal ? "unequal chunks" : "equal chunks");
 		return 2;
 	}
-	for (int i = 0; i < nrows; i++)
-		huge += !!(rows[i].leg & LEG_HUGE);
-	if (huge && !sim && !huge_leg_available(huge_why, sizeof(huge_why))) {
-		int kept = 0;
-
-		for (int i = 0; i < nrows; i++)
-			if (!(rows[i].leg & LEG_HUGE))
-				rows[kept++] = rows[i];
-		nrows = kept;
-		huge = 0;
-		printf("residctl check: huge legs n/a: %s\n", huge_why);
-	}
-	for (int i = 0; i < nrows; i++)
-		files += !!(rows[i].leg & (LEG_FILE | LEG_HUGE));
 
 	struct probe p;
 	char manifest[2048];
@@ -445,6 +430,23 @@ int cmd_check(int argc, char **argv)
 			p.verdict);
 		return 2;
 	}
+	for (int i = 0; i < nrows; i++)
+		huge += !!(rows[i].leg & LEG_HUGE);
+	if (huge && !sim && !p.huge_tmpfs) {
+		int kept = 0;
+
+		for (int i = 0; i < nrows; i++)
+			if (!(rows[i].leg & LEG_HUGE)) {
+				fitted[kept] = fitted[i];
+				rows[kept++] = rows[i];
+			}
+		nrows = kept;
+		huge = 0;
+		printf("residctl check: the huge legs are n/a here: %s\n",
+		       p.huge_why);
+	}
+	for (int i = 0; i < nrows; i++)
+		files += !!(rows[i].leg & (LEG_FILE | LEG_HUGE));
 	probe_json(&p, manifest, sizeof(manifest));
 	if (report && !(camp = new_campaign(rows, nrows, schedules, o.seed,
 					    &user, &part.shard))) {
