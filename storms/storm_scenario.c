@@ -41,6 +41,7 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 	/* The huge leg's equal chunks are folios, so it takes the huge path. */
 	if (o->leg & LEG_HUGE) {
 		c->huge_dir = o->huge_dir;
+		c->huge_mount = 1;
 		if (c->chunk_size)
 			c->chunk_size = huge_leg_folio();
 	}

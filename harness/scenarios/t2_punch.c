@@ -13,13 +13,14 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	struct resid_config cfg;
 	struct resid_region *r;
 	struct resid_stats s;
-	unsigned cycles = 1000;
+	unsigned cycles;
 
 	resid_config_init(&cfg);
 	cfg.backing = RESID_BACKING_SYNTHETIC;
 	/* The huge leg's chunks are folios: each punch frees one whole. */
 	cfg.chunk_size = o->leg & LEG_HUGE ? huge_leg_folio() : CHUNK;
 	cfg.region_len = 2 * cfg.chunk_size;
+	cycles = (unsigned)(1000 * CHUNK / cfg.chunk_size); /* as many bytes */
 	cfg.seed = o->seed;
 	cfg.budget_bytes = wl_leg(&cfg, o); /* one chunk */
 	cfg.policy = RESID_POLICY_LRU;
