@@ -627,13 +627,18 @@ static int k_memfd_create(void *ctx, const char *name)
 	return memfd_new(ctx, 1); /* shmem_enabled is never here */
 }
 
+static uint64_t sim_folio(const struct sim *s)
+{
+	return s->cfg.folio_bytes ? s->cfg.folio_bytes : SIM_FOLIO;
+}
+
 /* Only the huge tmpfs takes O_TMPFILE here. */
 static int k_tmpfile_create(void *ctx, const char *dir)
 {
 	sched_point(ctx, OP_MEMFD_CREATE, 1);
 	if (strcmp(dir, SIM_HUGE_DIR))
 		return -ENOENT;
-	return memfd_new(ctx, SIM_FOLIO / SIM_PAGE);
+	return memfd_new(ctx, (uint32_t)(sim_folio(ctx) / SIM_PAGE));
 }
 
 /* The sim sizes a memfd only while nothing maps it. */
@@ -683,9 +688,11 @@ static int k_ftruncate(void *ctx, int fd, uint64_t len)
 }
 
 /* A punch that covers part of a large folio splits it into pages first
- * (then punched as any); a split that fails leaves the folio whole, and
- * the punch only zeroes its part of it. Returns whether page p is in a
- * folio the punch of [off, end) cannot free. */
+ * (then punched as any); the split unmaps all of the folio's pages from
+ * A, as Linux 6.18 leaves a file folio's (its next access faults MINOR).
+ * A split that fails leaves the folio whole, and the punch only zeroes
+ * its part of it. Returns whether page p is in a folio the punch of
+ * [off, end) cannot free. */
 static int split_for_punch(struct sim *s, struct sim_memfd *mf, uint64_t p,
 			   uint64_t off, uint64_t end)
 {
@@ -697,6 +704,9 @@ static int split_for_punch(struct sim *s, struct sim_memfd *mf, uint64_t p,
 	if (s->cfg.split_fails)
 		return 1;
 	memset(mf->large + fb, 0, mf->folio_pages);
+	for (uint64_t q = fb; q < fb + mf->folio_pages; q++)
+		if (mf->mapped[q] == PTE_MAPPED)
+			mf->mapped[q] = 0;
 	return 0;
 }
 
@@ -1105,7 +1115,8 @@ static long k_read_text(void *ctx, const char *path, char *buf, size_t cap)
 	}
 	if (!strcmp(path, "/sys/kernel/mm/transparent_hugepage/"
 		    "hpage_pmd_size")) {
-		snprintf(stat, sizeof(stat), "%llu\n", SIM_FOLIO);
+		snprintf(stat, sizeof(stat), "%llu\n",
+			 (unsigned long long)sim_folio(s));
 		return put_text(buf, cap, stat);
 	}
 	if (!strcmp(path, CGROUP "memory.stat")) {

@@ -66,6 +66,9 @@ struct sim_config {
 	/* A punch inside a large folio must split it; with this the split
 	 * fails and the punch frees nothing (it only zeroes the range). */
 	int split_fails;
+	/* The huge tmpfs's folio and the PMD size reported; 0: SIM_FOLIO
+	 * (conformance sets the kernel's own, to compare byte for byte). */
+	uint64_t folio_bytes;
 	/* A runnable thread passed over this many steps in a row runs next:
 	 * the kernel's scheduler is fair, PCT's priorities alone are not, and
 	 * starving a thread forever makes livelocks no fair scheduler would.
