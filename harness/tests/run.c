@@ -67,6 +67,7 @@ static void add_suites(void)
 	suite_scenarios();
 	suite_coverage();
 	suite_conformance();
+	suite_huge();
 }
 
 int main(int argc, char **argv)
