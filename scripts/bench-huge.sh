@@ -81,10 +81,5 @@ targets() {
 	echo "|---|---|---|"
 	targets
 	echo "<!-- /huge -->"
-} >"$tmp/section.md"
-awk -v f="$tmp/section.md" '
-	/^<!-- huge:/ { while ((getline l < f) > 0) print l; skip = 1; next }
-	/^<!-- \/huge -->/ { skip = 0; next }
-	!skip' results/performance.md >"$tmp/perf.md"
-cp "$tmp/perf.md" results/performance.md
+} | bash scripts/section.sh huge results/performance.md
 echo "bench-huge: results/bench-huge.md, results/bench-huge.csv, results/performance.md"

@@ -127,12 +127,5 @@ targets() {
 	echo "|---|---|---|"
 	targets
 	echo "<!-- /targets -->"
-} >"$tmp/section.md"
-awk -v f="$tmp/section.md" '
-	/^<!-- targets:/ { while ((getline l < f) > 0) print l; skip = 1; next }
-	/^<!-- \/targets -->/ { skip = 0; next }
-	!skip' results/performance.md >"$tmp/perf.md"
-grep -q '^<!-- targets:' results/performance.md ||
-	{ echo "bench-targets: results/performance.md has no targets marker" >&2; exit 1; }
-cp "$tmp/perf.md" results/performance.md
+} | bash scripts/section.sh targets results/performance.md
 echo "bench-targets: results/bench-targets.md, results/bench-targets-{arms,fetch}.csv, results/performance.md"
