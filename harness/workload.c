@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "content_file.h"
+#include "huge_leg.h"
 #include "invariants.h"
 #include "read_check.h"
 #include "unequal_table.h"
@@ -35,7 +36,10 @@ uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o)
 	static struct resid_chunk_spec table[MAX_TABLE];
 	uint64_t rng = cfg->seed;
 
-	/* A file ends unaligned, as does the last of unequal layers. */
+	/* A file ends unaligned, as does the last of unequal layers; on the
+	 * huge leg half a folio early, so that the last chunk holds a tail. */
+	if (o->leg & LEG_HUGE)
+		cfg->region_len -= huge_leg_folio() / 2;
 	if (o->leg)
 		cfg->region_len = content_file_len(cfg->region_len, cfg->seed);
 	if (!(o->leg & LEG_UNEQUAL))

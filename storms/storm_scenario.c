@@ -31,7 +31,10 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 	};
 	if (o->storm_chunk)
 		c->chunk_size = o->storm_chunk;
-	/* A file ends unaligned, as does the last of unequal layers. */
+	/* A file ends unaligned, as does the last of unequal layers; on the
+	 * huge leg half a folio early, so that the last chunk holds a tail. */
+	if (o->leg & LEG_HUGE)
+		c->region_len -= huge_leg_folio() / 2;
 	if (o->leg)
 		c->region_len = content_file_len(c->region_len, c->seed);
 	if (o->leg & LEG_FILE)
