@@ -47,8 +47,7 @@ static const char usage[] =
 	"  from --huge-dir, a tmpfs mounted with huge=, or else a tmpfs with\n"
 	"  huge=always each run mounts in its own mount namespace). --modes\n"
 	"  runs only those named (default all).\n"
-	"  Exit 0, 1 when a run failed, 2\n"
-	"  on bad input.\n";
+	"  Exit 0, 1 when a run failed, 2 on bad input.\n";
 
 const char *const mode_name[NMODES] = {
 	"plain", "warm", "pager", "ahead", "prefetch", "device", "huge",
