@@ -286,7 +286,8 @@ static void configure(struct run *run, const struct sim_config *sc)
 	/* Every other pair of those runs on the huge tmpfs (SIM_FOLIO, the
 	 * size of a chunk): equal chunks take huge folios, the last one
 	 * ending unaligned so that it holds a tail up to its folio's end;
-	 * unequal ones must keep 4 KiB pages there (I-9). */
+	 * an unequal table only where each of its chunks starts on a folio
+	 * (else 4 KiB pages, I-9). */
 	if ((sc->seed / 6) % 2) {
 		c->huge_dir = SIM_HUGE_DIR;
 		if (!run->unequal)
