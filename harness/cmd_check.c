@@ -1,9 +1,12 @@
 /* residctl check: the gate. Each scenario runs in its own child memory cgroup
  * (limit set, swap forbidden), which is removed afterwards, also when the
  * scenario fails. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bugs.h"
 #include "campaign.h"
@@ -39,7 +42,11 @@ static const char usage[] =
 	"  T-1, T-2, T-3, T-6 and T-7 also read a real file of the content\n"
 	"  whose size is not a page multiple (written to a directory under\n"
 	"  $TMPDIR or /tmp, removed afterwards); T-1 and T-3 also run on a\n"
-	"  table of unequal chunks. --backing and --chunks keep only those legs.\n"
+	"  table of unequal chunks. T-1, T-2, T-3, T-6 and T-7 also run with\n"
+	"  huge folios in B (a tmpfs mounted huge=always in the child's own\n"
+	"  mount namespace; chunks of the folio size), T-1 also on unequal\n"
+	"  chunks there, which must keep 4 KiB pages; n/a where the kernel has\n"
+	"  no THP. --backing and --chunks keep only those legs.\n"
 	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
 	"  input or when the scenarios cannot run here (see residctl probe).\n"
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
@@ -78,14 +85,16 @@ static int leg_kept(const struct leg_filter *f, unsigned leg)
 }
 
 /* Appends s's legs (a mask) that f keeps: the synthetic one on equal
- * chunks, then each of its legs alone, then both together. */
+ * chunks, then each of its legs alone, then file and unequal together,
+ * then the huge leg with each. */
 static int add_rows(const struct scenario *s, unsigned legs,
 		    const struct leg_filter *f, struct row *rows, int n)
 {
 	static const unsigned order[] = { 0, LEG_FILE, LEG_UNEQUAL,
-					  LEG_FILE | LEG_UNEQUAL };
+		LEG_FILE | LEG_UNEQUAL, LEG_HUGE, LEG_HUGE | LEG_FILE,
+		LEG_HUGE | LEG_UNEQUAL };
 
-	for (int i = 0; i < 4 && n < 64; i++)
+	for (int i = 0; i < 7 && n < 64; i++)
 		if ((order[i] & legs) == order[i] && leg_kept(f, order[i]))
 			rows[n++] = (struct row){ s, order[i] };
 	return n;
@@ -96,9 +105,13 @@ static const char *leg_name(unsigned leg)
 	static const char *const names[] = {
 		"synthetic, equal chunks", "file, equal chunks",
 		"synthetic, unequal chunks", "file, unequal chunks",
+		"synthetic, equal chunks, huge tmpfs",
+		"file, equal chunks, huge tmpfs",
+		"synthetic, unequal chunks, huge tmpfs",
+		"file, unequal chunks, huge tmpfs",
 	};
 
-	return names[leg & 3];
+	return names[leg & 7];
 }
 
 static void list(void)
@@ -154,8 +167,9 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 	res->id = s->id;
 	snprintf(res->backing, sizeof(res->backing), "%s",
 		 o.leg & LEG_FILE ? "file" : "synthetic");
-	snprintf(res->chunks, sizeof(res->chunks), "%s",
-		 o.leg & LEG_UNEQUAL ? "unequal" : "equal");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s",
+		 o.leg & LEG_UNEQUAL ? "unequal" : "equal",
+		 o.leg & LEG_HUGE ? "+huge" : "");
 	if (sim_schedules) {
 		rc = sim_gate_run(s, &o, sim_schedules, part, res);
 	} else if (!(fs = fault_seam_new(&resid_seam_linux, o.faults, o.seed,
@@ -255,9 +269,9 @@ int cmd_check(int argc, char **argv)
 	const char *json = NULL, *junit = NULL, *report = NULL;
 	struct sim_gate_part part = { 0 };
 	struct campaign *camp = NULL;
-	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0;
+	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0, huge = 0;
 	int swarm = -1; /* --swarm 1, --no-swarm 0; -1: on with --sim */
-	char dir[4096] = "";
+	char dir[4096] = "", huge_dir[4200] = "";
 	uint64_t schedules = 0;
 	char err[1024];
 
@@ -401,8 +415,6 @@ int cmd_check(int argc, char **argv)
 			filter.unequal ? "unequal chunks" : "equal chunks");
 		return 2;
 	}
-	for (int i = 0; i < nrows; i++)
-		files += !!(rows[i].leg & LEG_FILE);
 
 	struct probe p;
 	char manifest[2048];
@@ -434,6 +446,23 @@ int cmd_check(int argc, char **argv)
 			p.verdict);
 		return 2;
 	}
+	for (int i = 0; i < nrows; i++)
+		huge += !!(rows[i].leg & LEG_HUGE);
+	if (huge && !sim && !p.huge_tmpfs) {
+		int kept = 0;
+
+		for (int i = 0; i < nrows; i++)
+			if (!(rows[i].leg & LEG_HUGE)) {
+				fitted[kept] = fitted[i];
+				rows[kept++] = rows[i];
+			}
+		nrows = kept;
+		huge = 0;
+		printf("residctl check: the huge legs are n/a here: %s\n",
+		       p.huge_why);
+	}
+	for (int i = 0; i < nrows; i++)
+		files += !!(rows[i].leg & (LEG_FILE | LEG_HUGE));
 	probe_json(&p, manifest, sizeof(manifest));
 	if (report && !(camp = new_campaign(rows, nrows, schedules, o.seed,
 					    &user, &part.shard))) {
@@ -454,6 +483,14 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	o.file_dir = dir;
+	snprintf(huge_dir, sizeof(huge_dir), "%s/huge", dir);
+	if (huge && mkdir(huge_dir, 0700) < 0) {
+		fprintf(stderr, "residctl check: cannot make %s: %s\n",
+			huge_dir, strerror(errno));
+		content_dir_remove(dir);
+		return 2;
+	}
+	o.huge_dir = huge_dir;
 	for (int i = 0; i < nrows; i++) {
 		uint64_t units = sim ? sim_gate_units(rows[i].s, schedules) : 0;
 
@@ -474,6 +511,9 @@ int cmd_check(int argc, char **argv)
 		passed += res[i].passed;
 	}
 	/* Every scenario's file is gone, even one a killed child left. */
+	if (huge && rmdir(huge_dir) < 0)
+		fprintf(stderr, "residctl check: cannot remove %s: %s\n",
+			huge_dir, strerror(errno));
 	if (files && content_dir_remove(dir) < 0)
 		return 2;
 	report_table(stdout, res, nrows);

@@ -18,6 +18,38 @@ static const char usage[] =
 	"  the condition that forbids swap in it (I-3).\n"
 	"  Exit 0 when it can, 1 when it cannot.\n";
 
+/* Huge folios in B: which source this machine offers a region whose
+ * chunks all start on a multiple of the folio, and how to enable one. */
+static void huge_folios(const struct probe *p)
+{
+	const char *memfd = strcmp(p->shmem_pmd, "inherit") && p->shmem_pmd[0] ?
+		p->shmem_pmd : p->shmem_thp;
+	int by_memfd = !strcmp(memfd, "always") ||
+		!strcmp(memfd, "within_size") || !strcmp(memfd, "advise") ||
+		!strcmp(memfd, "force");
+
+	if (!p->pmd) {
+		printf("huge folios in B  no: the kernel has no transparent huge "
+		       "pages (4 KiB pages, as always)\n");
+		return;
+	}
+	printf("huge folios in B  for regions whose chunks start on multiples "
+	       "of %" PRIu64 " KiB:\n", p->pmd >> 10);
+	printf("  memfd           %s (shmem_enabled [%s], its %" PRIu64
+	       " KiB size [%s])\n", by_memfd ? "yes" : "no", p->shmem_thp,
+	       p->pmd >> 10, p->shmem_pmd[0] ? p->shmem_pmd : "-");
+	printf("  tmpfs huge=     %s\n", p->huge_tmpfs ? "yes: a tmpfs with "
+	       "huge= can be mounted here" : p->huge_why);
+	if (by_memfd)
+		return;
+	printf("  to enable       mkdir -p /mnt/resid-huge && mount -t tmpfs -o "
+	       "huge=within_size,size=<budget> none /mnt/resid-huge, then\n"
+	       "                  resid_config.huge_dir = \"/mnt/resid-huge\" "
+	       "(residctl bench fetch --huge-dir /mnt/resid-huge);\n"
+	       "                  or, for every memfd of the machine: echo "
+	       "advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled\n");
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe p;
@@ -79,6 +111,7 @@ int cmd_probe(int argc, char **argv)
 		       cg_swap_cond_name(p.swap_cond));
 	printf("THP               enabled [%s], shmem_enabled [%s]\n", p.thp,
 	       p.shmem_thp);
+	huge_folios(&p);
 	printf("revision          %s\n", RESID_REV);
 	printf("can the pager run here? %s\n", p.verdict);
 	return p.can_run ? 0 : 1;

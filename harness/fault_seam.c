@@ -292,6 +292,7 @@ PASS(int, sigbus_thread, (void *ctx, uint32_t tid), tid)
 PASS(int, protect_none, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, notify_signal, (void *ctx, int fd), fd)
 PASS(int, memfd_create, (void *ctx, const char *name), name)
+PASS(int, tmpfile_create, (void *ctx, const char *dir), dir)
 PASS(int, ftruncate, (void *ctx, int fd, uint64_t len), fd, len)
 PASS(int, fstat_blocks, (void *ctx, int fd, uint64_t *blocks), fd, blocks)
 PASS(int, memfd_present, (void *ctx, int fd, uint64_t *bytes), fd, bytes)
@@ -300,6 +301,8 @@ PASS(int, map, (void *ctx, int fd, uint64_t len, int prot, void **out),
 PASS(int, unmap, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, nohugepage, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, hugepage, (void *ctx, void *addr, uint64_t len), addr, len)
+PASS(int, folio_census, (void *ctx, const void *addr, uint64_t len,
+			 uint64_t *large), addr, len, large)
 PASS(int, close, (void *ctx, int fd), fd)
 PASS(int, backing_open,
      (void *ctx, const char *path, int direct, uint64_t *size),
@@ -366,6 +369,7 @@ static const struct resid_seam wrapper = {
 	.notify_open = pass_notify_open,
 	.notify_signal = pass_notify_signal,
 	.memfd_create = pass_memfd_create,
+	.tmpfile_create = pass_tmpfile_create,
 	.ftruncate = pass_ftruncate,
 	.punch = fw_punch,
 	.fstat_blocks = pass_fstat_blocks,
@@ -375,6 +379,7 @@ static const struct resid_seam wrapper = {
 	.nohugepage = pass_nohugepage,
 	.memfd_write = fw_memfd_write,
 	.hugepage = pass_hugepage,
+	.folio_census = pass_folio_census,
 	.close = pass_close,
 	.backing_open = pass_backing_open,
 	.backing_pread = fw_backing_pread,

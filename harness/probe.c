@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cgroup_scope.h"
+#include "huge_leg.h"
 #include "probe.h"
 #include "seam.h"
 #include "rev.h"
@@ -152,6 +153,18 @@ void probe_decide(struct probe *p, const char *cg_err)
 	}
 }
 
+static void probe_huge(struct probe *p)
+{
+	char path[128];
+
+	p->pmd = huge_leg_folio();
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
+		 "hugepages-%" PRIu64 "kB/shmem_enabled", p->pmd >> 10);
+	read_word(path, p->shmem_pmd, sizeof(p->shmem_pmd));
+	selected(p->shmem_pmd);
+	p->huge_tmpfs = huge_leg_available(p->huge_why, sizeof(p->huge_why));
+}
+
 void probe_run(struct probe *p)
 {
 	struct cg_env env;
@@ -168,6 +181,7 @@ void probe_run(struct probe *p)
 		  p->shmem_thp, sizeof(p->shmem_thp));
 	selected(p->thp);
 	selected(p->shmem_thp);
+	probe_huge(p);
 	p->dev_userfaultfd = access("/dev/userfaultfd", F_OK) == 0;
 	probe_uffd(p);
 	cg_env_init(&env, K->read_text, NULL);
@@ -197,7 +211,8 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		"\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
 		"\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
 		"\"swap_total\":%" PRIu64 ",\"swap_condition\":\"%s\","
-		"\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"revision\":\"%s\","
+		"\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"pmd_folio\":%" PRIu64 ","
+		"\"huge_tmpfs\":%s,\"revision\":\"%s\","
 		"\"can_run\":%s}",
 		p->release, p->uffd_ok ? "true" : "false", p->features,
 		p->ioctls, fnames, inames,
@@ -207,7 +222,7 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
 		p->swap_cond >= 0 ? cg_swap_cond_name(p->swap_cond) :
 		p->swap_why[0] ? "none held" : "not checked", p->thp, p->shmem_thp,
-		RESID_REV, p->can_run ? "true" : "false");
+		p->pmd, p->huge_tmpfs ? "true" : "false", RESID_REV, p->can_run ? "true" : "false");
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -12,13 +12,13 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 	uint64_t checks = 0, mismatches = 0;
 	double secs = 0;
 
-	fprintf(f, "%-5s %-4s %-13s %-7s %14s %10s %8s  %s\n", "test", "",
+	fprintf(f, "%-5s %-4s %-13s %-12s %14s %10s %8s  %s\n", "test", "",
 		"backing", "chunks", "checks", "mismatches", "seconds",
 		"counters");
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
-		fprintf(f, "%-5s %-4s %-13s %-7s %14" PRIu64 " %10" PRIu64
+		fprintf(f, "%-5s %-4s %-13s %-12s %14" PRIu64 " %10" PRIu64
 			" %8.2f ", r->id, r->passed ? "PASS" : "FAIL",
 			r->backing, r->chunks, r->checks, r->mismatches,
 			r->seconds);

@@ -31,16 +31,32 @@ const struct scenario *scenario_find(const char *id)
 	return NULL;
 }
 
+/* The counter called name, added when new; NULL when there is no room. */
+static struct counter *counter_of(struct scen_result *r, const char *name)
+{
+	for (int i = 0; i < r->ncounters; i++)
+		if (!strcmp(r->counters[i].name, name))
+			return &r->counters[i];
+	if (r->ncounters == SCEN_MAX_COUNTERS)
+		return NULL;
+	r->counters[r->ncounters] = (struct counter){ name, 0 };
+	return &r->counters[r->ncounters++];
+}
+
 void scen_count(struct scen_result *r, const char *name, uint64_t value)
 {
-	for (int i = 0; i < r->ncounters; i++) {
-		if (!strcmp(r->counters[i].name, name)) {
-			r->counters[i].value = value;
-			return;
-		}
-	}
-	if (r->ncounters < SCEN_MAX_COUNTERS)
-		r->counters[r->ncounters++] = (struct counter){ name, value };
+	struct counter *c = counter_of(r, name);
+
+	if (c)
+		c->value = value;
+}
+
+void scen_add(struct scen_result *r, const char *name, uint64_t value)
+{
+	struct counter *c = counter_of(r, name);
+
+	if (c)
+		c->value += value;
 }
 
 void scen_fail(struct scen_result *r, const char *fmt, ...)

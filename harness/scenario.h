@@ -24,6 +24,10 @@ struct run_opts {
 	 * sizes. */
 	unsigned leg;
 	const char *file_dir;
+	/* LEG_HUGE: the directory the scenario's child mounts a tmpfs with
+	 * huge=always on, in its own mount namespace (huge_leg.c), and
+	 * gives the pager as resid_config.huge_dir. */
+	const char *huge_dir;
 	/* The faults to inject, fitted to this scenario (never NULL), and the
 	 * run's fault seam over the kernel, which every region it opens in
 	 * this process uses (wl_open); a storm makes its own in its child. */
@@ -36,6 +40,10 @@ struct run_opts {
 enum scen_leg {
 	LEG_FILE = 1,    /* a real file, its last chunk ending unaligned */
 	LEG_UNEQUAL = 2, /* an explicit table of unequal chunks */
+	/* huge folios in B from a tmpfs mounted huge=always: on equal chunks
+	 * of a folio multiple the huge path, on unequal ones a region that
+	 * must keep 4 KiB pages though the tmpfs would give huge ones */
+	LEG_HUGE = 4,
 };
 
 #define SCEN_MAX_COUNTERS 24
@@ -59,7 +67,7 @@ struct scen_result {
 	 * "file buffered" (the file system refused O_DIRECT); and its
 	 * chunks, "equal" or "unequal". */
 	char backing[16];
-	char chunks[8];
+	char chunks[16];
 	struct coverage cov;     /* code probes: one run, or a sim campaign */
 };
 
@@ -119,6 +127,8 @@ struct scenario {
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);
+/* Adds value to the counter (0 before the first). */
+void scen_add(struct scen_result *r, const char *name, uint64_t value);
 /* Marks the scenario failed with a reason; the first reason is kept.
  * Safe from any thread. */
 void scen_fail(struct scen_result *r, const char *fmt, ...)

@@ -13,6 +13,7 @@
 
 #include "child.h"
 #include "coverage.h"
+#include "huge_leg.h"
 #include "scenario_child.h"
 
 #define TICK_NS 100000000L
@@ -90,7 +91,14 @@ int scen_run_child(const struct scenario *s, const struct run_opts *o,
 		return -1;
 	}
 	if (pid == 0) {
+		char err[512];
+
 		/* _exit: the parent owns the cgroup and its atexit cleanup. */
+		if (o->leg & LEG_HUGE &&
+		    huge_leg_enter(o->huge_dir, err, sizeof(err)) < 0) {
+			scen_fail(shared, "the huge leg: %s", err);
+			_exit(3);
+		}
 		rc = scen_run_counted(s, o, shared);
 		fflush(NULL);
 		_exit(rc == 0 ? 0 : 3);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "content_file.h"
+#include "huge_leg.h"
 #include "invariants.h"
 #include "read_check.h"
 #include "unequal_table.h"
@@ -35,7 +36,10 @@ uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o)
 	static struct resid_chunk_spec table[MAX_TABLE];
 	uint64_t rng = cfg->seed;
 
-	/* A file ends unaligned, as does the last of unequal layers. */
+	/* A file ends unaligned, as does the last of unequal layers; on the
+	 * huge leg half a folio early, so that the last chunk holds a tail. */
+	if (o->leg & LEG_HUGE)
+		cfg->region_len -= huge_leg_folio() / 2;
 	if (o->leg)
 		cfg->region_len = content_file_len(cfg->region_len, cfg->seed);
 	if (!(o->leg & LEG_UNEQUAL))
@@ -78,10 +82,12 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 	int file = o->leg & LEG_FILE;
 
 	snprintf(res->backing, sizeof(res->backing), "synthetic");
-	snprintf(res->chunks, sizeof(res->chunks), "%s", cfg->table ?
-		 "unequal" : "equal");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s", cfg->table ?
+		 "unequal" : "equal", o->leg & LEG_HUGE ? "+huge" : "");
 	if (file && make_file(cfg, o, res, path, sizeof(path)) < 0)
 		return NULL;
+	if (o->leg & LEG_HUGE)
+		cfg->huge_dir = o->huge_dir;
 	resid_harness_init(&h);
 	h.eager_reconcile = 1;
 	h.seam = o->seam;
@@ -100,13 +106,38 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 	if (file)
 		snprintf(res->backing, sizeof(res->backing), "file %s",
 			 content_file_direct(r) ? "O_DIRECT" : "buffered");
+	/* On the huge leg equal chunks of the folio take the huge path and
+	 * unequal ones must not (I-9). */
+	if (o->leg & LEG_HUGE && resid_huge(r) != !cfg->table) {
+		char m[1024];
+
+		resid_manifest_json(r, m, sizeof(m));
+		scen_fail(res, "the huge leg's region chose %s folios in B, "
+			  "not %s: %s", resid_huge(r) ? "huge" : "4 KiB",
+			  cfg->table ? "4 KiB" : "huge", m);
+	}
 	return r;
+}
+
+/* A region on the huge path proves it: its resident pages sit in large
+ * folios (the census of /proc/kpageflags; skipped where not root). */
+static void count_folios(struct resid_region *r, struct scen_result *res)
+{
+	uint64_t large = 0;
+
+	if (!resid_huge(r) || resid_folio_census(r, &large) < 0)
+		return;
+	scen_add(res, "huge_bytes", large);
+	if (!large)
+		scen_fail(res, "a region on the huge path held no page in a "
+			  "large folio at its end");
 }
 
 void wl_close(struct resid_region *r, struct scen_result *res,
 	      struct resid_stats *s)
 {
 	resid_check_quiescent(r);
+	count_folios(r, res);
 	resid_get_stats(r, s);
 	if (s->reconcile_failures)
 		scen_fail(res, "%" PRIu64 " reconcile failures",

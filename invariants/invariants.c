@@ -15,7 +15,7 @@ static const char *const titles[INV_MAX + 1] = {
 	[6] = "state changes under the chunk lock",
 	[7] = "accounting matches the kernel",
 	[8] = "dispatch on state, not fault type",
-	[9] = "no transparent huge pages",
+	[9] = "no punch splits a folio",
 	[10] = "outside input validated",
 	[11] = "resident <= budget at every instant",
 	[12] = "pins balance",
@@ -184,6 +184,15 @@ int inv_no_thp(const char *smaps, const void *start)
 		}
 	}
 	return 1;
+}
+
+int inv_folios(int huge, uint64_t large, const char *why)
+{
+	if (huge || large == 0)
+		return 1;
+	inv_report(9, "%" PRIu64 " bytes in large folios in a region on the "
+		   "4 KiB path (%s): a punch there may split one", large, why);
+	return 0;
 }
 
 int inv_budget(uint64_t resident, uint64_t budget)

@@ -46,6 +46,9 @@ int inv_accounting_quiescent(uint64_t st_bytes, uint64_t resident,
  * huge pages (AnonHugePages, ShmemPmdMapped, FilePmdMapped all 0 kB).
  * Returns -1 when the mapping is not in the text. */
 int inv_no_thp(const char *smaps, const void *start);
+/* I-9: a region on the 4 KiB path (huge 0) holds no page of a large
+ * folio; `large` is the census of its mapped pages, `why` its choice. */
+int inv_folios(int huge, uint64_t large, const char *why);
 /* I-11: resident <= budget, at every change. */
 int inv_budget(uint64_t resident, uint64_t budget);
 /* I-12: a pin count never negative; zero at quiescence. */

@@ -30,7 +30,7 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 				c->retained));
 	uint64_t t0 = phase_clock(r);
 
-	rc = K(r, punch, r->memfd, c->off, c->len);
+	rc = K(r, punch, r->memfd, c->off, c->hold);
 	if (r->cfg.phase_timers)
 		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
 	if (rc < 0) {
@@ -41,9 +41,9 @@ static int evict_locked(struct resid_region *r, uint32_t v)
 	}
 	chunk_set_state(r, c, CH_ABSENT);
 	chunk_unlock(r, c);
-	set_resident(r, r->resident - c->len);
+	set_resident(r, r->resident - c->hold);
 	STAT_INC(r, evictions);
-	STAT_ADD(r, evicted_bytes, c->len);
+	STAT_ADD(r, evicted_bytes, c->hold);
 	reconcile_locked(r, 1);
 	return 0;
 }
@@ -258,8 +258,8 @@ void budget_release(struct resid_region *r, uint64_t need)
 void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
 {
 	K(r, lock, &r->budget_lock);
-	r->reserved -= c->len;
-	set_resident(r, r->resident + c->len);
+	r->reserved -= c->hold;
+	set_resident(r, r->resident + c->hold);
 #ifdef RESID_HARNESS
 	/* Bug 3: commit and pin in two critical sections, the chunk RESIDENT
 	 * between them, where an evictor can take it for a victim. */
@@ -347,7 +347,7 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 		return;
 	K(r, lock, &r->budget_lock);
 	uint32_t evicted = make_room_locked(r, &r->chunks[next],
-					    r->chunks[next].len, must, NULL);
+					    r->chunks[next].hold, must, NULL);
 
 	STAT_ADD(r, evict_ahead, evicted);
 	CODE_PROBE(evicted > 0, evict_ahead);

@@ -1,4 +1,5 @@
-/* End-of-run checks at quiescence: no huge pages (I-9), st_blocks exact
+/* End-of-run checks at quiescence: huge pages only where the region chose
+ * them (I-9), st_blocks exact
  * (I-7), pins balance (I-12), counters are conserved (I-14). Violations go to inv_report(). */
 #include <stdlib.h>
 
@@ -16,9 +17,26 @@ static int check_thp(struct resid_region *r)
 		return 0; /* no smaps (a simulated kernel): nothing to check */
 	}
 	bad += inv_no_thp(buf, r->a) == 0;
-	bad += inv_no_thp(buf, r->b) == 0;
+	if (!r->huge) /* on the huge path B may map its folios whole */
+		bad += inv_no_thp(buf, r->b) == 0;
 	free(buf);
 	return bad;
+}
+
+int resid_folio_census(struct resid_region *r, uint64_t *large)
+{
+	return K(r, folio_census, r->a, r->len, large);
+}
+
+/* A region on the 4 KiB path holds no page of a large folio, at any size:
+ * the resident chunks are mapped in A, whose pages the census reads. */
+static int check_folios(struct resid_region *r)
+{
+	uint64_t large = 0;
+
+	if (resid_folio_census(r, &large) < 0)
+		return 0; /* no privilege: smaps above is the check */
+	return !inv_folios(r->huge, large, r->b_folios);
 }
 
 int resid_check_quiescent(struct resid_region *r)
@@ -29,6 +47,7 @@ int resid_check_quiescent(struct resid_region *r)
 
 	resid_quiesce(r);
 	bad += check_thp(r);
+	bad += check_folios(r);
 	K(r, lock, &r->budget_lock);
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];

@@ -20,6 +20,7 @@ static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
 
 	c->off = off;
 	c->len = page_up(len);
+	c->hold = c->len;
 	/* The backing may end inside the last chunk: the rest reads as zeros. */
 	c->data_len = off >= r->backing_size ? 0 :
 		(off + len <= r->backing_size ? len : r->backing_size - off);

@@ -66,7 +66,7 @@ void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
 static void punch_chunk(struct resid_region *r, struct chunk *c)
 {
 	for (int i = 0; i < OP_RETRIES; i++) {
-		if (K(r, punch, r->memfd, c->off, c->len) == 0)
+		if (K(r, punch, r->memfd, c->off, c->hold) == 0)
 			return;
 		STAT_INC(r, punch_errors);
 		CODE_PROBE(1, punch_retried);
@@ -80,7 +80,7 @@ static void fetch_release(struct resid_region *r, struct chunk *c,
 	if (populated)
 		punch_chunk(r, c);
 	if (reserved)
-		budget_release(r, c->len);
+		budget_release(r, c->hold);
 	budget_unretain(r, c);
 }
 
@@ -204,6 +204,34 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 		}
 		CODE_PROBE((uint64_t)n < len - done, write_retried);
 		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* On the huge path the last chunk holds its tail up to the folio's end:
+ * zeros, in before its last piece is mapped, so that the memfd holds
+ * c->hold once it lands and every punch frees whole folios. No read is in
+ * flight then: both bounce slots are free. */
+static int fill_tail(struct resid_region *r, struct chunk *c,
+		     const struct worker *w)
+{
+	uint64_t at = c->len;
+
+	if (!w->bounce) {
+		INV_ASSERT(inv_not_in_a(r->b + c->off + at, c->hold - at, r->a,
+					r->len));
+		memset(r->b + c->off + at, 0, c->hold - at);
+		return 0;
+	}
+	memset(w->bounce, 0, FETCH_BOUNCE);
+	while (at < c->hold) {
+		uint64_t n = c->hold - at < FETCH_BOUNCE ? c->hold - at :
+			FETCH_BOUNCE;
+		int rc = write_memfd(r, c, w->bounce, at, n);
+
+		if (rc < 0)
+			return rc;
+		at += n;
 	}
 	return 0;
 }
@@ -378,7 +406,10 @@ static int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 		at = next;
 		if (at % piece && at < c->len)
 			continue;
-		rc = map_piece(r, c, t, from, at);
+		if (at == c->len && c->hold > c->len)
+			rc = fill_tail(r, c, w);
+		if (rc == 0)
+			rc = map_piece(r, c, t, from, at);
 		if (rc < 0) {
 			part_drain(r, w, started);
 			return rc;
@@ -402,7 +433,7 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		 * most landing_wait_ms (100), then evicts the next best: a
 		 * job off its CPU on a loaded machine took up to a few
 		 * hundred ms here, a refetch costs less than that. */
-		int rc = budget_reserve(r, c, c->len, must, !wait_from ||
+		int rc = budget_reserve(r, c, c->hold, must, !wait_from ||
 					K(r, clock_ns) - wait_from <
 					r->h.landing_wait_ms * 1000000ull);
 
@@ -540,7 +571,7 @@ void *worker_main(void *arg)
 {
 	struct resid_region *r = arg;
 	struct worker w = {
-		.bounce = r->writes_may_be_huge ? NULL :
+		.bounce = r->fill_b ? NULL :
 			aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE),
 	};
 

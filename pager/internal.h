@@ -22,6 +22,9 @@ enum chunk_state { CH_ABSENT, CH_FETCHING, CH_RESIDENT, CH_FAILED };
 struct chunk {
 	resid_mutex lock;
 	uint64_t off, len;        /* in the region; len is a page multiple */
+	uint64_t hold;            /* bytes the memfd holds for it, budgeted
+				   * and punched: len, or on the huge path
+				   * the last chunk up to the folio's end */
 	uint64_t data_len;        /* bytes the backing store holds for it */
 	int state;                /* written under lock, read atomically */
 	int locked;               /* debug: the lock is held (I-6) */
@@ -66,6 +69,7 @@ struct resid_region {
 	uint64_t backing_size;
 	uint8_t *a, *b;           /* A: registered, read-only; B: populate */
 	uint64_t len;             /* page-rounded region length */
+	uint64_t file_len;        /* the memfd's: len, or up to the folio */
 
 	struct chunk *chunks;
 	uint32_t nchunks;
@@ -121,9 +125,16 @@ struct resid_region {
 	char release[128];
 	uint64_t uffd_features, uffd_ioctls;
 	char shmem_thp[64];
-	/* A write(2) into the memfd may allocate huge folios (no mapping's
-	 * NOHUGEPAGE applies): fetches then read straight into B. */
-	int writes_may_be_huge;
+	/* The folio choice (huge.c): huge folios in B, the folio size (4096
+	 * on the 4 KiB path) and why, for the manifest. */
+	int huge;
+	uint64_t folio;
+	char b_folios[160];
+	/* Fetches read straight into B instead of writing the memfd: on the
+	 * huge path where B's MADV_HUGEPAGE is what gives huge folios; on
+	 * the 4 KiB path where a write(2) could get huge folios (no
+	 * mapping's NOHUGEPAGE applies to it). */
+	int fill_b;
 };
 
 /* A debug assertion of an invariant (invariants/): checked in harness
@@ -186,6 +197,11 @@ int config_check(const struct resid_config *c, char *err, size_t n);
 uint32_t config_workers(const struct resid_config *c);
 int config_check_budget(const struct resid_region *r, char *err, size_t n);
 int config_check_declared(const struct resid_region *r, char *err, size_t n);
+
+/* huge.c */
+int huge_choose(struct resid_region *r, char *err, size_t n);
+int huge_open_file(struct resid_region *r);
+int huge_advise_b(struct resid_region *r);
 
 /* headroom.c */
 int headroom_check(struct resid_region *r, char *err, size_t n);

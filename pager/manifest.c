@@ -24,7 +24,7 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 		"\"policy\":\"%s\",\"prefetch_depth\":%u,\"fetch_workers\":%u,"
 		"\"fetch_workers_chosen_by\":\"%s\","
 		"\"backing\":\"%s\",\"o_direct\":%s,\"eager_reconcile\":%s,"
-		"\"revision\":\"%s\"}",
+		"\"b_folios\":\"%s\",\"revision\":\"%s\"}",
 		r->release, r->uffd_features, r->uffd_ioctls,
 		r->have_cgroup ? r->cg.version : 0,
 		r->have_cgroup ? r->cg.dir : "",
@@ -36,7 +36,8 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 		r->cfg.fetch_workers, r->workers_auto ? "budget" : "cfg",
 		r->cfg.backing == RESID_BACKING_FILE ? "file" : "synthetic",
 		r->direct ? "true" : "false",
-		r->h.eager_reconcile ? "true" : "false", RESID_REV);
+		r->h.eager_reconcile ? "true" : "false", r->b_folios,
+		RESID_REV);
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

@@ -26,28 +26,6 @@ static void read_line(struct resid_region *r, const char *path, char *buf,
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Whether a write into the memfd may allocate huge folios: the global
- * shmem_enabled or a folio size's own (6.8+: hugepages-<size>kB) says
- * always, within_size or force. Only a mapping's fault honours its
- * MADV_NOHUGEPAGE; a write has no mapping. */
-static int shmem_writes_may_be_huge(struct resid_region *r)
-{
-	char path[96], line[128];
-
-	if (strstr(r->shmem_thp, "[always]") ||
-	    strstr(r->shmem_thp, "[within_size]") ||
-	    strstr(r->shmem_thp, "[force]"))
-		return 1;
-	for (unsigned kb = 8; kb <= 2048; kb *= 2) { /* 4 KiB pages: to PMD */
-		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_"
-			 "hugepage/hugepages-%ukB/shmem_enabled", kb);
-		read_line(r, path, line, sizeof(line));
-		if (strstr(line, "[always]") || strstr(line, "[within_size]"))
-			return 1;
-	}
-	return 0;
-}
-
 /* Asks the kernel what it offers, on a descriptor of its own: UFFDIO_API
  * may be called once per descriptor. */
 static int probe_uffd(struct resid_region *r, char *err, size_t n)
@@ -115,16 +93,18 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 	void *a, *b;
 	int rc;
 
-	r->memfd = K(r, memfd_create, "residctl");
+	r->memfd = huge_open_file(r);
 	if (r->memfd < 0) {
-		snprintf(err, n, "memfd_create: %s", strerror(-r->memfd));
+		snprintf(err, n, "%s: %s", r->huge && r->cfg.huge_dir ?
+			 "open(huge_dir, O_TMPFILE)" : "memfd_create",
+			 strerror(-r->memfd));
 		return r->memfd;
 	}
 	/* ftruncate only: fallocate would make the whole region resident. */
-	rc = K(r, ftruncate, r->memfd, r->len);
+	rc = K(r, ftruncate, r->memfd, r->file_len);
 	if (rc < 0) {
 		snprintf(err, n, "ftruncate(memfd, %llu): %s",
-			 (unsigned long long)r->len, strerror(-rc));
+			 (unsigned long long)r->file_len, strerror(-rc));
 		return rc;
 	}
 	rc = K(r, map, r->memfd, r->len, PROT_READ, &a);
@@ -133,16 +113,21 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		return rc;
 	}
 	r->a = a;
-	rc = K(r, map, r->memfd, r->len, PROT_READ | PROT_WRITE, &b);
+	rc = K(r, map, r->memfd, r->file_len, PROT_READ | PROT_WRITE, &b);
 	if (rc < 0) {
 		snprintf(err, n, "mmap B: %s", strerror(-rc));
 		return rc;
 	}
 	r->b = b;
 	/* EINVAL: the kernel has no THP (PREEMPT_RT), nothing to forbid */
-	if (((rc = K(r, nohugepage, a, r->len)) < 0 && rc != -EINVAL) ||
-	    ((rc = K(r, nohugepage, b, r->len)) < 0 && rc != -EINVAL)) {
-		snprintf(err, n, "madvise(MADV_NOHUGEPAGE): %s", strerror(-rc));
+	if ((rc = K(r, nohugepage, a, r->len)) < 0 && rc != -EINVAL) {
+		snprintf(err, n, "madvise(A, MADV_NOHUGEPAGE): %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if ((rc = huge_advise_b(r)) < 0) {
+		snprintf(err, n, "madvise(B, %s): %s", r->huge ?
+			 "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", strerror(-rc));
 		return rc;
 	}
 	struct uffdio_register reg = {
@@ -266,7 +251,6 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 		  sizeof(r->release));
 	read_line(r, "/sys/kernel/mm/transparent_hugepage/shmem_enabled",
 		  r->shmem_thp, sizeof(r->shmem_thp));
-	r->writes_may_be_huge = shmem_writes_may_be_huge(r);
 	r->cfg.fetch_workers = config_workers(cfg);
 	r->workers_auto = !cfg->fetch_workers;
 	r->st.fetch_workers = r->cfg.fetch_workers;
@@ -281,7 +265,8 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 		goto fail;
 	r->len = r->chunks[r->nchunks - 1].off + r->chunks[r->nchunks - 1].len;
 	r->budget = cfg->budget_bytes;
-	if (open_uffd(r, err, RESID_ERRLEN) || map_region(r, err, RESID_ERRLEN))
+	if (huge_choose(r, err, RESID_ERRLEN) ||
+	    open_uffd(r, err, RESID_ERRLEN) || map_region(r, err, RESID_ERRLEN))
 		goto fail;
 	if (init_sync(r)) {
 		snprintf(err, RESID_ERRLEN, "out of memory for %u chunks",
@@ -368,11 +353,11 @@ void resid_close(struct resid_region *r)
 	if (r->a)
 		K(r, unmap, r->a, r->len);
 	if (r->b)
-		K(r, unmap, r->b, r->len);
+		K(r, unmap, r->b, r->file_len);
 	/* A child forked meanwhile may still hold the memfd: its pages go
 	 * now, not when the child lets go. */
-	if (r->memfd >= 0 && r->len)
-		(void)K(r, punch, r->memfd, 0, r->len);
+	if (r->memfd >= 0 && r->file_len)
+		(void)K(r, punch, r->memfd, 0, r->file_len);
 	close_fds(r);
 	for (uint32_t i = 0; r->chunks && i < r->nchunks; i++)
 		K(r, mutex_destroy, &r->chunks[i].lock);

@@ -159,7 +159,8 @@ struct resid_chunk_spec {
 };
 
 /* Fill with resid_config_init(), then set what you need. resid_open()
- * copies the structure; `path`, `table` and `declared_seq` are read only
+ * copies the structure; `path`, `huge_dir`, `table` and `declared_seq`
+ * are read only
  * during resid_open() and may be freed afterwards. */
 struct resid_config {
 	uint64_t region_len;   /* bytes of the file to map; <= its size */
@@ -202,6 +203,14 @@ struct resid_config {
 	/* Per-phase fetch timers (the *_ns counters of resid_stats): a few
 	 * clock reads per fetch. Off: 0. */
 	int phase_timers;
+	/* A directory on a tmpfs mounted with huge=always, within_size or
+	 * advise (e.g. mount -t tmpfs -o huge=within_size none DIR): a
+	 * region whose chunks all start on a multiple of the huge page
+	 * (2 MiB on x86-64) keeps its pages there in huge folios, which
+	 * fetch faster; any other region uses 4 KiB pages, as without it.
+	 * NULL: huge folios only where shmem_enabled gives them to a memfd.
+	 * The manifest's b_folios says which was chosen and why. */
+	const char *huge_dir;
 
 	/* Reserved for residctl's test harness; leave NULL. */
 	const struct resid_harness *harness;

@@ -44,7 +44,13 @@ int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 
 /* Waits until no fetch is queued or in flight (tests, benchmarks). */
 void resid_quiesce(struct resid_region *r);
-/* At quiescence: no huge pages (I-9), pins balance (I-12), counters are
+/* Of the region's pages mapped in A, the bytes in folios larger than a
+ * page: 0, or -errno where the kernel does not tell (not root). */
+int resid_folio_census(struct resid_region *r, uint64_t *large);
+/* Whether B holds huge folios: the region's folio choice (resid_config
+ * huge_dir; the manifest's b_folios says why). */
+int resid_huge(const struct resid_region *r);
+/* At quiescence: huge pages only where chosen (I-9), pins balance (I-12), counters are
  * conserved (I-14), the budget was never exceeded (I-11). Returns the
  * number of violations, each reported through the invariants module. */
 int resid_check_quiescent(struct resid_region *r);

@@ -73,6 +73,9 @@ struct resid_seam {
 
 	/* the memfd and its two mappings */
 	int (*memfd_create)(void *ctx, const char *name);
+	/* The huge path's file instead: open(dir, O_TMPFILE) on a tmpfs
+	 * mounted with huge= (resid_config.huge_dir). */
+	int (*tmpfile_create)(void *ctx, const char *dir);
 	int (*ftruncate)(void *ctx, int fd, uint64_t len);
 	int (*punch)(void *ctx, int fd, uint64_t off, uint64_t len);
 	int (*fstat_blocks)(void *ctx, int fd, uint64_t *blocks);
@@ -86,9 +89,15 @@ struct resid_seam {
 	 * not zeroed first as the pages a read into B faults in are. */
 	long (*memfd_write)(void *ctx, int fd, const void *buf, size_t len,
 			    uint64_t off);
-	/* MADV_HUGEPAGE on a private buffer (a fetch worker's bounce
-	 * buffer, neither A nor B); best effort. */
+	/* MADV_HUGEPAGE: on a fetch worker's bounce buffer (best effort),
+	 * and on B on the huge path where shmem_enabled or the tmpfs says
+	 * advise. */
 	int (*hugepage)(void *ctx, void *addr, uint64_t len);
+	/* Of the pages mapped in [addr, addr + len), the bytes in folios
+	 * larger than a page (I-9's check); -errno where that cannot be
+	 * told (no privilege for /proc/kpageflags). */
+	int (*folio_census)(void *ctx, const void *addr, uint64_t len,
+			    uint64_t *large);
 	int (*close)(void *ctx, int fd);
 
 	/* the backing store */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "huge_leg.h"
 #include "budget_share.h"
 #include "cgroup_scope.h"
 #include "child.h"
@@ -194,6 +195,7 @@ static void child(const struct storm_config *c, int fd)
 	s.h.eager_reconcile = 1;
 	s.cfg.harness = &s.h;
 	s.cfg.evict_ahead = c->evict_ahead;
+	s.cfg.huge_dir = c->huge_dir;
 	if (c->fetching_timeout_ms)
 		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;
 	if (!c->chunk_size) {
@@ -205,6 +207,9 @@ static void child(const struct storm_config *c, int fd)
 	}
 	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
 					  max_chunk);
+	if (c->huge_mount && huge_leg_enter(c->huge_dir, out.message,
+					    sizeof(out.message)) < 0)
+		goto report;
 	/* Every storm runs on a fault seam, faults or not. */
 	fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL, NULL);
 	if (!fs) {

@@ -21,6 +21,11 @@ struct storm_config {
 	 * region_len bytes of the content here and reads it with O_DIRECT,
 	 * the path users take; it is unlinked once the pager holds it. */
 	const char *file_dir;
+	/* resid_config.huge_dir, or NULL; with huge_mount the child first
+	 * mounts a tmpfs with huge=always there in its own mount namespace
+	 * (the gate's huge leg). */
+	const char *huge_dir;
+	int huge_mount;
 	double budget_ratio;     /* of the region, at least the largest chunk */
 	uint32_t threads, workers, prefetch_depth;
 	enum resid_policy policy;

@@ -8,6 +8,7 @@
 
 #include "content_file.h"
 #include "fault.h"
+#include "huge_leg.h"
 #include "storm_scenario.h"
 
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
@@ -33,13 +34,23 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		c->chunk_size = o->storm_chunk;
 	else if (o->faults->swarm)
 		c->chunk_size = fault_swarm_chunk(c->seed);
-	/* A file ends unaligned, as does the last of unequal layers. */
+	/* A file ends unaligned, as does the last of unequal layers; on the
+	 * huge leg half a folio early, so that the last chunk holds a tail. */
+	if (o->leg & LEG_HUGE)
+		c->region_len -= huge_leg_folio() / 2;
 	if (o->leg)
 		c->region_len = content_file_len(c->region_len, c->seed);
 	if (o->leg & LEG_FILE)
 		c->file_dir = o->file_dir;
 	if (o->leg & LEG_UNEQUAL)
 		c->chunk_size = 0;
+	/* The huge leg's equal chunks are folios, so it takes the huge path. */
+	if (o->leg & LEG_HUGE) {
+		c->huge_dir = o->huge_dir;
+		c->huge_mount = 1;
+		if (c->chunk_size)
+			c->chunk_size = huge_leg_folio();
+	}
 	c->faults = o->faults;
 }
 
@@ -54,8 +65,8 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	}
 	snprintf(res->backing, sizeof(res->backing), "%s", !c->file_dir ?
 		 "synthetic" : sr->direct ? "file O_DIRECT" : "file buffered");
-	snprintf(res->chunks, sizeof(res->chunks), "%s", c->chunk_size ?
-		 "equal" : "unequal");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s", c->chunk_size ?
+		 "equal" : "unequal", c->huge_dir ? "+huge" : "");
 	res->checks = sr->bytes_checked;
 	res->mismatches = sr->mismatches + sr->violations;
 	scen_count(res, "touches", sr->touches);

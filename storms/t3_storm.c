@@ -17,7 +17,7 @@ const struct scenario scenario_t3 = {
 	.id = "T-3",
 	.title = "concurrent storm, every byte checked",
 	.run = t3_run,
-	.legs = LEG_FILE | LEG_UNEQUAL,
+	.legs = LEG_FILE | LEG_UNEQUAL | LEG_HUGE,
 	.sim = &(const struct sim_sizing){
 		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
 		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,

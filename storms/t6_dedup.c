@@ -32,7 +32,7 @@ const struct scenario scenario_t6 = {
 	.id = "T-6",
 	.title = "storm: dedup of faults fires",
 	.run = t6_run,
-	.legs = LEG_FILE,
+	.legs = LEG_FILE | LEG_HUGE,
 	.sim = &(const struct sim_sizing){
 		.threads = 3, .chunks = 4, .budget_chunks = 2, .workers = 2,
 		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,

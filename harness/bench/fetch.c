@@ -8,10 +8,12 @@
  *   ahead     the same with evict ahead of need (evict_ahead)
  *   prefetch  prefetch depth D, budget D + 2 chunks, several workers
  * The first two chunks of every run fill the budget and are not timed. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fetch.h"
@@ -22,6 +24,7 @@ static const char usage[] =
 	"usage: residctl bench fetch [--sizes B,B..] [--total BYTES] [--reps N]\n"
 	"                            [--workers N] [--prefetch N] [--dir DIR]\n"
 	"                            [--pin yes|no] [--piece BYTES] [--csv FILE]\n"
+	"                            [--modes LIST] [--huge-dir DIR]\n"
 	"  For each chunk size (default 2M,4M,8M,16M,32M,64M,128M), chunks of a\n"
 	"  --total byte file (default 1G, at least 4 chunks of the largest\n"
 	"  size) are read in order, --reps times (default 3), in five modes side\n"
@@ -38,12 +41,38 @@ static const char usage[] =
 	"  build; not tmpfs) and is removed at the end. --piece (default 1M,\n"
 	"  the library's; 0 reads a chunk whole) is cfg.fetch_piece. A pager\n"
 	"  mode's wait is the time to touch a byte in every page of the chunk;\n"
-	"  the first byte's wait is shown apart. Exit 0, 1 when a run failed, 2\n"
-	"  on bad input.\n";
+	"  the first byte's wait is shown apart. Three more modes: device\n"
+	"  (O_DIRECT into one reused huge-page buffer: the device, no page\n"
+	"  work), huge and huge-ahead (pager and ahead with huge folios in B,\n"
+	"  from --huge-dir, a tmpfs mounted with huge=, or else a tmpfs with\n"
+	"  huge=always each run mounts in its own mount namespace). --modes\n"
+	"  runs only those named (default all).\n"
+	"  Exit 0, 1 when a run failed, 2 on bad input.\n";
 
 const char *const mode_name[NMODES] = {
-	"plain", "warm", "pager", "ahead", "prefetch",
+	"plain", "warm", "pager", "ahead", "prefetch", "device", "huge",
+	"huge-ahead",
 };
+
+/* --modes: names to a mask; 0 when one is unknown. */
+static unsigned parse_modes(const char *v)
+{
+	char buf[256], *save = NULL;
+	unsigned mask = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int k = 0;
+
+		while (k < NMODES && strcmp(t, mode_name[k]))
+			k++;
+		if (k == NMODES)
+			return 0;
+		mask |= 1u << k;
+	}
+	return mask;
+}
 
 static int parse(int argc, char **argv, struct fetch_opts *o)
 {
@@ -58,6 +87,8 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		CLI_VALUE("dir", 'd'),
 		CLI_VALUE("csv", 'o'),
 		CLI_VALUE("piece", 'p'),
+		CLI_VALUE("modes", 'm'),
+		CLI_VALUE("huge-dir", 'H'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "bench fetch", .usage = usage, .argc = argc,
@@ -114,6 +145,16 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		case 'o':
 			o->csv = v;
 			break;
+		case 'm':
+			if (!(o->modes = parse_modes(v)))
+				return bench_bad("fetch", "mode list", v,
+						 "name modes of plain, warm, "
+						 "pager, ahead, prefetch, device, "
+						 "huge, huge-ahead");
+			break;
+		case 'H':
+			o->huge_dir = v;
+			break;
 		case 'p':
 			if (cli_bytes(v, &o->piece) || o->piece % RESID_PAGE)
 				return bench_bad("fetch", "piece size", v,
@@ -129,14 +170,17 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 static int sweep(const struct fetch_opts *o, struct bench_file *f,
 		 struct fres *all)
 {
-	int failed = 0, done = 0, total = o->nsizes * NMODES * (int)o->reps;
+	int failed = 0, done = 0, total = o->nsizes *
+		__builtin_popcount(o->modes) * (int)o->reps;
 	char err[600], tag[32];
 
 	for (int i = 0; i < o->nsizes && !child_stop_signal(); i++)
 		for (uint64_t rep = 0; rep < o->reps && !child_stop_signal(); rep++)
 			for (int k = 0; k < NMODES && !child_stop_signal(); k++) {
+				if (!(o->modes & 1u << k))
+					continue;
 				struct fetch_job j = { o, f, (enum mode)k, o->size[i] };
-				uint64_t limit = (k <= M_WARM ? 1 :
+				uint64_t limit = (k <= M_WARM || k == M_DEVICE ? 1 :
 						  fetch_budget_chunks(&j)) * j.size + SLACK;
 				struct fres *r = fetch_run_of(all, o, i, k, rep);
 
@@ -170,7 +214,7 @@ int bench_fetch(int argc, char **argv)
 		.size = { 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB,
 			  64 * MiB, 128 * MiB },
 		.nsizes = 7, .total = 1024 * MiB, .reps = 3, .workers = 4,
-		.prefetch = 2, .pin = 1, .dir = "build",
+		.prefetch = 2, .pin = 1, .dir = "build", .modes = MODES_ALL,
 	};
 	struct resid_config lib;
 	struct fres *all;
@@ -210,7 +254,18 @@ int bench_fetch(int argc, char **argv)
 		free(all);
 		return 1;
 	}
+	snprintf(o.huge_mnt, sizeof(o.huge_mnt), "/tmp/residctl-huge-XXXXXX");
+	if (!o.huge_dir && o.modes & (1u << M_HUGE | 1u << M_HUGE_AHEAD) &&
+	    !mkdtemp(o.huge_mnt)) {
+		fprintf(stderr, "residctl bench fetch: cannot make %s: %s\n",
+			o.huge_mnt, strerror(errno));
+		bench_file_remove(&f);
+		free(all);
+		return 1;
+	}
 	rc = sweep(&o, &f, all);
+	if (strchr(o.huge_mnt, 'X') == NULL)
+		rmdir(o.huge_mnt);
 	bench_file_remove(&f);
 	if (child_stop_signal()) {
 		fprintf(stderr, "residctl bench fetch: interrupted; the file "

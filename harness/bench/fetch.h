@@ -11,7 +11,13 @@
 #define MAX_SIZES 16
 #define WARMUP 2             /* chunks not timed */
 
-enum mode { M_PLAIN, M_WARM, M_PAGER, M_AHEAD, M_PREFETCH, NMODES };
+/* device: O_DIRECT into one reused huge-page buffer, no page work (the
+ * device's rate); huge, huge-ahead: pager and ahead with huge folios in B
+ * (cfg.huge_dir). */
+enum mode { M_PLAIN, M_WARM, M_PAGER, M_AHEAD, M_PREFETCH, M_DEVICE, M_HUGE,
+	    M_HUGE_AHEAD, NMODES };
+#define MODES_ALL ((1u << NMODES) - 1)
+#define MODES_CLASSIC ((1u << M_DEVICE) - 1) /* the tables of issue 14 */
 
 extern const char *const mode_name[NMODES];
 
@@ -22,6 +28,11 @@ struct fetch_opts {
 	uint64_t piece;               /* cfg.fetch_piece */
 	int pin;
 	const char *dir, *csv;
+	unsigned modes;               /* a bit per mode run */
+	/* The huge modes' tmpfs: the user's (--huge-dir), else mounted
+	 * with huge=always on huge_mnt in each run's own mount namespace. */
+	const char *huge_dir;
+	char huge_mnt[64];
 };
 
 struct fetch_job {

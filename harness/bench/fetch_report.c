@@ -200,7 +200,8 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 	      "fetch_bytes,bad,first_byte_ns\n", f);
 	for (int i = 0; i < o->nsizes; i++)
 		for (int k = 0; k < NMODES; k++)
-			for (uint64_t rep = 0; rep < o->reps; rep++)
+			for (uint64_t rep = 0; rep < o->reps && o->modes & 1u << k;
+			     rep++)
 				csv_row(f, o->size[i], k, rep,
 					fetch_run_of(all, o, i, k, rep));
 	if (fclose(f) || rename(tmp, o->csv)) {
@@ -210,6 +211,37 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 		return -1;
 	}
 	return 0;
+}
+
+/* The huge path against the 4 KiB one and the device (issue 21): each
+ * mode's fetch rate and its share of the device's, run by run
+ * interleaved; "-" for a mode not run. */
+static void print_huge(const struct fetch_opts *o, struct fres (*t)[NMODES])
+{
+	static const int k[] = { M_PAGER, M_AHEAD, M_HUGE, M_HUGE_AHEAD };
+
+	printf("Huge folios in B: each mode's fetch rate (median of %" PRIu64
+	       " reps) and its share of the device's (O_DIRECT into one reused "
+	       "huge-page buffer), the modes run alternately, rep by rep.\n\n"
+	       "| chunk MiB | device MiB/s | pager (4 KiB) | ahead (4 KiB) | "
+	       "huge | huge-ahead |\n|---|---|---|---|---|---|\n", o->reps);
+	for (int i = 0; i < o->nsizes; i++) {
+		uint64_t s = o->size[i];
+		double dev = mibps(&t[i][M_DEVICE], s, 0);
+
+		printf("| %" PRIu64 " | %.0f |", s / MiB, dev);
+		for (int q = 0; q < 4; q++) {
+			double v = mibps(&t[i][k[q]], s, 0);
+
+			if (o->modes & 1u << k[q])
+				printf(" %.0f MiB/s, %.1f %% |", v,
+				       dev > 0 ? 100 * v / dev : 0);
+			else
+				printf(" - |");
+		}
+		printf("\n");
+	}
+	printf("\n");
 }
 
 void fetch_print(const struct fetch_opts *o, struct fres *all)
@@ -222,6 +254,9 @@ void fetch_print(const struct fetch_opts *o, struct fres *all)
 		return;
 	}
 	pick_medians(o, all, t);
-	print_tables(o, t);
+	if ((o->modes & MODES_CLASSIC) == MODES_CLASSIC)
+		print_tables(o, t);
+	if (o->modes & 1u << M_DEVICE)
+		print_huge(o, t);
 	free(t);
 }

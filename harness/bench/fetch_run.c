@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fetch.h"
+#include "huge_leg.h"
 #include "invariants.h"
 #include "seam.h"
 
@@ -107,11 +108,15 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 	uint8_t *m = MAP_FAILED;
 	int rc = -1;
 
-	if (fd >= 0 && mfd >= 0 && ftruncate(mfd, (off_t)s) == 0)
+	if (j->mode == M_DEVICE) /* one buffer, its pages kept: no page work */
+		m = mmap(NULL, s, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			 MAP_ANONYMOUS, -1, 0);
+	else if (fd >= 0 && mfd >= 0 && ftruncate(mfd, (off_t)s) == 0)
 		m = mmap(NULL, s, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	/* EINVAL: no THP in this kernel (PREEMPT_RT), nothing to forbid */
-	if (m == MAP_FAILED ||
-	    (madvise(m, s, MADV_NOHUGEPAGE) && errno != EINVAL) ||
+	if (m == MAP_FAILED || fd < 0 ||
+	    (madvise(m, s, j->mode == M_DEVICE ? MADV_HUGEPAGE :
+		     MADV_NOHUGEPAGE) && errno != EINVAL) ||
 	    (j->o->pin && pin_threads() < 0)) {
 		snprintf(err, n, "plain read setup: %s", strerror(errno));
 		goto out;
@@ -229,8 +234,14 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 	cfg.signal = RESID_SIGNAL_BEFORE_READ;
 	cfg.fetch_workers = (uint32_t)j->o->workers;
 	cfg.prefetch_depth = j->mode == M_PREFETCH ? (uint32_t)j->o->prefetch : 0;
-	cfg.evict_ahead = j->mode != M_PAGER;
+	cfg.evict_ahead = j->mode != M_PAGER && j->mode != M_HUGE;
 	cfg.fetch_piece = j->o->piece;
+	if (j->mode == M_HUGE || j->mode == M_HUGE_AHEAD) {
+		cfg.huge_dir = j->o->huge_dir ? j->o->huge_dir : j->o->huge_mnt;
+		if (!j->o->huge_dir &&
+		    huge_leg_enter(j->o->huge_mnt, err, n) < 0)
+			return -1;
+	}
 	cfg.phase_timers = 1;
 	watched = resid_seam_linux;
 	watched.backing_pread = watched_pread;
@@ -243,6 +254,12 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 
 	if (!r) {
 		snprintf(err, n, "cannot open the region: %s", why);
+		return -1;
+	}
+	if (!!cfg.huge_dir != !!resid_huge(r)) {
+		snprintf(err, n, "the region took %s pages in B",
+			 resid_huge(r) ? "huge" : "4 KiB");
+		resid_close(r);
 		return -1;
 	}
 	if (j->o->pin && pin_threads() < 0) {
@@ -304,7 +321,8 @@ int fetch_run(void *arg, void *out, char *err, size_t n)
 		snprintf(err, n, "cannot read /proc/self/io");
 		return -1;
 	}
-	rc = j->mode <= M_WARM ? run_plain(j, res, err, n) :
+	rc = j->mode <= M_WARM || j->mode == M_DEVICE ?
+		run_plain(j, res, err, n) :
 		run_pager(j, res, err, n);
 	if (!rc && bench_read_bytes(&io1) == 0)
 		res->io_bytes = io1 - io0;

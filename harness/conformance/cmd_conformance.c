@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "conformance.h"
+#include "huge_leg.h"
 #include "report.h"
 
 static const char usage[] =
@@ -41,8 +42,10 @@ static void obs_line(FILE *f, const char *side, const struct conf_obs *o)
 	errname(o->rc, rc, sizeof(rc));
 	errname(o->mapped, mapped, sizeof(mapped));
 	fprintf(f, "          %-5s rc %s, mapped %s, messages [%s], pages %s, "
-		"st_blocks %" PRIu64 ", shmem %+" PRId64 ", readers [%s]%s%s\n",
-		side, rc, mapped, o->msgs, o->pages, o->st_blocks, o->shmem,
+		"st_blocks %" PRIu64 ", large %" PRIu64 ", shmem %+" PRId64
+		", readers [%s]%s%s\n",
+		side, rc, mapped, o->msgs, o->pages, o->st_blocks, o->large,
+		o->shmem,
 		o->readers, o->sweep[0] ? ", reads through A " : "", o->sweep);
 }
 
@@ -53,8 +56,9 @@ static void obs_json(FILE *f, const struct conf_obs *o)
 	json_str(f, o->msgs);
 	fputs(", \"pages\": ", f);
 	json_str(f, o->pages);
-	fprintf(f, ", \"st_blocks\": %" PRIu64 ", \"shmem\": %" PRId64
-		", \"readers\": ", o->st_blocks, o->shmem);
+	fprintf(f, ", \"st_blocks\": %" PRIu64 ", \"large\": %" PRIu64
+		", \"shmem\": %" PRId64 ", \"readers\": ", o->st_blocks,
+		o->large, o->shmem);
 	json_str(f, o->readers);
 	fputs(", \"reads_through_a\": ", f);
 	json_str(f, o->sweep);
@@ -142,7 +146,7 @@ int cmd_conformance(int argc, char **argv)
 	static struct conf_run lx[64], sim[64];
 	const struct conf_case *chosen[64];
 	const char *json = NULL;
-	int n = 0, verbose = 0, agree = 0;
+	int n = 0, verbose = 0, agree = 0, named;
 	uint64_t tol = 0;
 	char err[512];
 
@@ -178,9 +182,16 @@ int cmd_conformance(int argc, char **argv)
 			n++;
 		}
 	}
-	if (!n)
-		for (; n < conf_ncases; n++)
-			chosen[n] = &conf_cases[n];
+	named = n > 0;
+	err[0] = '\0';
+	if (!named && !huge_leg_available(err, sizeof(err)))
+		printf("residctl conformance: the huge cases are n/a here: %s\n",
+		       err);
+	else
+		err[0] = '\0';
+	for (int c = 0; !named && c < conf_ncases; c++)
+		if (!conf_cases[c].huge || !err[0])
+			chosen[n++] = &conf_cases[c];
 	if (conf_run_linux(chosen, n, lx, &tol, err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl conformance: %s\n", err);
 		return 2;

@@ -41,6 +41,7 @@ int conf_diff(const struct conf_obs *a, const struct conf_obs *b,
 	FIELD(strcmp(a->msgs, b->msgs), "messages");
 	FIELD(strcmp(a->pages, b->pages), "pages");
 	FIELD(a->st_blocks != b->st_blocks, "st_blocks");
+	FIELD(a->large != b->large, "large folios");
 	FIELD((uint64_t)(d < 0 ? -d : d) > tolerance, "memory.stat");
 	FIELD(strcmp(a->readers, b->readers), "readers");
 	FIELD(strcmp(a->sweep, b->sweep), "reads through A");

@@ -39,6 +39,10 @@ struct conf_case {
 	const char *what;
 	uint32_t pages;     /* the memfd's size */
 	struct conf_step steps[CONF_MAX_STEPS];
+	/* The file is made with O_TMPFILE on a tmpfs mounted huge=always
+	 * (the huge path's, SPEC §8); the simulated kernel's folio is then
+	 * the kernel's PMD size. */
+	int huge;
 };
 
 extern const struct conf_case conf_cases[];
@@ -54,6 +58,8 @@ struct conf_obs {
 	char pages[40];       /* per page: - hole, c page cache, M mapped in
 			       * A; or "cache N mapped M" past 32 pages */
 	uint64_t st_blocks;   /* fstat of the memfd */
+	uint64_t large;       /* bytes mapped in A in large folios (the
+			       * census of I-9's check) */
 	int64_t shmem;        /* memory.stat shmem minus the case's start;
 			       * compared within the sides' lag tolerance */
 	char readers[96];     /* each reader: blocked, content, zeros, or
@@ -85,6 +91,7 @@ struct conf_side {
 	char (*page_state)(struct conf_side *side, const uint8_t *a,
 			   const uint8_t *b, uint64_t page);
 	uint64_t tolerance;   /* bytes memory.stat may lag on this side */
+	const char *huge_dir; /* where a huge case makes its file */
 	void *priv;
 	char why[256];
 };

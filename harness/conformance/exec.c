@@ -55,8 +55,10 @@ static int setup(struct ctx *x)
 	x->uffd = (int)rc;
 	if ((rc = K(x, uffd_api, x->uffd, &api)) < 0)
 		return fail(x, "UFFDIO_API", rc);
-	if ((rc = K(x, memfd_create, "residctl-conformance")) < 0)
-		return fail(x, "memfd_create", rc);
+	rc = x->c->huge ? K(x, tmpfile_create, x->side->huge_dir) :
+		K(x, memfd_create, "residctl-conformance");
+	if (rc < 0)
+		return fail(x, x->c->huge ? "O_TMPFILE" : "memfd_create", rc);
 	x->memfd = (int)rc;
 	if ((rc = K(x, ftruncate, x->memfd, x->len)) < 0)
 		return fail(x, "ftruncate", rc);
@@ -66,9 +68,11 @@ static int setup(struct ctx *x)
 	if ((rc = K(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) < 0)
 		return fail(x, "mmap B", rc);
 	x->b = b;
-	/* EINVAL: a kernel without THP has nothing to forbid (SPEC §2.7). */
+	/* EINVAL: a kernel without THP has nothing to forbid (SPEC §2.7).
+	 * A huge case's fills through B may take huge folios. */
 	if (((rc = K(x, nohugepage, a, x->len)) < 0 && rc != -EINVAL) ||
-	    ((rc = K(x, nohugepage, b, x->len)) < 0 && rc != -EINVAL))
+	    (!x->c->huge &&
+	     (rc = K(x, nohugepage, b, x->len)) < 0 && rc != -EINVAL))
 		return fail(x, "madvise(NOHUGEPAGE)", rc);
 
 	struct uffdio_register reg = {
@@ -208,6 +212,8 @@ static int observe(struct ctx *x, struct conf_obs *o)
 	describe_readers(x, o->readers, sizeof(o->readers));
 	if ((rc = K(x, fstat_blocks, x->memfd, &o->st_blocks)) < 0)
 		return fail(x, "fstat", rc);
+	if (x->a && (rc = K(x, folio_census, x->a, x->len, &o->large)) < 0)
+		return fail(x, "the folio census (kpageflags)", rc);
 	if ((rc = cg_read_shmem(&x->env, &x->cg, &shmem)) < 0)
 		return fail(x, "memory.stat", rc);
 	o->shmem = (int64_t)(shmem - x->shmem0);

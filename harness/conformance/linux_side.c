@@ -6,12 +6,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup_scope.h"
+#include "child.h"
 #include "conformance.h"
+#include "huge_leg.h"
 #include "probe.h"
 
 #define SCOPE_LIMIT (256ull << 20)
@@ -95,6 +99,51 @@ static char lx_page_state(struct conf_side *side, const uint8_t *a,
 	return '-';
 }
 
+/* A huge case runs in a child, with a tmpfs mounted huge=always in its own
+ * mount namespace: the machine's mounts and THP settings stay as they
+ * are. */
+static void run_huge(struct conf_side *side, const struct conf_case *c,
+		     struct conf_run *out)
+{
+	char dir[] = "/tmp/residctl-conf-huge-XXXXXX";
+	struct conf_run *shared = mmap(NULL, sizeof(*out), PROT_READ |
+				       PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				       -1, 0);
+	int status = 0;
+	pid_t pid = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (shared == MAP_FAILED || !mkdtemp(dir)) {
+		snprintf(out->error, sizeof(out->error), "huge case setup: %s",
+			 strerror(errno));
+		if (shared != MAP_FAILED)
+			munmap(shared, sizeof(*out));
+		return;
+	}
+	memset(shared, 0, sizeof(*shared));
+	pid = child_fork();
+	if (pid == 0) {
+		struct lx *lx = side->priv;
+
+		/* The parent's pagemap describes the parent's pages. */
+		close(lx->pagemap);
+		lx->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+		if (huge_leg_enter(dir, shared->error,
+				   sizeof(shared->error)) < 0)
+			_exit(1);
+		side->huge_dir = dir;
+		conf_exec(side, c, shared);
+		_exit(0);
+	}
+	if (pid < 0 || child_reap(pid, &status, 0) < 0 ||
+	    !WIFEXITED(status))
+		snprintf(shared->error, sizeof(shared->error), "the huge "
+			 "case's child failed");
+	*out = *shared;
+	munmap(shared, sizeof(*out));
+	rmdir(dir);
+}
+
 int conf_run_linux(const struct conf_case *const *cases, int n,
 		   struct conf_run *out, uint64_t *tolerance, char *err,
 		   size_t errlen)
@@ -127,8 +176,12 @@ int conf_run_linux(const struct conf_case *const *cases, int n,
 		close(lx.pagemap);
 		return -1;
 	}
-	for (int i = 0; i < n; i++)
-		conf_exec(&side, cases[i], &out[i]);
+	for (int i = 0; i < n; i++) {
+		if (cases[i]->huge)
+			run_huge(&side, cases[i], &out[i]);
+		else
+			conf_exec(&side, cases[i], &out[i]);
+	}
 	close(lx.pagemap);
 	if (cg_scope_leave(&scope) < 0) {
 		snprintf(err, errlen, "could not remove the cgroup %s",

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "conformance.h"
+#include "huge_leg.h"
 #include "sim.h"
 
 static void sim_read_a(struct conf_side *side, const uint8_t *addr,
@@ -50,11 +51,13 @@ int conf_run_sim(const struct conf_case *const *cases, int n,
 		 struct conf_run *out, char *err, size_t errlen)
 {
 	for (int i = 0; i < n; i++) {
-		struct sim_config sc = { .seed = 1, .strategy = SIM_RANDOM };
+		struct sim_config sc = { .seed = 1, .strategy = SIM_RANDOM,
+			.folio_bytes = cases[i]->huge ? huge_leg_folio() : 0 };
 		struct sim *s = sim_create(&sc);
 		struct conf_side side = {
 			.name = "sim", .read_a = sim_read_a,
 			.settle = sim_settle, .page_state = sim_page,
+			.huge_dir = SIM_HUGE_DIR,
 		};
 		struct job j = { &side, cases[i], &out[i] };
 		enum sim_verdict v;

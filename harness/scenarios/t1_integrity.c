@@ -64,7 +64,7 @@ const struct scenario scenario_t1 = {
 	.title = "data integrity, every policy, every byte",
 	.needs_cgroup = 1,
 	.run = t1_run,
-	.legs = LEG_FILE | LEG_UNEQUAL,
+	.legs = LEG_FILE | LEG_UNEQUAL | LEG_HUGE,
 	.sim = &(const struct sim_sizing){
 		.threads = 1, .chunks = 4, .budget_chunks = 1, .workers = 2,
 		.ops = 2, .pattern = READ_SCAN,

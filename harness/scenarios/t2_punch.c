@@ -3,6 +3,7 @@
  * from a real file, whose second chunk ends unaligned. */
 #include <inttypes.h>
 
+#include "huge_leg.h"
 #include "workload.h"
 
 #define CHUNK (1024ull * 1024)
@@ -12,12 +13,15 @@ static int t2_run(const struct run_opts *o, struct scen_result *res)
 	struct resid_config cfg;
 	struct resid_region *r;
 	struct resid_stats s;
-	unsigned cycles = 1000;
+	unsigned cycles;
 
 	resid_config_init(&cfg);
 	cfg.backing = RESID_BACKING_SYNTHETIC;
-	cfg.region_len = 2 * CHUNK;
-	cfg.chunk_size = CHUNK;
+	/* The huge leg's chunks are folios: each punch frees one whole. */
+	cfg.chunk_size = o->leg & LEG_HUGE ? huge_leg_folio() : CHUNK;
+	cfg.region_len = 2 * cfg.chunk_size;
+	/* The huge legs' 500 punches of whole folios cost the gate 7 s each. */
+	cycles = o->leg & LEG_HUGE ? 250 : 1000;
 	cfg.seed = o->seed;
 	cfg.budget_bytes = wl_leg(&cfg, o); /* one chunk */
 	cfg.policy = RESID_POLICY_LRU;
@@ -44,7 +48,7 @@ const struct scenario scenario_t2 = {
 	.title = "punch and refetch",
 	.needs_cgroup = 1,
 	.run = t2_run,
-	.legs = LEG_FILE,
+	.legs = LEG_FILE | LEG_HUGE,
 	.sim = &(const struct sim_sizing){
 		.threads = 1, .chunks = 2, .budget_chunks = 1, .workers = 1,
 		.ops = 10, .pattern = READ_ALTERNATE,

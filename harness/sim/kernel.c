@@ -62,12 +62,33 @@ static struct sim_memfd *memfd_of(struct sim *s, int fd)
 	return f ? f->mf : NULL;
 }
 
+/* Whether none of the folio block at page fb is in the page cache. */
+static int block_empty(const struct sim_memfd *mf, uint64_t fb)
+{
+	for (uint64_t p = fb; p < fb + mf->folio_pages; p++)
+		if (mf->present[p])
+			return 0;
+	return 1;
+}
+
 /* The pages of [off, off + len) enter the memfd's page cache, whole or not
- * (a partial page is a page the kernel allocates too). */
+ * (a partial page is a page the kernel allocates too). Where large folios
+ * may be, a page whose whole folio block is empty comes in a large folio
+ * (the block, all of it); into a block that holds pages it comes alone,
+ * as the kernel falls back when a huge folio does not fit. */
 static void make_present(struct sim_memfd *mf, uint64_t off, uint64_t len)
 {
 	for (uint64_t p = off / SIM_PAGE;
 	     p < mf->npages && p * SIM_PAGE < off + len; p++) {
+		uint64_t fb = p - p % mf->folio_pages;
+
+		if (mf->folio_pages > 1 && !mf->present[p] &&
+		    fb + mf->folio_pages <= mf->npages && block_empty(mf, fb)) {
+			memset(mf->present + fb, 1, mf->folio_pages);
+			memset(mf->large + fb, 1, mf->folio_pages);
+			mf->npresent += mf->folio_pages;
+			continue;
+		}
 		mf->npresent += !mf->present[p];
 		mf->present[p] = 1;
 	}
@@ -103,7 +124,8 @@ static void memfd_free_pages(struct sim_memfd *mf)
 		perror("sim: munmap(memfd)");
 	free(mf->present);
 	free(mf->mapped);
-	mf->bytes = mf->present = mf->mapped = NULL;
+	free(mf->large);
+	mf->bytes = mf->present = mf->mapped = mf->large = NULL;
 	mf->npages = mf->npresent = mf->size = 0;
 }
 
@@ -579,14 +601,12 @@ static int k_notify_signal(void *ctx, int fd)
 
 /* ---- the memfd and its mappings ---- */
 
-static int k_memfd_create(void *ctx, const char *name)
+/* A memfd, or a file of the huge tmpfs: folio_pages per folio. */
+static int memfd_new(struct sim *s, uint32_t folio_pages)
 {
-	struct sim *s = ctx;
 	struct sim_memfd *mf;
 	int fd;
 
-	(void)name;
-	sched_point(s, OP_MEMFD_CREATE, 0);
 	if (sim_grow((void **)&s->memfds, &s->cap_memfds, s->nmemfds + 1,
 		     sizeof(*s->memfds)))
 		return -ENOMEM;
@@ -601,9 +621,31 @@ static int k_memfd_create(void *ctx, const char *name)
 	mf->fd = fd;
 	mf->open = 1;
 	mf->uffd = -1;
+	mf->folio_pages = folio_pages;
 	s->files[fd - SIM_FD_BASE].mf = mf;
 	s->memfds[s->nmemfds++] = mf;
 	return fd;
+}
+
+static int k_memfd_create(void *ctx, const char *name)
+{
+	(void)name;
+	sched_point(ctx, OP_MEMFD_CREATE, 0);
+	return memfd_new(ctx, 1); /* shmem_enabled is never here */
+}
+
+static uint64_t sim_folio(const struct sim *s)
+{
+	return s->cfg.folio_bytes ? s->cfg.folio_bytes : SIM_FOLIO;
+}
+
+/* Only the huge tmpfs takes O_TMPFILE here. */
+static int k_tmpfile_create(void *ctx, const char *dir)
+{
+	sched_point(ctx, OP_MEMFD_CREATE, 1);
+	if (strcmp(dir, SIM_HUGE_DIR))
+		return -ENOENT;
+	return memfd_new(ctx, (uint32_t)(sim_folio(ctx) / SIM_PAGE));
 }
 
 /* The sim sizes a memfd only while nothing maps it. */
@@ -612,7 +654,7 @@ static int k_ftruncate(void *ctx, int fd, uint64_t len)
 	struct sim *s = ctx;
 	struct sim_memfd *mf;
 	uint64_t np = pages_of(len), keep;
-	uint8_t *bytes = NULL, *present, *mapped;
+	uint8_t *bytes = NULL, *present, *mapped, *large;
 
 	sched_point(s, OP_FTRUNCATE, (uint64_t)fd);
 	mf = memfd_of(s, fd);
@@ -622,12 +664,14 @@ static int k_ftruncate(void *ctx, int fd, uint64_t len)
 		return -EBUSY;
 	present = calloc(np + 1, 1);
 	mapped = calloc(np + 1, 1);
+	large = calloc(np + 1, 1);
 	if (np)
 		bytes = mmap(NULL, np * SIM_PAGE, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!present || !mapped || bytes == MAP_FAILED) {
+	if (!present || !mapped || !large || bytes == MAP_FAILED) {
 		free(present);
 		free(mapped);
+		free(large);
 		if (bytes && bytes != MAP_FAILED)
 			munmap(bytes, np * SIM_PAGE);
 		return -ENOMEM;
@@ -636,15 +680,40 @@ static int k_ftruncate(void *ctx, int fd, uint64_t len)
 	if (keep) {
 		memcpy(bytes, mf->bytes, keep * SIM_PAGE);
 		memcpy(present, mf->present, keep);
+		memcpy(large, mf->large, keep);
 	}
 	memfd_free_pages(mf);
 	mf->bytes = bytes;
 	mf->present = present;
 	mf->mapped = mapped;
+	mf->large = large;
 	mf->npages = np;
 	mf->size = len;
 	for (uint64_t p = 0; p < keep; p++)
 		mf->npresent += present[p];
+	return 0;
+}
+
+/* A punch that covers part of a large folio splits it into pages first
+ * (then punched as any); the split unmaps all of the folio's pages from
+ * A, as Linux 6.18 leaves a file folio's (its next access faults MINOR).
+ * A split that fails leaves the folio whole, and the punch only zeroes
+ * its part of it. Returns whether page p is in a folio the punch of
+ * [off, end) cannot free. */
+static int split_for_punch(struct sim *s, struct sim_memfd *mf, uint64_t p,
+			   uint64_t off, uint64_t end)
+{
+	uint64_t fb = p - p % mf->folio_pages;
+
+	if (!mf->large[p] || (fb * SIM_PAGE >= off &&
+			      (fb + mf->folio_pages) * SIM_PAGE <= end))
+		return 0;
+	if (s->cfg.split_fails)
+		return 1;
+	memset(mf->large + fb, 0, mf->folio_pages);
+	for (uint64_t q = fb; q < fb + mf->folio_pages; q++)
+		if (mf->mapped[q] == PTE_MAPPED)
+			mf->mapped[q] = 0;
 	return 0;
 }
 
@@ -668,9 +737,11 @@ static int k_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 		uint64_t stop = next < end ? next : end;
 
 		memset(mf->bytes + at, 0, stop - at);
-		if (at == p * SIM_PAGE && stop == next) {
+		if (at == p * SIM_PAGE && stop == next &&
+		    !split_for_punch(s, mf, p, off, end)) {
 			mf->npresent -= mf->present[p];
 			mf->present[p] = 0;
+			mf->large[p] = 0;
 			/* A poison marker outlives the punch, as in Linux. */
 			if (mf->mapped[p] == PTE_MAPPED)
 				mf->mapped[p] = 0;
@@ -804,6 +875,26 @@ static long k_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 	memcpy(mf->bytes + off, buf, len);
 	make_present(mf, off, len);
 	return (long)len;
+}
+
+/* The pages mapped in A that belong to large folios. */
+static int k_folio_census(void *ctx, const void *addr, uint64_t len,
+			  uint64_t *large)
+{
+	struct sim *s = ctx;
+	uint64_t off;
+	struct sim_memfd *mf;
+
+	sched_point(s, OP_FSTAT, kernel_a_obj(s, (uintptr_t)addr));
+	mf = memfd_of_a(s, (uintptr_t)addr, &off);
+	if (!mf)
+		return -EINVAL;
+	*large = 0;
+	for (uint64_t p = off / SIM_PAGE; p < mf->npages &&
+	     p * SIM_PAGE < off + len; p++)
+		*large += mf->mapped[p] == PTE_MAPPED && mf->large[p] ?
+			SIM_PAGE : 0;
+	return 0;
 }
 
 /* The bounce buffer is the pager's own memory: nothing to model. */
@@ -967,7 +1058,9 @@ static const struct {
 	  "23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:2 - "
 	  "proc proc rw\n"
 	  "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime "
-	  "shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n" },
+	  "shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n"
+	  "40 22 0:30 / " SIM_HUGE_DIR " rw,relatime shared:9 - tmpfs tmpfs "
+	  "rw,size=65536k,huge=always\n" },
 	{ CGROUP "cgroup.controllers", "cpu io memory pids\n" },
 	{ CGROUP "memory.max", "1073741824\n" },
 	{ CGROUP "memory.swap.max", "0\n" },
@@ -1027,6 +1120,12 @@ static long k_read_text(void *ctx, const char *path, char *buf, size_t cap)
 			 (unsigned long long)shmem_now(s));
 		return put_text(buf, cap, stat);
 	}
+	if (!strcmp(path, "/sys/kernel/mm/transparent_hugepage/"
+		    "hpage_pmd_size")) {
+		snprintf(stat, sizeof(stat), "%llu\n",
+			 (unsigned long long)sim_folio(s));
+		return put_text(buf, cap, stat);
+	}
 	if (!strcmp(path, CGROUP "memory.stat")) {
 		shmem = shmem_reported(s);
 		snprintf(stat, sizeof(stat), "anon 0\nfile %llu\nkernel 0\n"
@@ -1055,6 +1154,7 @@ const struct resid_seam sim_seam_ops = {
 	.notify_open = k_notify_open,
 	.notify_signal = k_notify_signal,
 	.memfd_create = k_memfd_create,
+	.tmpfile_create = k_tmpfile_create,
 	.ftruncate = k_ftruncate,
 	.punch = k_punch,
 	.fstat_blocks = k_fstat_blocks,
@@ -1064,6 +1164,7 @@ const struct resid_seam sim_seam_ops = {
 	.nohugepage = k_nohugepage,
 	.memfd_write = k_memfd_write,
 	.hugepage = k_hugepage,
+	.folio_census = k_folio_census,
 	.close = k_close,
 	.backing_open = k_backing_open,
 	.backing_pread = k_backing_pread,

@@ -289,6 +289,16 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->fetching_timeout_ms = 2000;
 	/* Every other policy cycle maps a chunk page by page as it is read. */
 	c->fetch_piece = (sc->seed / 3) % 2 ? RESID_PAGE : 0;
+	/* Every other pair of those runs on the huge tmpfs (SIM_FOLIO, the
+	 * size of a chunk): equal chunks take huge folios, the last one
+	 * ending unaligned so that it holds a tail up to its folio's end;
+	 * an unequal table only where each of its chunks starts on a folio
+	 * (else 4 KiB pages, I-9). */
+	if ((sc->seed / 6) % 2) {
+		c->huge_dir = SIM_HUGE_DIR;
+		if (!run->unequal)
+			c->region_len -= RESID_PAGE + 123;
+	}
 	resid_harness_init(&run->h);
 	run->h.eager_reconcile = 1;
 	run->h.demand_retries = 8;
@@ -340,6 +350,9 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 
 	memset(out, 0, sizeof(*out));
 	c.stat_lag_bytes = p->sim->stat_lag;
+	/* A punch inside a large folio (which the pager must never make)
+	 * frees nothing in half the runs, splits it in the other half. */
+	c.split_fails = (sc->seed / 12) % 2;
 	c.spin_limit_ms = p->sim->spin_ms;
 	run.s = sim_create(&c);
 	if (run.s)

@@ -68,6 +68,12 @@ struct sim_config {
 	 * classified; 0: 120 s. */
 	uint64_t idle_limit_ns;
 	uint64_t stat_lag_bytes; /* memory.stat lags by up to this; 0: exact */
+	/* A punch inside a large folio must split it; with this the split
+	 * fails and the punch frees nothing (it only zeroes the range). */
+	int split_fails;
+	/* The huge tmpfs's folio and the PMD size reported; 0: SIM_FOLIO
+	 * (conformance sets the kernel's own, to compare byte for byte). */
+	uint64_t folio_bytes;
 	/* A runnable thread passed over this many steps in a row runs next:
 	 * the kernel's scheduler is fair, PCT's priorities alone are not, and
 	 * starving a thread forever makes livelocks no fair scheduler would.
@@ -77,6 +83,12 @@ struct sim_config {
 	 * before the run ends with SIM_NO_PROGRESS; 0: 1000 ms. */
 	uint64_t spin_limit_ms;
 };
+
+/* The simulated kernel's huge tmpfs (mounted huge=always) and its folio,
+ * the PMD size it reports: four pages, so SIM_CHUNK-sized chunks
+ * qualify. */
+#define SIM_HUGE_DIR "/sim/huge"
+#define SIM_FOLIO (16ull << 10)
 
 struct sim;
 

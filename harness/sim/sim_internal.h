@@ -90,6 +90,11 @@ struct sim_memfd {
 	uint8_t *bytes;           /* the page cache's bytes: mapping B */
 	uint8_t *present;         /* per page: in the page cache */
 	uint8_t *mapped;          /* per page: a PTE in mapping A */
+	/* Pages per folio where it may hold large ones (a file of the
+	 * huge tmpfs: SIM_FOLIO), else 1; per page: in an unsplit large
+	 * folio. */
+	uint32_t folio_pages;
+	uint8_t *large;
 	uint64_t npresent;
 	uint8_t *a;               /* mapping A: PROT_NONE, never touched */
 	uint64_t a_len;

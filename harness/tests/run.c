@@ -122,6 +122,7 @@ static void add_suites(void)
 	suite_scenarios();
 	suite_coverage();
 	suite_conformance();
+	suite_huge();
 }
 
 static const char usage[] =

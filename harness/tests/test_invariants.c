@@ -34,6 +34,18 @@ static void thp_found_in_smaps(void)
 	CU_ASSERT_EQUAL(seen, 1);
 }
 
+/* I-9 on the folio census: large folios only in a region on the huge path. */
+static void large_folios_only_when_huge(void)
+{
+	seen = 0;
+	CU_ASSERT_EQUAL(inv_folios(1, 2 << 20, "huge"), 1);
+	CU_ASSERT_EQUAL(inv_folios(0, 0, "4 KiB"), 1);
+	CU_ASSERT_EQUAL(seen, 0);
+	CU_ASSERT_EQUAL(inv_folios(0, 4096, "4 KiB: chunk 1 starts at 4096"),
+			0);
+	CU_ASSERT_EQUAL(seen, 1);
+}
+
 static void accounting_two_sided(void)
 {
 	struct resid_accounting a = {
@@ -89,6 +101,8 @@ void suite_invariants(void)
 	CU_pSuite s = CU_add_suite("invariants", install, uninstall);
 
 	CU_add_test(s, "I-9 huge pages found in smaps", thp_found_in_smaps);
+	CU_add_test(s, "I-9 large folios only on the huge path",
+		    large_folios_only_when_huge);
 	CU_add_test(s, "I-7 two-sided accounting", accounting_two_sided);
 	CU_add_test(s, "I-11, I-12, I-4", budget_and_pins);
 }

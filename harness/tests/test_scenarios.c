@@ -32,13 +32,16 @@ static void every_scenario_is_found_and_well_formed(void)
 	CU_ASSERT(gate >= 7);
 }
 
-/* Issue 12: the file rows and the unequal rows of the default gate. */
+/* Issue 12: the file rows and the unequal rows of the default gate;
+ * issue 21: the huge rows. */
 static void gate_legs(void)
 {
 	static const struct { const char *id; unsigned legs; } want[] = {
-		{ "T-1", LEG_FILE | LEG_UNEQUAL }, { "T-2", LEG_FILE },
-		{ "T-3", LEG_FILE | LEG_UNEQUAL }, { "T-4", 0 },
-		{ "T-5", 0 }, { "T-6", LEG_FILE }, { "T-7", LEG_FILE },
+		{ "T-1", LEG_FILE | LEG_UNEQUAL | LEG_HUGE },
+		{ "T-2", LEG_FILE | LEG_HUGE },
+		{ "T-3", LEG_FILE | LEG_UNEQUAL | LEG_HUGE }, { "T-4", 0 },
+		{ "T-5", 0 }, { "T-6", LEG_FILE | LEG_HUGE },
+		{ "T-7", LEG_FILE | LEG_HUGE },
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -61,5 +64,6 @@ void suite_scenarios(void)
 	CU_add_test(s, "every scenario found, well formed",
 		    every_scenario_is_found_and_well_formed);
 	CU_add_test(s, "T-1 is also t1 and 1", gate_ids_have_short_names);
-	CU_add_test(s, "file legs of T-1,2,3,6,7; unequal of T-1,3", gate_legs);
+	CU_add_test(s, "file and huge legs of T-1,2,3,6,7; unequal of T-1,3",
+		    gate_legs);
 }

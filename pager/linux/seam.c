@@ -140,6 +140,12 @@ static int lx_memfd_create(void *ctx, const char *name)
 	return neg(memfd_create(name, MFD_CLOEXEC));
 }
 
+static int lx_tmpfile_create(void *ctx, const char *dir)
+{
+	(void)ctx;
+	return neg(open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+}
+
 static int lx_ftruncate(void *ctx, int fd, uint64_t len)
 {
 	(void)ctx;
@@ -226,6 +232,59 @@ static int lx_hugepage(void *ctx, void *addr, uint64_t len)
 {
 	(void)ctx;
 	return neg(madvise(addr, len, MADV_HUGEPAGE));
+}
+
+/* pagemap gives each mapped page's frame (root only: 0 otherwise),
+ * kpageflags the frame's flags: a page of a large folio is a compound
+ * head or tail. */
+#define PM_PRESENT (1ull << 63)
+#define PM_PFN ((1ull << 55) - 1)
+#define KPF_HEAD (1ull << 15)
+#define KPF_TAIL (1ull << 16)
+#define CENSUS_BATCH 512
+
+static int census(int pm, int kf, uint64_t first, uint64_t pages,
+		  uint64_t *large)
+{
+	uint64_t e[CENSUS_BATCH], flags;
+
+	for (uint64_t p = 0; p < pages; p += CENSUS_BATCH) {
+		uint64_t n = pages - p < CENSUS_BATCH ? pages - p : CENSUS_BATCH;
+
+		if (pread(pm, e, n * 8, (off_t)((first + p) * 8)) !=
+		    (ssize_t)(n * 8))
+			return -EIO;
+		for (uint64_t i = 0; i < n; i++) {
+			if (!(e[i] & PM_PRESENT))
+				continue;
+			if (!(e[i] & PM_PFN))
+				return -EPERM;
+			if (pread(kf, &flags, 8, (off_t)((e[i] & PM_PFN) * 8))
+			    != 8)
+				return -EIO;
+			*large += flags & (KPF_HEAD | KPF_TAIL) ? 4096 : 0;
+		}
+	}
+	return 0;
+}
+
+static int lx_folio_census(void *ctx, const void *addr, uint64_t len,
+			   uint64_t *large)
+{
+	(void)ctx;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int kf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	int rc = pm < 0 || kf < 0 ? -errno : 0;
+
+	*large = 0;
+	if (rc == 0)
+		rc = census(pm, kf, (uintptr_t)addr / 4096,
+			    (len + 4095) / 4096, large);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return rc;
 }
 
 static int lx_close(void *ctx, int fd)
@@ -460,6 +519,7 @@ const struct resid_seam resid_seam_linux = {
 	.notify_open = lx_notify_open,
 	.notify_signal = lx_notify_signal,
 	.memfd_create = lx_memfd_create,
+	.tmpfile_create = lx_tmpfile_create,
 	.ftruncate = lx_ftruncate,
 	.punch = lx_punch,
 	.fstat_blocks = lx_fstat_blocks,
@@ -469,6 +529,7 @@ const struct resid_seam resid_seam_linux = {
 	.nohugepage = lx_nohugepage,
 	.memfd_write = lx_memfd_write,
 	.hugepage = lx_hugepage,
+	.folio_census = lx_folio_census,
 	.close = lx_close,
 	.backing_open = lx_backing_open,
 	.backing_pread = lx_backing_pread,
