@@ -233,22 +233,30 @@ static void seed_replays(void)
  * faults and all. */
 static void schedule_replays(void)
 {
-	struct sim_config c = config(5, SIM_RANDOM);
+	struct sim_config c;
 	struct outcome a, b;
 	char err[256];
+	uint64_t seed;
 
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&faults, "test",
 					     "backing_read/short=0.5,"
 					     "backing_read/eintr=0.2", err,
 					     sizeof(err)), 0);
-	run_pager(&c, &a);
+	/* The first seed from 5 whose run fires both faults: which one does
+	 * depends on how many reads a run makes, not on what is tested. */
+	for (seed = 5; seed < 64; seed++) {
+		c = config(seed, SIM_RANDOM);
+		run_pager(&c, &a);
+		if (a.st.io_short && a.fired > a.st.io_short)
+			break;
+		free(a.sched);
+	}
+	CU_ASSERT_FATAL(seed < 64);
 	c.replay = a.sched;
 	c.nreplay = a.n;
 	run_pager(&c, &b);
 	memset(&faults, 0, sizeof(faults));
 	CU_ASSERT_EQUAL(a.v, SIM_PASS);
-	CU_ASSERT(a.st.io_short > 0);
-	CU_ASSERT(a.fired > a.st.io_short);
 	CU_ASSERT_EQUAL(b.fired, a.fired);
 	CU_ASSERT_EQUAL(b.hash, a.hash);
 	CU_ASSERT_EQUAL(b.steps, a.steps);
