@@ -33,7 +33,7 @@ if [ "$rc" -ne 1 ] || ! grep -q 'no progress for' "$tmp/t1.out" ||
 		"its punches (exit $rc)" >&2
 	exit 1
 fi
-echo "faults: T-1 with punch=1 stopped, $(grep -o 'fired:punch=[0-9]*' "$tmp/t1.out")"
+echo "faults: T-1 with punch=1 stopped, $(grep -o 'fired:punch=[0-9]*' "$tmp/t1.out" | tr '\n' ' ')"
 
 # The real read under faults (issue 12): T-1 and T-3 read a real file with
 # O_DIRECT (equal and unequal chunks, the last ending unaligned) while the
@@ -48,40 +48,17 @@ if ! $R check T-1 T-3 --backing file --fault "$reads" \
 	echo "faults: a file-backed row failed under failing reads" >&2
 	exit 1
 fi
+# Every row: equal and unequal chunks, and the huge legs where this
+# kernel can mount a huge tmpfs (4 rows without them, 6 with).
+all=$(grep -c '"backing": ' "$tmp/file.json")
 rows=$(grep -c '"backing": "file O_DIRECT"' "$tmp/file.json")
 for f in eio eintr short; do
 	n=$(grep -Ec "\"fired:backing_read/$f\": [1-9]" "$tmp/file.json")
-	if [ "$rows" -ne 4 ] || [ "$n" -ne 4 ]; then
+	if [ "$rows" -lt 4 ] || [ "$rows" -ne "$all" ] || [ "$n" -ne "$rows" ]; then
 		cat "$tmp/file.out" >&2
-		echo "faults: $rows of 4 file rows read with O_DIRECT, $n counted" \
-			"backing_read/$f" >&2
+		echo "faults: $rows of $all file rows (4 or more) read with O_DIRECT," \
+			"$n counted backing_read/$f" >&2
 		exit 1
 	fi
 done
-echo "faults: T-1 and T-3 from a file passed with $reads, each counted in 4 rows"
-
-# The storm rounds from a file, with the same faults: every round reads
-# its file with O_DIRECT and passes; the faults fired.
-if ! $R storm --backing file --duration 6 --round 3 --seed 12 \
-	--fault "$reads" --json "$tmp/storm.json" >"$tmp/storm.out" 2>&1; then
-	cat "$tmp/storm.out" >&2
-	echo "faults: a file-backed storm round failed under failing reads" >&2
-	exit 1
-fi
-rounds=$(sed -n 's/.*"rounds": \([0-9]*\).*/\1/p' "$tmp/storm.json")
-direct=$(sed -n 's/.*"direct_rounds": \([0-9]*\).*/\1/p' "$tmp/storm.json")
-for f in eio eintr short; do
-	if ! grep -Eq "\"resid/backing_read/$f\": [1-9]" "$tmp/storm.json"; then
-		echo "faults: the file-backed storm did not count backing_read/$f" >&2
-		exit 1
-	fi
-done
-if [ -z "$rounds" ] || [ "$rounds" -lt 1 ] || [ "$direct" != "$rounds" ]; then
-	echo "faults: $direct of $rounds storm rounds read their file with O_DIRECT" >&2
-	exit 1
-fi
-echo "faults: $rounds storm rounds from a file (O_DIRECT) passed with $reads"
-if ls -d "$tmp"/residctl-file-* 2>/dev/null; then
-	echo "faults: a backing file's directory was left behind" >&2
-	exit 1
-fi
+echo "faults: T-1 and T-3 from a file passed with $reads, each counted in $rows rows"
