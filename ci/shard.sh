@@ -72,11 +72,11 @@ eval "${line/#residctl/$R}" >"$d/replay.out" 2>&1
 
 # The kernel matrix's split: its shards list every chosen cell once.
 for cells in "" "--smoke"; do
-	all=$(bash scripts/kernel-matrix.sh --list $cells | awk '{print $2}' | sort)
-	parts=$(for k in 1 2 3; do bash scripts/kernel-matrix.sh --list $cells --shard $k/3; done | awk '{print $2}' | sort)
+	all=$(bash kernels/matrix.sh --list $cells | awk '{print $2}' | sort)
+	parts=$(for k in 1 2 3; do bash kernels/matrix.sh --list $cells --shard $k/3; done | awk '{print $2}' | sort)
 	[ -n "$all" ] && [ "$all" = "$parts" ] || bad "kernel matrix ${cells:-(all)}: 3 shards do not list the cells once each"
 done
-# Its reports: cells as scripts/kernel-matrix.sh records them, one failed.
+# Its reports: cells as kernels/matrix.sh records them, one failed.
 kcells() {
 	local k=$1 n i=0 id
 	for id in a b c d e; do
@@ -88,8 +88,8 @@ kcells() {
 }
 for k in 1 2 3; do
 	kcells $k >"$d/cells-$k.jsonl"
-	bash scripts/kernel-report.sh "$d/cells-$k.jsonl" "$d/kern-$k.json" $k 3 "test" "2,4,6,8,10" ||
-		bad "scripts/kernel-report.sh failed"
+	bash kernels/report.sh "$d/cells-$k.jsonl" "$d/kern-$k.json" $k 3 "test" "2,4,6,8,10" ||
+		bad "kernels/report.sh failed"
 done
 $R merge "$d"/kern-{1,2,3}.json >"$d/kern.out"
 rc=$?

@@ -1,4 +1,4 @@
-# Sourced by scripts/kernel-matrix.sh: a matrix kernel from kernels.list,
+# Sourced by kernels/matrix.sh: a matrix kernel from kernels.list,
 # downloaded with apt-get (pinned version; the newest of its series, said
 # loudly, when the pin is gone from the mirror), cached in $CACHE and
 # unpacked there: vmlinuz, config, brd.ko (the RAM disk a swap cell swaps
@@ -11,7 +11,7 @@
 
 KLIST=${KLIST:-$(dirname "${BASH_SOURCE[0]}")/kernels.list}
 CACHE=/var/cache/residctl-kernels
-# The mirror of a suite the host's apt sources do not name (kernel-deps.sh
+# The mirror of a suite the host's apt sources do not name (kernels/deps.sh
 # adds bookworm-backports from the same one).
 MIRROR=${RESIDCTL_MIRROR:-http://deb.debian.org/debian}
 

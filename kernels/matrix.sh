@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 . kernels/fetch.sh
 . kernels/steps.sh
 
-usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
+usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
                                 [--shard K/N] [--report FILE] [--newest]
                                 [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
@@ -40,7 +40,7 @@ SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.
 OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
 cells="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
 
-bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
+bad() { echo "kernels/matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--help | -h) echo "$usage"; exit 0 ;;
@@ -76,7 +76,7 @@ if [ $newest = 1 ]; then
 	newest_list=$(mktemp /tmp/residctl-km-newest.XXXXXX)
 	trap 'rm -f "$newest_list"' EXIT
 	for flavour in plain rt; do
-		line=$(kernel_newest $flavour) || { echo "scripts/kernel-matrix.sh: infrastructure: the mirror could not be asked for the newest kernels" >&2; exit 3; }
+		line=$(kernel_newest $flavour) || { echo "kernels/matrix.sh: infrastructure: the mirror could not be asked for the newest kernels" >&2; exit 3; }
 		echo "$line" >>"$newest_list"
 		read -r nid nsuite npkg nver _ <<<"$line"
 		echo "kernel matrix: newest $flavour kernel: $npkg $nver ($nsuite), $(awk -v p="$npkg" '$3 == p {f=1} END {print f ? "kernels.list'"'"'s" : "not in kernels.list, as"}' "$KLIST") $nid" >&2
@@ -367,7 +367,7 @@ km_stop() { # SIGNAL STATUS
 	km_end TERM $(jobs -p) # its jobs ignore SIGINT (bash, no job control)
 	wait
 	kill -KILL "$km_guard_pid" 2>/dev/null
-	echo "scripts/kernel-matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2
+	echo "kernels/matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2
 	exit "$2"
 }
 trap 'km_stop INT 130' INT
@@ -381,8 +381,8 @@ bg_wait() {
 	wait $!
 }
 
-if ! bg_wait bash scripts/kernel-deps.sh; then
-	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
+if ! bg_wait bash kernels/deps.sh; then
+	echo "kernels/matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
 	exit 3
 fi
 bg_wait make -s all || bad "the build failed"
@@ -413,9 +413,9 @@ jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
-echo "what changed between kernels (scripts/kernel-diff.sh $OUT/cells.jsonl):"
-bash scripts/kernel-diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
-[ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
+echo "what changed between kernels (kernels/diff.sh $OUT/cells.jsonl):"
+bash kernels/diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
+[ -z "$REPORT" ] || bash kernels/report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
 	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
 	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" \
 	"${OWN_KERNEL:+--kernel $OWN_KERNEL}${OWN_CONFIG:+ --kernel-config $OWN_CONFIG}${OWN_MODULES:+ --kernel-modules $OWN_MODULES}${newest_list:+--newest}" || exit 2
