@@ -2,7 +2,7 @@
 # Bad input to the tool: each case must print exactly one line on stderr,
 # exit 2, and leave no cgroup and no process behind.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

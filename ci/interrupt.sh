@@ -13,7 +13,7 @@
 # (default 60: one pass).
 set -uo pipefail
 set -m # background commands do not ignore SIGINT
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=$PWD/build/residctl
 seed=${RESIDCTL_INTERRUPT_SEED:-$(date +%s)}
 budget=${RESIDCTL_INTERRUPT_BUDGET:-60}

@@ -10,7 +10,7 @@
 # A failure in a booted kernel fails the suite; an infrastructure failure
 # (packages, download, boot, emulator) prints SKIP with its reason.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . kernels/fetch.sh
 rc=0
 # smoke_run OUT ARGS..: the matrix's status, folded into rc

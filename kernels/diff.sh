@@ -14,7 +14,7 @@
 set -euo pipefail
 usage="usage: kernels/diff.sh CELLS.jsonl|KERNELS.json..."
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
-[ "$1" != --help ] && [ "$1" != -h ] || { echo "$usage"; exit 0; }
+{ [ "$1" != --help ] && [ "$1" != -h ]; } || { echo "$usage"; exit 0; }
 for f in "$@"; do
 	[ -s "$f" ] || { echo "kernels/diff.sh: '$f' is missing or empty; give a run's cells.jsonl or results/kernels.json" >&2; exit 2; }
 done

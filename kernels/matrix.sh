@@ -6,7 +6,7 @@
 # Exit 0: every cell passed (or is n/a); 1: a cell failed; 3: no cell failed
 # but one could not be run (infrastructure, retried once); 2: bad input.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . kernels/fetch.sh
 . kernels/steps.sh
 
@@ -53,14 +53,14 @@ while [ $# -gt 0 ]; do
 	--out) [ -n "${2:-}" ] || bad "--out needs a directory"; OUT=$2; shift ;;
 	--cache) [ -n "${2:-}" ] || bad "--cache needs a directory"; CACHE=$2; shift ;;
 	--shard)
-		[[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
-			[ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
+		{ [[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+			[ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ]; } ||
 			bad "bad shard '${2:-}'; give K/N with 1 <= K <= N, K counting from 1 (Kubernetes: JOB_COMPLETION_INDEX + 1)"
 		SHARD_K=$((10#${BASH_REMATCH[1]})) SHARD_N=$((10#${BASH_REMATCH[2]})); shift ;;
 	--report) [ -n "${2:-}" ] || bad "--report needs a file"; REPORT=$2; shift ;;
 	--newest) newest=1 ;;
 	--kernel)
-		[ -f "${2:-}" ] && bzimage_release "$2" >/dev/null ||
+		{ [ -f "${2:-}" ] && bzimage_release "$2" >/dev/null; } ||
 			bad "--kernel '${2:-}' is not a bzImage; give arch/x86/boot/bzImage or a vmlinuz"
 		OWN_KERNEL=$(realpath "$2"); shift ;;
 	--kernel-config) [ -f "${2:-}" ] || bad "--kernel-config '${2:-}' is not a file; give the kernel's .config"; OWN_CONFIG=$(realpath "$2"); shift ;;
@@ -212,7 +212,8 @@ step_rc() { awk -v n="$2" '$1 == "@step" && $2 == n && $3 == "end" {print $4}' "
 # judge DIR NA QRC LACKS: sets VERDICT (pass, fail, n/a, infrastructure)
 # and REASON.
 judge() {
-	local d=$1 na=$2 qrc=$3 lacks=$4 r=$d/results.txt name rc want bad
+	local d=$1 na=$2 qrc=$3 lacks=$4 name rc want bad
+	local r=$d/results.txt
 	VERDICT=fail REASON=""
 	if ! grep -q '^@cell ' "$r"; then
 		VERDICT=infrastructure REASON="the guest did not boot (qemu status $qrc; see $d/console.log)"
@@ -238,12 +239,15 @@ judge() {
 		fi
 		return
 	fi
-	for name in $(awk '$1 == "@step" && $3 == "begin" {print $2}' "$r"); do
+	while read -r name; do
 		rc=$(step_rc "$d" "$name")
 		want=0
-		[ "$na" = 1 ] && { [ "$name" = probe ] && want=1 || want=2; }
+		if [ "$na" = 1 ]; then
+			want=2
+			[ "$name" != probe ] || want=1
+		fi
 		[ "$rc" = "$want" ] || REASON="$REASON$name exited ${rc:-?} (want $want); "
-	done
+	done < <(awk '$1 == "@step" && $3 == "begin" {print $2}' "$r")
 	# A no for another reason (e.g. swap, when no trial cgroup could be
 	# made) would hide a probe that misses the absent controller.
 	[[ $na = 1 && $lacks = *CONFIG_MEMCG_V1* ]] &&
@@ -330,19 +334,21 @@ export RESIDCTL_KM_OWNER=$$
 km_jobs=$(mktemp /tmp/residctl-km-jobs.XXXXXX)
 km_cmd=$(tr '\0' ' ' </proc/$$/cmdline)
 km_marked() { grep -lsxz "RESIDCTL_KM_OWNER=$RESIDCTL_KM_OWNER" /proc/[0-9]*/environ | cut -d/ -f3; }
-km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
-	local sig=$1
+km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS (lists of them) and to every marked process
+	local sig=$1 pids
 	shift
-	kill "-$sig" "$@" $(km_marked) 2>/dev/null
+	read -r -d '' -a pids <<<"$* $(km_marked)"
+	kill "-$sig" "${pids[@]}" 2>/dev/null
 }
 km_job() { # the background job just started
 	echo "$!" >>"$km_jobs"
 }
 km_orphans() { # the listed jobs still running: the script's command line
 	local p
-	for p in $(cat "$km_jobs" 2>/dev/null); do
-		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "$km_cmd" ] && echo "$p"
-	done
+	[ -f "$km_jobs" ] || return 0
+	while read -r p; do
+		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" != "$km_cmd" ] || echo "$p"
+	done <"$km_jobs"
 }
 km_tree() { # the descendants of PID, from one ps
 	ps -e -o pid=,ppid= | awk -v root="$1" '{up[$1] = $2}
@@ -355,16 +361,17 @@ km_guard() {
 		kids=$(km_tree "$RESIDCTL_KM_OWNER")
 		sleep 1
 	done
-	km_end TERM $kids $(km_orphans)
+	km_end TERM "$kids" "$(km_orphans)"
 	sleep 1
-	km_end KILL $kids $(km_orphans)
+	km_end KILL "$kids" "$(km_orphans)"
 	rm -f "$km_jobs"
 }
 # not a job of this shell (its last wait would wait for it); its pid
 km_guard_pid=$( (km_guard </dev/null >/dev/null 2>&1 & echo $!) )
+# shellcheck disable=SC2317 # called by the traps below
 km_stop() { # SIGNAL STATUS
 	trap '' INT TERM
-	km_end TERM $(jobs -p) # its jobs ignore SIGINT (bash, no job control)
+	km_end TERM "$(jobs -p)" # its jobs ignore SIGINT (bash, no job control)
 	wait
 	kill -KILL "$km_guard_pid" 2>/dev/null
 	echo "kernels/matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by kernels/matrix.sh: what a cell runs in the guest, in
 # order, one "name<TAB>command" line each (the guest runs the command with sh
 # from the cell's cgroup; a step passes when it exits 0, and a JSON file it

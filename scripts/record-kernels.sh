@@ -12,7 +12,7 @@
 # over every recorded cell, smoke and matrix. The record is of
 # kernels.list's kernels: --kernel and --newest are refused.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 [[ " $* " == *" --kernel "* || " $* " == *" --newest "* ]] &&
 	{ echo "record-kernels: the record holds kernels.list's kernels; run kernels/matrix.sh --kernel/--newest directly" >&2; exit 2; }
 name=kernels
@@ -37,7 +37,7 @@ total=$(bash kernels/matrix.sh --list | wc -l)
 {
 	echo "# Kernel matrix${name#kernels}" | sed 's/-smoke$/: the smoke cells/'
 	echo
-	echo "Produced by \`scripts/record-kernels.sh\` ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr a-z A-Z)); each row's run is in the last column; see [docs/kernels.md](../docs/kernels.md)."
+	echo "Produced by \`scripts/record-kernels.sh\` ($(uname -r) host, QEMU $(qemu-system-x86_64 --version | awk 'NR == 1 {print $4}'), $(jq -r '.[0].accel' results/$name.json | tr '[:lower:]' '[:upper:]')); each row's run is in the last column; see [docs/kernels.md](../docs/kernels.md)."
 	echo "$(jq length results/$name.json) of the matrix's $total cells recorded; the last run: $last; $(jq '[.[] | select(.verdict == "pass")] | length' results/$name.json) passed, $(jq '[.[] | select(.verdict == "n/a")] | length' results/$name.json) n/a, $(jq '[.[] | select(.verdict == "fail")] | length' results/$name.json) failed, $(jq '[.[] | select(.verdict == "infrastructure")] | length' results/$name.json) infrastructure."
 	echo
 	echo "| # | cell | package | release | uffd features | cgroup | started from | swap | verdict | scenarios | mismatches | seconds | note | run |"
@@ -49,7 +49,9 @@ total=$(bash kernels/matrix.sh --list | wc -l)
 	echo "\`kernels/diff.sh\` over the recorded cells that kept a manifest (\`results/kernels-smoke.json\`, \`results/kernels.json\`): per kernel, what differs from the kernel before it of its flavour (docs/kernels.md)."
 	echo
 	echo '```'
-	bash kernels/diff.sh $(ls results/kernels-smoke.json results/kernels.json 2>/dev/null)
+	recorded=()
+	for f in results/kernels-smoke.json results/kernels.json; do [ ! -e "$f" ] || recorded+=("$f"); done
+	bash kernels/diff.sh "${recorded[@]}"
 	echo '```'
 } >"results/$name.md"
 echo "record-kernels: results/$name.md, results/$name.json"
