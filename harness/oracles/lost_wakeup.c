@@ -3,8 +3,9 @@
  * page, whether its message is still unread or was read and dropped. */
 #include "oracle.h"
 #include "sim_internal.h"
+#include "verdict.h"
 
-int oracle_lost_wakeup(struct sim *s)
+static int explain(struct sim *s)
 {
 	struct sim_thread *t = oracle_first_waiting(s, W_FAULT);
 
@@ -13,3 +14,9 @@ int oracle_lost_wakeup(struct sim *s)
 	oracle_blame(s, t, "lost wakeup");
 	return 1;
 }
+
+const struct oracle lost_wakeup_oracle = {
+	.name = "lost-wakeup",
+	.caught = "lost wakeup",
+	.quiescent = explain,
+};

@@ -1,17 +1,21 @@
-/* The simulation's oracles (SPEC §4), one file each in harness/sim/oracles/:
+/* The oracles (SPEC §4), one file each in harness/oracles/; those that end
+ * a simulated run are entries of the registry (oracles.def, verdict.h):
  * why a run that can no longer move ended (deadlock, lost wakeup, no
- * signal, hang: quiescence.c asks them in that order), and the checks a
- * run makes as it goes (invariants, content). The invariants themselves
+ * signal, hang: quiescence.c asks them in the registry's order), a crash
+ * or a spin, and the checks a run makes as it goes (invariants, content,
+ * accounting), which real-kernel runs make too. The invariants themselves
  * are invariants/'s. */
-#ifndef HARNESS_SIM_ORACLE_H
-#define HARNESS_SIM_ORACLE_H
+#ifndef HARNESS_ORACLE_H
+#define HARNESS_ORACLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "resid.h"
 #include "sim.h"
+#include "verdict.h"
 
+struct resid_accounting;
 struct sim_thread;
 
 /* Nothing runs and nothing will (or only timers fire, idly): the verdict,
@@ -21,11 +25,6 @@ enum sim_verdict oracle_quiescence(struct sim *s);
 /* A crash or a spin that guard.c caught: s->why names the signal (or the
  * spin limit), the thread and the function. */
 void oracle_crash(struct sim *s);
-
-/* Each explains a quiescent run or returns 0: 1 with s->why written. */
-int oracle_deadlock(struct sim *s);    /* a cycle in the wait-for graph */
-int oracle_lost_wakeup(struct sim *s); /* a fault nobody will serve */
-int oracle_no_signal(struct sim *s);   /* a wait nobody will signal */
 
 /* For the oracles: s->why = "WHAT: thread N (name) <its wait>". */
 void oracle_blame(struct sim *s, const struct sim_thread *t,
@@ -44,6 +43,17 @@ void oracle_invariants_stop(void);
  * `partial` ones the fault seam cut short and answered with EAGAIN. */
 void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
 			 uint64_t partial);
+
+/* The accounting at quiescence (SPEC §2.6, T-4): waits for the fetches in
+ * flight, reconciles into acc, and judges fstat's st_blocks against the
+ * pager's resident bytes, exactly, and the cgroup's memory.stat shmem
+ * against them: equal, pass; apart by no more than the kernel's flush
+ * tolerance, unknown (the lag hides a difference that small); no cgroup
+ * to read, unknown; a reconcile that failed, fail. why (n bytes) says the
+ * first failure, else what is unknown. */
+enum verdict oracle_accounting(struct resid_region *r,
+			       struct resid_accounting *acc, char *why,
+			       size_t n);
 
 /* Every byte of buf, read at region offset off, against the content of
  * (offset, seed) (read_check); a mismatch fails the run naming chunk and

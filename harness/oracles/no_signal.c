@@ -2,8 +2,9 @@
  * thread, and no timer, will ever signal. */
 #include "oracle.h"
 #include "sim_internal.h"
+#include "verdict.h"
 
-int oracle_no_signal(struct sim *s)
+static int explain(struct sim *s)
 {
 	struct sim_thread *t = oracle_first_waiting(s, W_COND);
 
@@ -12,3 +13,9 @@ int oracle_no_signal(struct sim *s)
 	oracle_blame(s, t, "no signal");
 	return 1;
 }
+
+const struct oracle no_signal_oracle = {
+	.name = "no-signal",
+	.caught = "waiter never signalled",
+	.quiescent = explain,
+};
