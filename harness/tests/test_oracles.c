@@ -1,0 +1,99 @@
+/* The oracle registry (oracles.def) and the verdicts it gives: every
+ * entry named, so that a new one cannot print NULL, and a row's verdict
+ * from its checks. */
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "sim.h"
+#include "suites.h"
+#include "verdict.h"
+
+static void every_oracle_named(void)
+{
+	CU_ASSERT_EQUAL(noracles, SIM_NVERDICTS);
+	for (int v = 0; v < noracles; v++) {
+		const char *name = sim_verdict_name((enum sim_verdict)v);
+		char caught[128] = "";
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(oracles[v]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+		CU_ASSERT(name[0] != '\0');
+		CU_ASSERT_STRING_EQUAL(name, oracles[v]->name);
+		for (int w = 0; w < v; w++)
+			CU_ASSERT_STRING_NOT_EQUAL(name, oracles[w]->name);
+		if (v == SIM_PASS)
+			continue;
+		/* repro's table says what caught a bug from each. */
+		CU_ASSERT(oracles[v]->caught || oracles[v]->classify);
+		oracle_caught(v, "I-7 (x): y", caught, sizeof(caught));
+		CU_ASSERT(caught[0] != '\0');
+	}
+	CU_ASSERT_STRING_EQUAL(sim_verdict_name(SIM_NVERDICTS), "unknown");
+}
+
+/* The verdicts the docs' replay lines and the campaign columns print. */
+static void verdict_names_stable(void)
+{
+	static const char *const want[] = { "pass", "failed", "deadlock",
+		"lost-wakeup", "no-signal", "step-limit", "crash",
+		"no-progress" };
+
+	for (int v = 0; v < 8 && v < noracles; v++)
+		CU_ASSERT_STRING_EQUAL(sim_verdict_name((enum sim_verdict)v),
+				       want[v]);
+}
+
+static void caught_from_why(void)
+{
+	char b[128];
+
+	oracle_caught(SIM_FAILED, "I-12 (pins balance): chunk 0", b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "I-12");
+	oracle_caught(SIM_FAILED, "3 bytes wrong in chunk 1", b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "content check");
+	oracle_caught(SIM_CRASH, "SIGSEGV (NULL pointer access) in thread 1",
+		      b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "crash SIGSEGV");
+	oracle_caught(SIM_DEADLOCK, "thread 2 holds lock 4", b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "deadlock cycle");
+}
+
+/* Fail wins over unknown, unknown over a note; the first of each kept. */
+static void row_verdicts(void)
+{
+	struct scen_result r = { 0 };
+
+	CU_ASSERT_EQUAL(scen_verdict(&r, 1), VERDICT_PASS);
+	CU_ASSERT_EQUAL(scen_verdict(&r, 0), VERDICT_FAIL);
+	scen_note(&r, "a note");
+	CU_ASSERT_EQUAL(scen_verdict(&r, 1), VERDICT_PASS);
+	scen_unknown(&r, "cannot tell");
+	scen_unknown(&r, "second");
+	scen_note(&r, "late note");
+	CU_ASSERT_EQUAL(scen_verdict(&r, 1), VERDICT_UNKNOWN);
+	CU_ASSERT_STRING_EQUAL(r.message, "cannot tell");
+	scen_fail(&r, "broke");
+	scen_unknown(&r, "after");
+	CU_ASSERT_EQUAL(scen_verdict(&r, 1), VERDICT_FAIL);
+	CU_ASSERT_STRING_EQUAL(r.message, "broke");
+	r = (struct scen_result){ .mismatches = 1 };
+	CU_ASSERT_EQUAL(scen_verdict(&r, 1), VERDICT_FAIL);
+	CU_ASSERT_STRING_EQUAL(verdict_name(VERDICT_UNKNOWN), "unknown");
+}
+
+void suite_oracles(void)
+{
+	CU_pSuite s = CU_add_suite("oracles", NULL, NULL);
+
+	if (!s)
+		return;
+	CU_add_test(s, "every oracle has a name and a classification",
+		    every_oracle_named);
+	CU_add_test(s, "the verdicts' names are the ones lines print",
+		    verdict_names_stable);
+	CU_add_test(s, "repro's classification comes from the oracle",
+		    caught_from_why);
+	CU_add_test(s, "a row's verdict: fail, unknown, pass",
+		    row_verdicts);
+}
