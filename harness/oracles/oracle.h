@@ -35,8 +35,13 @@ struct sim_thread *oracle_first_waiting(struct sim *s, int w);
 void oracle_appendf(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Until oracle_invariants_stop, every invariant the pager reports fails
- * the run s (invariants/). */
+/* Until oracle_invariants_stop, every invariant the pager reports
+ * (invariants/) is counted into *count (atomically; NULL: not counted)
+ * and its line, "I-N (title): what", given to say(arg, line). One watch
+ * at a time per process. */
+void oracle_invariants_to(uint64_t *count,
+			  void (*say)(void *arg, const char *line), void *arg);
+/* The same for the simulated run s: the line fails it. */
 void oracle_invariants_watch(struct sim *s);
 void oracle_invariants_stop(void);
 /* I-14 against the simulated kernel's own tally of CONTINUEs, less the
