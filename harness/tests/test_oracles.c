@@ -2,8 +2,11 @@
  * entry named, so that a new one cannot print NULL, and a row's verdict
  * from its checks. */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "invariants.h"
+#include "oracle.h"
 #include "scenario.h"
 #include "sim.h"
 #include "suites.h"
@@ -86,6 +89,25 @@ static void row_verdicts(void)
 	CU_ASSERT_STRING_EQUAL(verdict_name(VERDICT_UNKNOWN), "unknown");
 }
 
+static void keep_line(void *arg, const char *line)
+{
+	snprintf(arg, 128, "%s", line);
+}
+
+/* Every kind of run hears an invariant the same way: counted, one line. */
+static void invariants_to_a_sink(void)
+{
+	uint64_t count = 0;
+	char line[128] = "";
+
+	oracle_invariants_to(&count, keep_line, line);
+	inv_report(12, "chunk %d pin count %d at quiescence", 0, 1);
+	oracle_invariants_stop();
+	CU_ASSERT_EQUAL(count, 1);
+	CU_ASSERT_STRING_EQUAL(line, "I-12 (pins balance): chunk 0 pin count "
+			       "1 at quiescence");
+}
+
 void suite_oracles(void)
 {
 	CU_pSuite s = CU_add_suite("oracles", NULL, NULL);
@@ -100,4 +122,6 @@ void suite_oracles(void)
 		    caught_from_why);
 	CU_add_test(s, "a row's verdict: fail, unknown, pass",
 		    row_verdicts);
+	CU_add_test(s, "an invariant reaches the run's sink",
+		    invariants_to_a_sink);
 }
