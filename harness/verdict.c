@@ -9,13 +9,6 @@ const char *verdict_name(enum verdict v)
 		"unknown";
 }
 
-enum verdict verdict_worst(enum verdict a, enum verdict b)
-{
-	if (a == VERDICT_FAIL || b == VERDICT_FAIL)
-		return VERDICT_FAIL;
-	return a == VERDICT_UNKNOWN ? a : b;
-}
-
 /* Every controlled thread exited and no check said no. */
 static const struct oracle pass_oracle = { .name = "pass" };
 

@@ -1,9 +1,10 @@
 /* Verdicts and the oracles that give them, for real and simulated runs.
- * A check says pass, fail, or unknown: the harness cannot decide here (a
- * kernel whose counter lags by more than the difference, a file it cannot
- * read). Which oracle said no is an entry of the one registry,
- * oracles.def: its name is the verdict a simulated run prints and a report
- * column, and `residctl repro` says from it what caught a bug. */
+ * A check says pass, fail, or unknown: the harness cannot decide here
+ * (memory.stat apart by less than the kernel's flush lag, no cgroup to
+ * read: oracles/accounting.c). Which oracle said no is an entry of the one
+ * registry, oracles.def: its name is the verdict a simulated run prints
+ * and a report column, and `residctl repro` says from it what caught a
+ * bug. */
 #ifndef HARNESS_VERDICT_H
 #define HARNESS_VERDICT_H
 
@@ -13,8 +14,6 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_UNKNOWN };
 
 /* "pass", "fail", "unknown". */
 const char *verdict_name(enum verdict v);
-/* The worse of two: fail over unknown over pass. */
-enum verdict verdict_worst(enum verdict a, enum verdict b);
 
 struct sim;
 
