@@ -10,7 +10,6 @@
 #include "oracle.h"
 #include "sim_internal.h"
 #include "symbol.h"
-#include "verdict.h"
 
 static const char *what(const struct sim_crash *c, const struct sim_thread *t)
 {

@@ -3,7 +3,6 @@
  * thread it joins; the cycle found is printed hold by hold. */
 #include "oracle.h"
 #include "sim_internal.h"
-#include "verdict.h"
 
 /* The thread t's wait-for edge leads to, or NULL. */
 static struct sim_thread *waits_for(struct sim *s, struct sim_thread *t)

@@ -3,7 +3,6 @@
  * time. Asked last, after every oracle that can name a culprit. */
 #include "oracle.h"
 #include "sim_internal.h"
-#include "verdict.h"
 
 static int explain(struct sim *s)
 {

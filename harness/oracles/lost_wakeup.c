@@ -3,16 +3,10 @@
  * page, whether its message is still unread or was read and dropped. */
 #include "oracle.h"
 #include "sim_internal.h"
-#include "verdict.h"
 
 static int explain(struct sim *s)
 {
-	struct sim_thread *t = oracle_first_waiting(s, W_FAULT);
-
-	if (!t)
-		return 0;
-	oracle_blame(s, t, "lost wakeup");
-	return 1;
+	return oracle_blame_first(s, W_FAULT, "lost wakeup");
 }
 
 const struct oracle lost_wakeup_oracle = {

@@ -2,16 +2,10 @@
  * thread, and no timer, will ever signal. */
 #include "oracle.h"
 #include "sim_internal.h"
-#include "verdict.h"
 
 static int explain(struct sim *s)
 {
-	struct sim_thread *t = oracle_first_waiting(s, W_COND);
-
-	if (!t)
-		return 0;
-	oracle_blame(s, t, "no signal");
-	return 1;
+	return oracle_blame_first(s, W_COND, "no signal");
 }
 
 const struct oracle no_signal_oracle = {

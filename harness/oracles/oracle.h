@@ -29,8 +29,9 @@ void oracle_crash(struct sim *s);
 /* For the oracles: s->why = "WHAT: thread N (name) <its wait>". */
 void oracle_blame(struct sim *s, const struct sim_thread *t,
 		  const char *what);
-/* The first thread in id order waiting in state w (enum sim_wait). */
-struct sim_thread *oracle_first_waiting(struct sim *s, int w);
+/* Blames the first thread in id order waiting in state w (enum
+ * sim_wait) as `what`: 1, or 0 when no thread waits so. */
+int oracle_blame_first(struct sim *s, int w, const char *what);
 /* Appends to a why; cut short when it outgrows buf. */
 void oracle_appendf(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -9,7 +9,6 @@
 
 #include "oracle.h"
 #include "sim_internal.h"
-#include "verdict.h"
 
 void oracle_appendf(char *buf, size_t n, const char *fmt, ...)
 {
@@ -64,12 +63,15 @@ static void describe_wait(struct sim *s, const struct sim_thread *t, char *buf,
 	}
 }
 
-struct sim_thread *oracle_first_waiting(struct sim *s, int w)
+int oracle_blame_first(struct sim *s, int w, const char *what)
 {
-	for (uint32_t i = 0; i < s->nthreads; i++)
-		if ((int)s->threads[i]->wait == w)
-			return s->threads[i];
-	return NULL;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if ((int)s->threads[i]->wait == w) {
+			oracle_blame(s, s->threads[i], what);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void oracle_blame(struct sim *s, const struct sim_thread *t, const char *what)
