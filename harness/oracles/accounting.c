@@ -14,13 +14,20 @@ enum verdict oracle_accounting(struct resid_region *r,
 			       size_t n)
 {
 	char err[RESID_ERRLEN];
-	uint64_t want, off;
 
 	resid_quiesce(r);
 	if (resid_reconcile(r, acc, err) < 0) {
 		snprintf(why, n, "reconcile: %s", err);
 		return VERDICT_FAIL;
 	}
+	return oracle_accounting_judge(acc, why, n);
+}
+
+enum verdict oracle_accounting_judge(const struct resid_accounting *acc,
+				     char *why, size_t n)
+{
+	uint64_t want, off;
+
 	if (acc->st_bytes != acc->resident) {
 		snprintf(why, n, "st_blocks*512 %" PRIu64 " != resident %"
 			 PRIu64 " at quiescence", acc->st_bytes, acc->resident);

@@ -60,6 +60,9 @@ void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
 enum verdict oracle_accounting(struct resid_region *r,
 			       struct resid_accounting *acc, char *why,
 			       size_t n);
+/* Its judgement of a reconcile that succeeded. */
+enum verdict oracle_accounting_judge(const struct resid_accounting *acc,
+				     char *why, size_t n);
 
 /* Every byte of buf, read at region offset off, against the content of
  * (offset, seed) (read_check); a mismatch fails the run naming chunk and

@@ -7,6 +7,7 @@
 
 #include "invariants.h"
 #include "oracle.h"
+#include "resid_harness.h"
 #include "scenario.h"
 #include "sim.h"
 #include "suites.h"
@@ -108,6 +109,38 @@ static void invariants_to_a_sink(void)
 			       "1 at quiescence");
 }
 
+/* T-4's verdicts: st_blocks exact, memory.stat exact or unknown within
+ * the kernel's flush tolerance, no cgroup unknown. */
+static void accounting_verdicts(void)
+{
+	struct resid_accounting a = {
+		.resident = 1 << 20, .st_bytes = 1 << 20, .have_cgroup = 1,
+		.shmem = (1 << 20) + 4096, .shmem_baseline = 4096,
+		.tolerance = 1 << 20,
+	};
+	char why[256];
+
+	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
+			VERDICT_PASS);
+	a.shmem -= 65536;
+	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
+			VERDICT_UNKNOWN);
+	CU_ASSERT_STRING_EQUAL(why, "memory.stat shmem 987136 is 65536 below "
+			       "the expected 1052672, within the kernel's "
+			       "flush tolerance 1048576");
+	a.shmem += 3 << 20;
+	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
+			VERDICT_FAIL);
+	a.have_cgroup = 0;
+	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
+			VERDICT_UNKNOWN);
+	a.st_bytes += 4096;
+	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
+			VERDICT_FAIL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "st_blocks*512 1052672 != "
+				      "resident 1048576"));
+}
+
 void suite_oracles(void)
 {
 	CU_pSuite s = CU_add_suite("oracles", NULL, NULL);
@@ -124,4 +157,6 @@ void suite_oracles(void)
 		    row_verdicts);
 	CU_add_test(s, "an invariant reaches the run's sink",
 		    invariants_to_a_sink);
+	CU_add_test(s, "accounting: pass, unknown in the tolerance, fail",
+		    accounting_verdicts);
 }
