@@ -7,6 +7,7 @@
 
 #include "invariants.h"
 #include "oracle.h"
+#include "report.h"
 #include "resid_harness.h"
 #include "scenario.h"
 #include "sim.h"
@@ -90,6 +91,20 @@ static void row_verdicts(void)
 	CU_ASSERT_STRING_EQUAL(verdict_name(VERDICT_UNKNOWN), "unknown");
 }
 
+/* check exits 0 when every row passed, 1 on a failure, 2 (the harness
+ * cannot decide here) on an unknown row and no failure. */
+static void exit_codes(void)
+{
+	struct scen_result rows[3] = {
+		{ .verdict = VERDICT_PASS }, { .verdict = VERDICT_UNKNOWN },
+		{ .verdict = VERDICT_FAIL },
+	};
+
+	CU_ASSERT_EQUAL(report_exit(rows, 1), 0);
+	CU_ASSERT_EQUAL(report_exit(rows, 2), 2);
+	CU_ASSERT_EQUAL(report_exit(rows, 3), 1);
+}
+
 static void keep_line(void *arg, const char *line)
 {
 	snprintf(arg, 128, "%s", line);
@@ -155,6 +170,7 @@ void suite_oracles(void)
 		    caught_from_why);
 	CU_add_test(s, "a row's verdict: fail, unknown, pass",
 		    row_verdicts);
+	CU_add_test(s, "check's exit: pass 0, fail 1, unknown 2", exit_codes);
 	CU_add_test(s, "an invariant reaches the run's sink",
 		    invariants_to_a_sink);
 	CU_add_test(s, "accounting: pass, unknown in the tolerance, fail",
