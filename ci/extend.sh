@@ -55,8 +55,11 @@ cd "$tmp"
 make -s -j2 build/residctl build/unit-tests >build.log 2>&1 ||
 	{ cat build.log >&2; echo "extend: the tree with the page's additions does not build" >&2; exit 1; }
 R=build/residctl
-build/unit-tests oracles >ut.log 2>&1 && build/unit-tests scenarios >>ut.log 2>&1 ||
-	{ cat ut.log >&2; echo "extend: the registries' unit tests fail with the additions" >&2; exit 1; }
+if ! { build/unit-tests oracles && build/unit-tests scenarios; } >ut.log 2>&1; then
+	cat ut.log >&2
+	echo "extend: the registries' unit tests fail with the additions" >&2
+	exit 1
+fi
 $R check example --fault worker/yield=1 --json real.json >real.txt 2>&1 ||
 	{ cat real.txt >&2; echo "extend: residctl check example failed" >&2; exit 1; }
 jq -e '.scenarios[0] | .verdict == "pass" and .counters["fired:worker/yield"] > 0' \
