@@ -40,6 +40,8 @@ expect2 "bad seed" $R check --seed x1
 expect2 "bad profile" $R check --profile slow
 expect2 "unknown check --backing" $R check --backing disk
 expect2 "unknown check --chunks" $R check --chunks odd
+expect2 "unknown check --pages" $R check --pages 2m
+expect2 "check --pages huge of a scenario with no huge leg" $R check T-4 --pages huge
 expect2 "T-4 has no file leg" $R check T-4 --backing file
 expect2 "check --sim reads no file" $R check --sim --backing file
 expect2 "unknown storm --backing" $R storm --backing disk

@@ -34,6 +34,7 @@ static const char usage[] =
 	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
 	"                      [--swarm | --no-swarm]\n"
 	"                      [--backing synthetic|file] [--chunks equal|unequal]\n"
+	"                      [--pages 4k|huge]\n"
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
 	"  row per scenario and leg: verdict, the backing it read (synthetic,\n"
@@ -46,7 +47,7 @@ static const char usage[] =
 	"  huge folios in B (a tmpfs mounted huge=always in the child's own\n"
 	"  mount namespace; chunks of the folio size), T-1 also on unequal\n"
 	"  chunks there, which must keep 4 KiB pages; n/a where the kernel has\n"
-	"  no THP. --backing and --chunks keep only those legs.\n"
+	"  no THP. --backing, --chunks and --pages keep only those legs.\n"
 	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
 	"  input, when the scenarios cannot run here (see residctl probe), or\n"
 	"  when a criterion could not be judged here (an UNKNOWN row).\n"
@@ -73,16 +74,18 @@ struct row {
 	unsigned leg;
 };
 
-/* The legs a row may take: --backing and --chunks as masks; -1 for all. */
+/* The legs a row may take: --backing, --chunks and --pages; -1 for all. */
 struct leg_filter {
 	int file;    /* 0: synthetic only, 1: file only, -1: both */
 	int unequal; /* 0: equal only, 1: unequal only, -1: both */
+	int huge;    /* 0: 4 KiB pages only, 1: huge tmpfs only, -1: both */
 };
 
 static int leg_kept(const struct leg_filter *f, unsigned leg)
 {
 	return (f->file < 0 || f->file == !!(leg & LEG_FILE)) &&
-	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL));
+	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL)) &&
+	       (f->huge < 0 || f->huge == !!(leg & LEG_HUGE));
 }
 
 /* Appends s's legs (a mask) that f keeps: the synthetic one on equal
@@ -267,7 +270,7 @@ int cmd_check(int argc, char **argv)
 	static struct scen_result res[64];
 	static struct fault_plan user, fitted[64];
 	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
-	struct leg_filter filter = { -1, -1 };
+	struct leg_filter filter = { -1, -1, -1 };
 	const char *json = NULL, *junit = NULL, *report = NULL;
 	struct sim_gate_part part = { 0 };
 	struct campaign *camp = NULL;
@@ -298,6 +301,7 @@ int cmd_check(int argc, char **argv)
 		CLI_VALUE("report", 'r'),
 		CLI_VALUE("backing", 'B'),
 		CLI_VALUE("chunks", 'C'),
+		CLI_VALUE("pages", 'P'),
 		{ 0 },
 	};
 	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
@@ -385,6 +389,11 @@ int cmd_check(int argc, char **argv)
 							 "unequal")) < 0)
 				return 2;
 			break;
+		case 'P':
+			if ((filter.huge = leg_option("pages", v, "4k",
+						      "huge")) < 0)
+				return 2;
+			break;
 		case CLI_OPERAND:
 			if (choose(v, chosen, &n) < 0)
 				return 2;
@@ -409,12 +418,16 @@ int cmd_check(int argc, char **argv)
 				 nrows);
 	if (!nrows) {
 		fprintf(stderr, "residctl check: no leg of the scenarios named "
-			"is %s%s%s; see residctl check --help for which "
-			"scenarios have file and unequal legs\n",
+			"is %s%s%s%s%s; see residctl check --help for which "
+			"scenarios have file, unequal and huge legs\n",
 			filter.file < 0 ? "" : filter.file ? "file-backed" :
 			"synthetic", filter.file >= 0 && filter.unequal >= 0 ?
 			" with " : "", filter.unequal < 0 ? "" :
-			filter.unequal ? "unequal chunks" : "equal chunks");
+			filter.unequal ? "unequal chunks" : "equal chunks",
+			filter.huge >= 0 && (filter.file >= 0 ||
+					     filter.unequal >= 0) ? ", " : "",
+			filter.huge < 0 ? "" : filter.huge ? "on huge folios" :
+			"on 4 KiB pages");
 		return 2;
 	}
 
