@@ -13,7 +13,7 @@ CC      ?= cc
 REV     := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -I$(B)
+CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -Iharness/oracles -I$(B)
 LIBS    := -lpthread -lm
 HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 

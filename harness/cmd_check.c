@@ -49,7 +49,8 @@ static const char usage[] =
 	"  chunks there, which must keep 4 KiB pages; n/a where the kernel has\n"
 	"  no THP. --backing, --chunks and --pages keep only those legs.\n"
 	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
-	"  input or when the scenarios cannot run here (see residctl probe).\n"
+	"  input, when the scenarios cannot run here (see residctl probe), or\n"
+	"  when a criterion could not be judged here (an UNKNOWN row).\n"
 	"  --sim runs them on the simulated kernel instead, N schedules each\n"
 	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
 	"  a failure prints its shrunk schedule's replay line. --shard K/N runs\n"
@@ -197,7 +198,8 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 		fault_seam_free(fs);
 	}
 	res->seconds = wl_now() - t0;
-	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
+	res->verdict = scen_verdict(res, rc == 0);
+	res->passed = res->verdict == VERDICT_PASS;
 }
 
 /* Adds the gate scenario named v; -1 after one line when there is none. */
@@ -557,5 +559,5 @@ int cmd_check(int argc, char **argv)
 		       sim && !user.swarm ? " --no-swarm" : "",
 		       spec[0] ? " --fault " : "", spec);
 	}
-	return passed == nrows ? 0 : 1;
+	return report_exit(res, nrows);
 }

@@ -29,7 +29,8 @@
 	X(FP_SLOW_WORKER, "worker/slow")      /* a worker stalls 2 ms */       \
 	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */ \
 	X(FP_WRITE_ENOMEM, "memfd_write/enomem") /* the memfd write fails */   \
-	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */
+	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */           \
+	/* a new point: its line above this one */
 
 #define FAULT_ENUM(e, s) e,
 enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };

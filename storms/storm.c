@@ -17,7 +17,7 @@
 #include "child.h"
 #include "content_file.h"
 #include "coverage.h"
-#include "invariants.h"
+#include "oracle.h"
 #include "read_check.h"
 #include "rng.h"
 #include "storm.h"
@@ -77,12 +77,9 @@ static void note(struct storm *s, const char *fmt, ...)
 	pthread_mutex_unlock(&s->msg_lock);
 }
 
-static void on_violation(int id, const char *msg, void *arg)
+static void say(void *s, const char *line)
 {
-	struct storm *s = arg;
-
-	__atomic_add_fetch(&s->out->violations, 1, __ATOMIC_RELAXED);
-	note(s, "I-%d (%s): %s", id, inv_title(id), msg);
+	note(s, "%s", line);
 }
 
 /* Whether the readers go on: until the deadline, then while the dedup
@@ -282,7 +279,7 @@ static void child(const struct storm_config *c, int fd)
 	s.h.seam = fault_seam_ops(s.fs);
 	if (c->file_dir && make_file(&s, path, sizeof(path)) < 0)
 		report(&s);
-	inv_set_handler(on_violation, &s);
+	oracle_invariants_to(&out.violations, say, &s);
 	s.r = resid_open(&s.cfg, err);
 	if (c->file_dir && unlink(path) < 0)
 		note(&s, "cannot remove %s: %s", path, strerror(errno));
