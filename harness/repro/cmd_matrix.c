@@ -14,10 +14,7 @@
 
 #define MAX_SEEDS 1000
 
-static const char usage[] =
-	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
-	"                       [--md FILE] [--json FILE] [--no-real]\n"
-	"                       [--shard K/N] [--report FILE] [--no-shrink]\n"
+static const char about[] =
 	"  The kill matrix: each of the ten bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
@@ -277,65 +274,35 @@ int cmd_matrix(int argc, char **argv)
 	uint64_t seeds = 20, runs = 3, unit = 0;
 	struct shard shard = { 0 };
 	struct campaign *camp = NULL;
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("no-real", 'R'),
-		CLI_FLAG("no-shrink", 'N'),
-		CLI_VALUE("seeds", 'S'),
-		CLI_VALUE("runs", 'r'),
-		CLI_VALUE("schedules", 'n'),
-		CLI_VALUE("md", 'm'),
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("shard", 'k'),
-		CLI_VALUE("report", 'p'),
+	char self[4096];
+	int real = 1, bad = 0;
+	struct cli_opt opts[] = {
+		{ "seeds", CLI_U64, &seeds, .arg = "N", .min = 1,
+		  .max = MAX_SEEDS, .what = "count for --seeds",
+		  .help = "scheduler seeds per cell (default 20)" },
+		{ "runs", CLI_U64, &runs, .arg = "R", .min = 1, .max = MAX_SEEDS,
+		  .what = "count for --runs", .help = "real-kernel and TSan "
+		  "runs per cell (default 3)" },
+		{ "schedules", CLI_U64, &o.max_schedules, .arg = "N", .min = 1,
+		  .what = "count for --schedules",
+		  .help = "cap each hunt (default 20000)" },
+		{ "md", CLI_TEXT, &md, .arg = "FILE",
+		  .help = "write the matrix as markdown" },
+		CLI_JSON(&json, "write the matrix"),
+		{ "no-real", CLI_UNFLAG, &real,
+		  .help = "skip the real-kernel detectors" },
+		CLI_SHARD(&shard),
+		CLI_REPORT(&report),
+		{ "no-shrink", CLI_UNFLAG, &o.shrink, .help = "neither shrink "
+		  "nor replay a failure (the schedules to detect only)" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "matrix", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
-	char self[4096];
-	int real = 1, bad = 0, opt;
+	const struct cli_spec spec = { .cmd = "matrix", .about = about,
+				       .opts = opts };
+	int rc = cli_parse(&spec, argc, argv);
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		uint64_t *count = opt == 'S' ? &seeds : opt == 'r' ? &runs :
-			&o.max_schedules;
-		const char *name = opt == 'S' ? "--seeds" : opt == 'r' ?
-			"--runs" : "--schedules";
-
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'R':
-			real = 0;
-			break;
-		case 'N':
-			o.shrink = 0;
-			break;
-		case 'S':
-		case 'r':
-		case 'n':
-			if (cli_u64(c.arg, count) || !*count ||
-			    (count != &o.max_schedules && *count > MAX_SEEDS)) {
-				fprintf(stderr, "residctl matrix: bad count "
-					"'%s' for %s; give 1..%d\n", c.arg,
-					name, MAX_SEEDS);
-				return 2;
-			}
-			break;
-		case 'm':
-			md = c.arg;
-			break;
-		case 'j':
-			json = c.arg;
-			break;
-		case 'k':
-			if (shard_parse("matrix", c.arg, &shard))
-				return 2;
-			break;
-		case 'p':
-			report = c.arg;
-			break;
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	if (repro_self_path(self, sizeof(self)) < 0) {
 		fprintf(stderr, "residctl matrix: cannot find this program's "
 			"path in /proc/self/exe\n");
