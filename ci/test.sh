@@ -19,6 +19,8 @@ stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
+# docs/extending.md's new command, built in a scratch copy (~20 s).
+stage "a command added as docs/extending.md says"; bash ci/extend.sh || fail "extend"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 # A seeded sample of the mutants results/mutation.json records as killed by

@@ -269,30 +269,54 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv)
 	return CLI_RUN;
 }
 
+/* text from column 26, folded at spaces before column 79. */
+static void wrapped(FILE *f, const char *text)
+{
+	const int width = 79 - 26;
+
+	while ((int)strlen(text) > width) {
+		int cut = width;
+
+		while (cut > 0 && text[cut] != ' ')
+			cut--;
+		if (!cut)
+			break;
+		fprintf(f, "%.*s\n%26s", cut, text, "");
+		text += cut + 1;
+	}
+	fprintf(f, "%s\n", text);
+}
+
 void cli_usage(FILE *f, const struct cli_spec *s)
 {
-	char head[96], arg[64];
+	char head[96], arg[64], text[512];
 
 	fprintf(f, "usage: residctl %s%s%s [OPTIONS]\n%soptions:\n", s->cmd,
 		s->synopsis ? " " : "", s->synopsis ? s->synopsis : "",
 		s->about ? s->about : "");
 	for (const struct cli_opt *o = s->opts; o && o->name; o++) {
+		size_t len;
+
 		if (o->type == CLI_CHOICE && !o->arg)
 			choices_line(o, "|", arg, sizeof(arg));
 		else
 			snprintf(arg, sizeof(arg), "%s", o->arg ? o->arg : "");
 		snprintf(head, sizeof(head), "--%s%s%s", o->name,
 			 arg[0] ? " " : "", arg);
-		fprintf(f, "  %-24s%s%s", head, strlen(head) > 23 ? "\n"
-			"                          " : "", o->help ? o->help : "");
-		if (o->type == CLI_U64 && o->max)
-			fprintf(f, " (%llu..%llu)", (unsigned long long)o->min,
+		fprintf(f, "  %-24s%s", head, strlen(head) > 23 ? "\n"
+			"                          " : "");
+		len = (size_t)snprintf(text, sizeof(text), "%s", o->help ?
+				       o->help : "");
+		if (o->type == CLI_U64 && (o->min || o->max) &&
+		    len < sizeof(text))
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+				o->max ? " (%llu..%llu)" : " (>= %llu)",
+				(unsigned long long)o->min,
 				(unsigned long long)o->max);
-		else if (o->type == CLI_U64 && o->min)
-			fprintf(f, " (>= %llu)", (unsigned long long)o->min);
-		if (o->env)
-			fprintf(f, "; %s too", o->env);
-		fputc('\n', f);
+		if (o->env && len < sizeof(text))
+			snprintf(text + len, sizeof(text) - len, "; %s too",
+				 o->env);
+		wrapped(f, text);
 	}
 	fprintf(f, "  %-24sthis text\n", "--help");
 }

@@ -278,13 +278,13 @@ int cmd_matrix(int argc, char **argv)
 	int real = 1, bad = 0;
 	struct cli_opt opts[] = {
 		{ "seeds", CLI_U64, &seeds, .arg = "N", .min = 1,
-		  .max = MAX_SEEDS, .what = "count for --seeds",
+		  .max = MAX_SEEDS, .what = "seed count",
 		  .help = "scheduler seeds per cell (default 20)" },
 		{ "runs", CLI_U64, &runs, .arg = "R", .min = 1, .max = MAX_SEEDS,
-		  .what = "count for --runs", .help = "real-kernel and TSan "
+		  .what = "run count", .help = "real-kernel and TSan "
 		  "runs per cell (default 3)" },
 		{ "schedules", CLI_U64, &o.max_schedules, .arg = "N", .min = 1,
-		  .what = "count for --schedules",
+		  .what = "schedule count",
 		  .help = "cap each hunt (default 20000)" },
 		{ "md", CLI_TEXT, &md, .arg = "FILE",
 		  .help = "write the matrix as markdown" },
