@@ -9,29 +9,21 @@
 #include "commands.h"
 
 static const struct command benches[] = {
-	{ "arms", bench_arms, "bytes read from the disk by the kernel's mmap "
-	  "(A), the pager with lru (C), with the declared order (D), with "
-	  "prefetch (E), against Belady (OPT), on a cyclic layer scan, budgets "
-	  "swept" },
-	{ "decode", bench_decode, "tokens/s of the same arms on a "
-	  "decode-shaped workload: each layer's f32 weights multiplied into a "
-	  "vector, a pass a token" },
-	{ "fetch", bench_fetch, "per-chunk fetch latency and throughput of the "
-	  "pager against a plain O_DIRECT pread, with a breakdown of each "
-	  "fetch" },
-	{ "mkmodel", bench_mkmodel, "writes a synthetic safetensors model (a "
-	  "layout for 'bench arms --table' and 'verify --table')" },
+	{ "arms", bench_arms, "disk bytes of mmap (A), the pager's arms, OPT" },
+	{ "decode", bench_decode, "tokens/s of the arms on a decode workload" },
+	{ "fetch", bench_fetch, "the pager's fetch path against O_DIRECT" },
+	{ "mkmodel", bench_mkmodel, "write a synthetic safetensors model" },
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))
 
 static void usage(void)
 {
-	printf("usage: residctl bench BENCHMARK [OPTIONS]\n");
+	printf("usage: residctl bench BENCHMARK [OPTIONS]\n\nbenchmarks:\n");
 	command_list(stdout, benches, NBENCHES);
-	printf("  Benchmarks, not tests: they need root (memory cgroups), "
-	       "write a\n  backing file on a disk and remove it. 'residctl "
-	       "bench arms --help'.\n");
+	printf("\nBenchmarks, not tests: they need root (memory cgroups), "
+	       "write a backing\nfile on a disk and remove it. 'residctl bench "
+	       "BENCHMARK --help' describes one.\n");
 }
 
 double bench_now(void)
