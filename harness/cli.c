@@ -211,8 +211,8 @@ static int set(const struct cli_spec *s, const struct cli_opt *o,
 			s->cmd, what, v, env ? " in " : "", env ? env : "", err);
 		return -1;
 	case CLI_CALL:
-		if (o->parse(o->dst, env ? env : o->name, v, err,
-			     sizeof(err)) == 0)
+		if (o->parse(o->dst, env ? env : o->name ? o->name : "operand",
+			     v, err, sizeof(err)) == 0)
 			return 0;
 		fprintf(stderr, "residctl %s: %s\n", s->cmd, err);
 		return -1;

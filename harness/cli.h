@@ -57,7 +57,7 @@ struct cli_spec {
 	const char *synopsis; /* the operands: "[SCENARIO...]", "FILE" */
 	const char *about;    /* what --help says after the usage line */
 	struct cli_opt *opts; /* ..., { 0 } */
-	struct cli_opt operand; /* TEXT or CALL; name unused */
+	struct cli_opt operand; /* TEXT or CALL; its name is parse's where */
 	int operands;         /* how many are accepted */
 };
 
@@ -75,6 +75,9 @@ void cli_usage(FILE *f, const struct cli_spec *s);
 /* Options that several commands take, each stated here once. */
 #define CLI_SEED(dst, help_) \
 	{ "seed", CLI_U64, dst, .arg = "N", .help = help_, .what = "seed" }
+#define CLI_SCHEDULES(dst, help_) \
+	{ "schedules", CLI_U64, dst, .arg = "N", .min = 1, \
+	  .what = "schedule count", .help = help_ }
 #define CLI_JSON(dst, help_) \
 	{ "json", CLI_TEXT, dst, .arg = "FILE", .help = help_ }
 #define CLI_REPORT(dst) \

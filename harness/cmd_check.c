@@ -272,9 +272,8 @@ static int parse(struct check *k, int argc, char **argv)
 		  .help = "keep only the legs on those chunks" },
 		{ "sim", CLI_FLAG, &k->sim,
 		  .help = "run on the simulated kernel instead" },
-		{ "schedules", CLI_U64, &k->schedules, .arg = "N", .min = 1,
-		  .what = "schedule count", .help = "schedules per scenario "
-		  "with --sim (default 400 quick, 4000 full)" },
+		CLI_SCHEDULES(&k->schedules, "schedules per scenario with "
+			      "--sim (default 400 quick, 4000 full)"),
 		CLI_SHARD(&k->part.shard),
 		CLI_REPORT(&k->report),
 		CLI_BUG,

@@ -132,9 +132,7 @@ static int parse(struct explore_args *a, int argc, char **argv)
 		{ "strategy", CLI_CALL, a, .parse = strategy_opt,
 		  .arg = "random|pct:D|dfs:P", .help = "how each schedule is "
 		  "chosen (default pct:3)" },
-		{ "schedules", CLI_U64, &o->schedules, .arg = "N", .min = 1,
-		  .what = "schedule count", .help = "schedules to run "
-		  "(default 1000)" },
+		CLI_SCHEDULES(&o->schedules, "schedules to run (default 1000)"),
 		CLI_FAULT(&a->user, "add faults to the scenario's own"),
 		CLI_JSON(&a->json, "write the summary and the code probes hit "
 			 "and missed"),

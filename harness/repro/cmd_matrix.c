@@ -284,9 +284,8 @@ static int parse(struct matrix *m, int argc, char **argv)
 		{ "runs", CLI_U64, &m->runs, .arg = "R", .min = 1,
 		  .max = MAX_SEEDS, .what = "run count", .help = "real-kernel "
 		  "and TSan runs per cell (default 3)" },
-		{ "schedules", CLI_U64, &m->o.max_schedules, .arg = "N",
-		  .min = 1, .what = "schedule count",
-		  .help = "cap each hunt (default 20000)" },
+		CLI_SCHEDULES(&m->o.max_schedules, "cap each hunt (default "
+			      "20000)"),
 		{ "md", CLI_TEXT, &m->md, .arg = "FILE",
 		  .help = "write the matrix as markdown" },
 		CLI_JSON(&m->json, "write the matrix"),

@@ -113,9 +113,8 @@ int cmd_repro(int argc, char **argv)
 		{ "list", CLI_ACTION, NULL, .act = list,
 		  .help = "list the bugs" },
 		CLI_SEED(&o.seed, "the first hunt's seed (default 1)"),
-		{ "schedules", CLI_U64, &o.max_schedules, .arg = "N", .min = 1,
-		  .what = "schedule count",
-		  .help = "cap each scheduler hunt (default 20000)" },
+		CLI_SCHEDULES(&o.max_schedules, "cap each scheduler hunt "
+			      "(default 20000)"),
 		{ "no-real", CLI_UNFLAG, &real,
 		  .help = "skip the real-kernel detectors" },
 		{ 0 },
