@@ -38,4 +38,14 @@ $R hello --times 0 >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "'0'" "$tmp/err" ||
 	fail "hello --times 0: exit $rc, $(cat "$tmp/err")"
-echo "extend: a command from docs/extending.md builds and answers --help and bad input"
+# Every command of the registry, and every benchmark of bench's, prints its
+# usage line from --help and exits 0.
+cmds=$($R --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+benches=$($R bench --help | awk '/^benchmarks:/ { on = 1; next } on && /^  [a-z]/ { print "bench " $1 }')
+[ "$(echo "$cmds" | wc -l)" -ge 14 ] || fail "residctl --help lists $(echo "$cmds" | wc -l) commands"
+while read -r c; do
+	# shellcheck disable=SC2086 # "bench arms" is two words
+	$R $c --help >"$tmp/help" 2>&1 || fail "$c --help exits $?"
+	grep -q "^usage: residctl $c" "$tmp/help" || fail "$c --help: $(head -1 "$tmp/help")"
+done < <(printf '%s\n%s\n' "$cmds" "$benches")
+echo "extend: a command from docs/extending.md builds and answers --help and bad input; every command answers --help"
