@@ -5,7 +5,7 @@
 # command does. Reuses the built objects: only what the recipe changes is
 # compiled.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "extend: FAIL: $*" >&2; exit 1; }
@@ -30,19 +30,25 @@ make -C "$tmp/tree" -j2 build/residctl >"$tmp/make.log" 2>&1 ||
 R=$tmp/tree/build/residctl
 $R --help | grep -q '^  hello ' || fail "residctl --help does not list hello"
 $R hello --help >"$tmp/help" || fail "hello --help exits $?"
-grep -q '^usage: residctl hello' "$tmp/help" && grep -q -- '--times N' "$tmp/help" ||
+if ! grep -q '^usage: residctl hello' "$tmp/help" ||
+   ! grep -q -- '--times N' "$tmp/help"; then
 	fail "hello --help: $(head -1 "$tmp/help")"
+fi
 [ "$($R hello --times 2 --name you)" = "hello, you
 hello, you" ] || fail "hello --times 2 --name you"
 $R hello --times 0 >/dev/null 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "'0'" "$tmp/err" ||
+if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+   ! grep -q "'0'" "$tmp/err"; then
 	fail "hello --times 0: exit $rc, $(cat "$tmp/err")"
+fi
 # Every command of the registry, and every benchmark of bench's, prints its
 # usage line from --help and exits 0.
 cmds=$($R --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 benches=$($R bench --help | awk '/^benchmarks:/ { on = 1; next } on && /^  [a-z]/ { print "bench " $1 }')
-[ "$(echo "$cmds" | wc -l)" -ge 14 ] || fail "residctl --help lists $(echo "$cmds" | wc -l) commands"
+want=$(($(grep -c '^COMMAND(' harness/commands.def) + 1)) # and hello
+[ "$(echo "$cmds" | wc -l)" -eq "$want" ] ||
+	fail "residctl --help lists $(echo "$cmds" | wc -l) commands, want $want"
 while read -r c; do
 	# shellcheck disable=SC2086 # "bench arms" is two words
 	$R $c --help >"$tmp/help" 2>&1 || fail "$c --help exits $?"
