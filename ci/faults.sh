@@ -4,7 +4,7 @@
 # the pager no way forward ends the scenario (a FAIL row, the count kept)
 # instead of hanging the gate.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -39,7 +39,8 @@ static const char about[] =
 	"  also run with huge folios in B (a tmpfs mounted huge=always in the\n"
 	"  child's own mount namespace; chunks of the folio size), T-1 also on\n"
 	"  unequal chunks there, which must keep 4 KiB pages; n/a where the\n"
-	"  kernel has no THP.\n"
+	"  kernel has no THP. --backing, --chunks and --pages keep only those\n"
+	"  legs.\n"
 	"  With --sim each row runs half its schedules as a random walk, half\n"
 	"  as PCT depth 3, and a failure prints its shrunk schedule's replay\n"
 	"  line; --shard counts the schedules over the scenarios in order. A\n"
@@ -55,16 +56,18 @@ struct row {
 	unsigned leg;
 };
 
-/* The legs a row may take: --backing and --chunks as masks; -1 for all. */
+/* The legs a row may take: --backing, --chunks and --pages; -1 for all. */
 struct leg_filter {
 	int file;    /* 0: synthetic only, 1: file only, -1: both */
 	int unequal; /* 0: equal only, 1: unequal only, -1: both */
+	int huge;    /* 0: 4 KiB pages only, 1: huge tmpfs only, -1: both */
 };
 
 static int leg_kept(const struct leg_filter *f, unsigned leg)
 {
 	return (f->file < 0 || f->file == !!(leg & LEG_FILE)) &&
-	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL));
+	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL)) &&
+	       (f->huge < 0 || f->huge == !!(leg & LEG_HUGE));
 }
 
 /* Appends s's legs (a mask) that f keeps: the synthetic one on equal
@@ -250,6 +253,7 @@ static int parse(struct check *k, int argc, char **argv)
 	static const char *const profiles[] = { "quick", "full", NULL };
 	static const char *const backings[] = { "synthetic", "file", NULL };
 	static const char *const chunks[] = { "equal", "unequal", NULL };
+	static const char *const pages[] = { "4k", "huge", NULL };
 	struct cli_opt opts[] = {
 		{ "list", CLI_ACTION, NULL, .act = list,
 		  .help = "list the gate scenarios" },
@@ -263,6 +267,8 @@ static int parse(struct check *k, int argc, char **argv)
 		  .help = "keep only the legs on that backing" },
 		{ "chunks", CLI_CHOICE, &k->filter.unequal, .choices = chunks,
 		  .help = "keep only the legs on those chunks" },
+		{ "pages", CLI_CHOICE, &k->filter.huge, .choices = pages,
+		  .help = "keep only the legs on 4 KiB pages or huge folios" },
 		{ "sim", CLI_FLAG, &k->sim,
 		  .help = "run on the simulated kernel instead" },
 		CLI_SCHEDULES(&k->schedules, "schedules per scenario with "
@@ -288,7 +294,7 @@ static int parse(struct check *k, int argc, char **argv)
 	};
 
 	k->o.seed = 1;
-	k->filter = (struct leg_filter){ -1, -1 };
+	k->filter = (struct leg_filter){ -1, -1, -1 };
 	k->swarm = -1;
 	return cli_parse(&spec, argc, argv);
 }
@@ -316,12 +322,15 @@ static int make_rows(struct check *k)
 				    k->chosen[i]->legs, f, k->rows, k->nrows);
 	if (!k->nrows) {
 		fprintf(stderr, "residctl check: no leg of the scenarios named "
-			"is %s%s%s; see residctl check --help for which "
-			"scenarios have file and unequal legs\n",
+			"is %s%s%s%s%s; see residctl check --help for which "
+			"scenarios have file, unequal and huge legs\n",
 			f->file < 0 ? "" : f->file ? "file-backed" :
 			"synthetic", f->file >= 0 && f->unequal >= 0 ?
 			" with " : "", f->unequal < 0 ? "" :
-			f->unequal ? "unequal chunks" : "equal chunks");
+			f->unequal ? "unequal chunks" : "equal chunks",
+			f->huge >= 0 && (f->file >= 0 || f->unequal >= 0) ?
+			", " : "", f->huge < 0 ? "" : f->huge ?
+			"on huge folios" : "on 4 KiB pages");
 		return -1;
 	}
 	return 0;

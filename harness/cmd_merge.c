@@ -13,7 +13,7 @@
 static const char about[] =
 	"  Combines the reports that the shards of one campaign wrote\n"
 	"  (explore, check --sim, storm, matrix with --shard K/N --report FILE;\n"
-	"  scripts/kernel-matrix.sh --shard K/N --report FILE) into one: a row\n"
+	"  kernels/matrix.sh --shard K/N --report FILE) into one: a row\n"
 	"  per scenario or cell with its verdict, units, failures and counters\n"
 	"  summed, interleavings counted over the union, and the failures in\n"
 	"  index order with the lines that rerun them (the first 100), as the\n"

@@ -41,8 +41,6 @@ enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
 
 /* "resid/backing_read/eio" ...; NULL out of range. */
 const char *fault_name(int point);
-/* "fired:backing_read/eio" ...: the counter a report shows. */
-const char *fault_counter(int point);
 
 struct fault_rule {
 	char prob[24];        /* as given, e.g. "0.5"; "" with calls */

@@ -27,11 +27,6 @@ const char *fault_name(int point)
 	return point >= 0 && point < FP_COUNT ? names[point] : NULL;
 }
 
-const char *fault_counter(int point)
-{
-	return point >= 0 && point < FP_COUNT ? counters[point] : NULL;
-}
-
 /* The point called name[0..len), with or without the prefix; -1 if none. */
 static int point_index(const char *name, size_t len)
 {

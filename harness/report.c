@@ -89,6 +89,22 @@ int close_tmp(FILE *f, const char *tmp, const char *path)
 	return 0;
 }
 
+/* The legs the row's scenario declares for the default gate (its .legs),
+ * from which ci/gate-legs.sh knows the rows the gate owes. */
+static void gate_legs_json(FILE *f, const char *id)
+{
+	const struct scenario *s = scenario_find(id);
+	const char *sep = "";
+
+	fputs(", \"gate_legs\": [", f);
+	for (unsigned leg = 1; s && leg && leg <= s->legs; leg <<= 1)
+		if (s->legs & leg) {
+			fprintf(f, "%s\"%s\"", sep, scen_leg_name(leg));
+			sep = ", ";
+		}
+	fputc(']', f);
+}
+
 int report_json(const char *path, const struct scen_result *res, int n,
 		const char *manifest_json, uint64_t seed)
 {
@@ -113,6 +129,7 @@ int report_json(const char *path, const struct scen_result *res, int n,
 			r->chunks, r->passed ? "true" : "false", r->checks,
 			r->mismatches, r->seconds);
 		json_str(f, r->message);
+		gate_legs_json(f, r->id);
 		fputs(", \"counters\": {", f);
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, "%s\"%s\": %" PRIu64, j ? ", " : "",

@@ -31,6 +31,19 @@ const struct scenario *scenario_find(const char *id)
 	return NULL;
 }
 
+const char *scen_leg_name(unsigned leg)
+{
+	switch (leg) {
+	case LEG_FILE:
+		return "file";
+	case LEG_UNEQUAL:
+		return "unequal";
+	case LEG_HUGE:
+		return "huge";
+	}
+	return NULL;
+}
+
 /* The counter called name, added when new; NULL when there is no room. */
 static struct counter *counter_of(struct scen_result *r, const char *name)
 {

@@ -46,6 +46,10 @@ enum scen_leg {
 	LEG_HUGE = 4,
 };
 
+/* "file", "unequal", "huge": one bit of enum scen_leg as the gate's JSON
+ * names it (its rows' "gate_legs"); NULL for any other value. */
+const char *scen_leg_name(unsigned leg);
+
 #define SCEN_MAX_COUNTERS 24
 
 struct counter {

@@ -88,7 +88,7 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
 		.prefetch_depth = (uint32_t)rng_below(&rng, 9),
 		.policy = (enum resid_policy)rng_below(&rng, 3),
 		.seconds = seconds,
-		.watchdog_seconds = 60,
+		.watchdog_seconds = 30,
 		.limit_bytes = 1ull << 30,
 	};
 	/* Drawn after the others, so that earlier seeds keep their sizes:

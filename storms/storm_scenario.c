@@ -26,7 +26,7 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		.prefetch_depth = 2,
 		.policy = RESID_POLICY_DECLARED,
 		.seconds = full ? 60 : 3,
-		.watchdog_seconds = full ? 120 : 20,
+		.watchdog_seconds = full ? 120 : 10,
 		.limit_bytes = 512ull << 20,
 	};
 	/* A swarm draws the chunk size too (fault_swarm_chunk). */

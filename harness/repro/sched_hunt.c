@@ -11,7 +11,7 @@
 #include "explore.h"
 #include "repro_internal.h"
 
-#define DFS_CAP 4000
+#define DFS_CAP 500
 
 /* What said no, in a few words. */
 static void classify(const struct sim_outcome *o, char *oracle, size_t n)
