@@ -17,8 +17,8 @@ stage "the installed library and its example"; bash ci/library.sh || fail "libra
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
-# docs/extending.md followed in a scratch copy: an oracle, a scenario and a
-# fault point added, built and run (issue 23).
+# docs/extending.md followed in a scratch copy: a command, an oracle, a
+# scenario and a fault point added, built and run (issue 23).
 stage "extending the harness"; bash ci/extend.sh || fail "extending the harness"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"

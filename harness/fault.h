@@ -66,12 +66,13 @@ struct fault_plan {
  * known ones). */
 int fault_plan_add(struct fault_plan *plan, const char *where,
 		   const char *list, char *err, size_t n);
-/* The same for RESIDCTL_FAULTS; 0 when it is unset or empty. */
-int fault_plan_env(struct fault_plan *plan, char *err, size_t n);
-/* A command's --fault SPEC, or RESIDCTL_FAULTS when spec is NULL: 0, or -1
- * after one line on stderr that names the command. */
-int fault_plan_option(struct fault_plan *plan, const char *cmd,
-		      const char *spec);
+/* --fault SPEC, a command's option (cli.h), and RESIDCTL_FAULTS: dst is a
+ * struct fault_plan. */
+int fault_plan_opt(void *dst, const char *where, const char *spec,
+		   char *err, size_t n);
+#define CLI_FAULT(plan, help_) \
+	{ "fault", CLI_CALL, plan, .arg = "NAME=P|NAME@N", .help = help_, \
+	  .env = "RESIDCTL_FAULTS", .parse = fault_plan_opt }
 /* Fits plan to a run that can fire only the points in `can`: all=P keeps
  * what the run can fire. -1 with one line in err when a point it names
  * (or all of them) cannot fire there; `run` names the run. */
