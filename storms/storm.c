@@ -169,6 +169,27 @@ static int make_file(struct storm *s, char *path, size_t n)
 	return 0;
 }
 
+/* A storm asked for huge folios (equal chunks of the folio in a huge
+ * tmpfs) proves it took the huge path: the region chose it, and what is
+ * resident at the end sits in large folios (a census of /proc/kpageflags;
+ * skipped where it cannot be read). */
+static void huge_proof(struct storm *s)
+{
+	int want = s->c->huge_dir && s->c->chunk_size &&
+		s->c->chunk_size % huge_leg_folio() == 0;
+
+	s->out->huge = resid_huge(s->r);
+	if (s->out->huge && resid_folio_census(s->r, &s->out->huge_bytes) < 0)
+		return;
+	if (want && !s->out->huge)
+		note(s, "equal chunks of the folio in a huge tmpfs took 4 KiB "
+		     "pages in B");
+	else if (s->out->huge && s->out->stats.resident &&
+		 !s->out->huge_bytes)
+		note(s, "a region on the huge path holds %" PRIu64 " resident "
+		     "bytes, none in a large folio", s->out->stats.resident);
+}
+
 /* Sends the result to the parent and exits, once, whoever comes first: the
  * main thread at the end or the stall watchdog. The other waits for the
  * exit. */
@@ -314,6 +335,7 @@ static void child(const struct storm_config *c, int fd)
 	}
 	resid_check_quiescent(s.r);
 	resid_get_stats(s.r, &out.stats);
+	huge_proof(&s);
 	/* No fetch outlives the default watchdog time-out in a healthy round:
 	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
 	 * drawn with a 1 ms time-out reset on purpose (its code probe). */

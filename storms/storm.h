@@ -59,6 +59,8 @@ struct storm_result {
 	int hung;                /* the watchdog fired */
 	int interrupted;         /* a signal to stop ended it */
 	int direct;              /* the file was read with O_DIRECT */
+	int huge;                /* the region took huge folios in B */
+	uint64_t huge_bytes;     /* of A's mapped pages, in large folios */
 	double seconds;
 	char message[1024];      /* the first failure, or the thread dump */
 };
