@@ -45,6 +45,9 @@ expect2 "check --pages huge of a scenario with no huge leg" $R check T-4 --pages
 expect2 "T-4 has no file leg" $R check T-4 --backing file
 expect2 "check --sim reads no file" $R check --sim --backing file
 expect2 "unknown storm --backing" $R storm --backing disk
+expect2 "storm --huge-dir not a directory" $R storm --rounds 1 --huge-dir /nonexistent
+expect2 "storm --huge-dir not on a tmpfs" $R storm --rounds 1 --huge-dir "$PWD"
+expect2 "storm --huge-dir relative" $R storm --rounds 1 --huge-dir tmp
 expect2 "unknown explore --chunks" $R explore T-3 --chunks odd
 expect2 "budget 0" $R verify --synthetic 8M --budget 0
 expect2 "budget below chunk" $R verify --synthetic 8M --chunk 2M --budget 1M

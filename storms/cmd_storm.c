@@ -6,8 +6,11 @@
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,13 +44,17 @@ static const char about[] =
 	"  content with O_DIRECT, its size not a page multiple, written under\n"
 	"  $TMPDIR or /tmp and removed. Each round also draws from its seed which\n"
 	"  fault points are on and at which probability (swarm testing; a\n"
-	"  --fault rule for a point wins over the draw).\n";
+	"  --fault rule for a point wins over the draw). --huge-dir puts every\n"
+	"  round's pages in a tmpfs mounted with huge= (mount -t tmpfs -o\n"
+	"  huge=always none DIR): rounds whose chunks are multiples of the huge\n"
+	"  folio must take huge folios in B and hold their resident pages in\n"
+	"  them, the others 4 KiB pages.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
-	uint64_t file_rounds, direct_rounds;
+	uint64_t file_rounds, direct_rounds, huge_rounds;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -135,6 +142,7 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->fetches += r->stats.fetches;
 	t->hangs += (uint64_t)r->hung;
 	t->direct_rounds += (uint64_t)r->direct;
+	t->huge_rounds += (uint64_t)r->huge;
 	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
@@ -164,7 +172,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
 		"\n", t->st_lag);
 	fprintf(f, "  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
-		"with O_DIRECT\n", t->file_rounds, t->direct_rounds);
+		"with O_DIRECT; %" PRIu64 " rounds held huge folios in B\n",
+		t->file_rounds, t->direct_rounds, t->huge_rounds);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
@@ -209,12 +218,13 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
 		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
 		PRIu64 ",\n  \"file_rounds\": %" PRIu64
-		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"huge_rounds\": %"
+		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
-		t->st_lag, t->file_rounds, t->direct_rounds,
+		t->st_lag, t->file_rounds, t->direct_rounds, t->huge_rounds,
 		t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
@@ -277,7 +287,7 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 				     uint64_t round, const char *opts,
 				     const char *specs, const struct shard *sh)
 {
-	char id[1400], bugs[24];
+	char id[2400], bugs[24];
 
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 	snprintf(id, sizeof(id), "rounds=%llu round=%llu bugs=%s%s%s",
@@ -290,10 +300,10 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 struct storm_args {
 	uint64_t seed, duration, round, only, rounds, chunk;
 	struct shard shard;
-	const char *report, *json;
+	const char *report, *json, *huge_dir;
 	int backing, swarm;
 	/* What a rerun line and the campaign's identity repeat of them. */
-	char specs[1100], chunk_opt[40], backing_opt[32];
+	char specs[1100], chunk_opt[40], backing_opt[1100];
 	char dir[4096];
 	struct campaign *camp;
 	struct campaign_row *row;
@@ -332,6 +342,8 @@ static int parse(struct storm_args *a, int argc, char **argv)
 		  "(default: drawn)" },
 		{ "backing", CLI_CHOICE, &a->backing, .choices = backings,
 		  .help = "every round on that backing (default: drawn)" },
+		{ "huge-dir", CLI_TEXT, &a->huge_dir, .arg = "DIR",
+		  .help = "every round's pages in this huge tmpfs" },
 		{ 0 },
 	};
 	const struct cli_spec spec = { .cmd = "storm", .about = about,
@@ -342,6 +354,25 @@ static int parse(struct storm_args *a, int argc, char **argv)
 	a->backing = -1;
 	a->swarm = 1;
 	return cli_parse(&spec, argc, argv);
+}
+
+/* --huge-dir: an absolute path to a directory on a tmpfs (whether it is
+ * mounted with huge= the pager says at each round's open). 0, or -1 after
+ * one line. */
+static int huge_dir_check(const char *dir)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (dir[0] != '/' || strlen(dir) > 1024 || stat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) ||
+	    statfs(dir, &fs) < 0 || fs.f_type != TMPFS_MAGIC) {
+		fprintf(stderr, "residctl storm: bad --huge-dir '%s': give the "
+			"absolute path of a directory on a tmpfs mounted with "
+			"huge= (mount -t tmpfs -o huge=always none DIR)\n", dir);
+		return -1;
+	}
+	return 0;
 }
 
 /* The options that go together, and what a rerun repeats of them. 0, or
@@ -372,9 +403,12 @@ static int settle(struct storm_args *a)
 	if (a->chunk)
 		snprintf(a->chunk_opt, sizeof(a->chunk_opt), " --chunk %" PRIu64,
 			 a->chunk);
-	if (a->backing >= 0)
-		snprintf(a->backing_opt, sizeof(a->backing_opt),
-			 " --backing %s", a->backing ? "file" : "synthetic");
+	if (a->huge_dir && huge_dir_check(a->huge_dir) < 0)
+		return -1;
+	snprintf(a->backing_opt, sizeof(a->backing_opt), "%s%s%s%.1024s",
+		 a->backing < 0 ? "" : " --backing ", a->backing < 0 ? "" :
+		 a->backing ? "file" : "synthetic", a->huge_dir ?
+		 " --huge-dir " : "", a->huge_dir ? a->huge_dir : "");
 	return 0;
 }
 
@@ -382,7 +416,7 @@ static int settle(struct storm_args *a)
  * -1 after one line. */
 static int prepare(struct storm_args *a)
 {
-	char manifest[2048], id_opts[96], err[1024];
+	char manifest[2048], id_opts[1200], err[1024];
 
 	probe_run(&a->p);
 	probe_json(&a->p, manifest, sizeof(manifest));
@@ -415,7 +449,7 @@ static void round_failed(const struct storm_args *a, uint64_t index,
 			 const struct storm_config *c,
 			 const struct storm_result *r)
 {
-	char line[256], bugs[24], rerun[1600], drawn[1024];
+	char line[256], bugs[24], rerun[2400], drawn[1024];
 
 	storm_describe(c, line, sizeof(line));
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
@@ -450,6 +484,7 @@ static int rounds(const struct storm_args *a)
 			continue;
 		draw(rseed, a->rounds || left >= (double)a->round ?
 		     (double)a->round : left, a->chunk, a->backing, a->dir, &c);
+		c.huge_dir = a->huge_dir;
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
