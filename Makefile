@@ -13,7 +13,7 @@ CC      ?= cc
 REV     := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -Iharness/oracles -I$(B)
+CPPFLAGS += -D_GNU_SOURCE -Ipager/include -Ipager -Iinvariants -Iharness -Iharness/sim -Iharness/oracles -I$(B)
 LIBS    := -lpthread -lm
 HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 
@@ -28,7 +28,7 @@ TEST_SRC := $(wildcard harness/tests/*.c)
 # (not the tests, docs or scripts), so that a line recorded in docs/ replays
 # until the code it ran changes (ci/doc-lines.sh).
 SIM_SRC := $(sort $(CORE_SRC) $(TOOL_SRC) $(ACCESS_SRC) $(filter-out \
-	harness/tests/%,$(wildcard pager/*.h pager/linux/*.h invariants/*.h \
+	harness/tests/%,$(wildcard pager/*.h pager/include/*.h pager/linux/*.h invariants/*.h \
 	harness/*.h harness/*.def harness/*/*.h harness/sim/*/*.h storms/*.h)))
 SIM_BUILD := $(shell cat $(SIM_SRC) | sha256sum | cut -c1-12)
 
@@ -149,7 +149,7 @@ $(B)/resid.pc: FORCE
 
 install: $(B)/libresid.a $(B)/resid.pc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 pager/resid.h $(DESTDIR)$(PREFIX)/include/resid.h
+	install -m 644 pager/include/resid.h $(DESTDIR)$(PREFIX)/include/resid.h
 	install -m 644 $(B)/libresid.a $(DESTDIR)$(PREFIX)/lib/libresid.a
 	install -m 644 $(B)/resid.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/resid.pc
 
