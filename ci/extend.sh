@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 page=docs/extending.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp -a Makefile harness pager invariants storms "$tmp"/
+cp -a Makefile harness pager invariants storms tool "$tmp"/
 [ -d build ] && cp -a build "$tmp"/
 
 # Each marked block: the marker's line, then the fenced block after it.
@@ -75,7 +75,7 @@ fi
 # usage line from --help and exits 0.
 cmds=$($R --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 benches=$($R bench --help | awk '/^benchmarks:/ { on = 1; next } on && /^  [a-z]/ { print "bench " $1 }')
-want=$(grep -c '^COMMAND(' harness/commands.def) # hello's line too
+want=$(grep -c '^COMMAND(' tool/commands.def) # hello's line too
 [ "$(echo "$cmds" | wc -l)" -eq "$want" ] ||
 	fail "residctl --help lists $(echo "$cmds" | wc -l) commands, want $want"
 while read -r c; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel matrix's campaign report (harness/campaign.h's format, read by
+# The kernel matrix's campaign report (harness/campaign/campaign.h's format, read by
 # residctl merge): one row, a unit per chosen cell, each cell a finding
 # with its verdict; a failed cell fails the row, an infrastructure one is
 # counted, not failed (kernels/matrix.sh exits 3 for it).

@@ -1,5 +1,5 @@
 /* The synthetic safetensors model of `residctl bench mkmodel` (mkmodel.c),
- * also written by the unit tests of harness/layout.c. */
+ * also written by the unit tests of harness/workload/layout.c. */
 #ifndef HARNESS_BENCH_MKMODEL_H
 #define HARNESS_BENCH_MKMODEL_H
 

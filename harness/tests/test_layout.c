@@ -1,4 +1,4 @@
-/* harness/layout.c and safetensors.c: text tables, safetensors headers
+/* harness/workload/layout.c and safetensors.c: text tables, safetensors headers
  * (hand-written and the bench's synthetic model), the chunk table derived
  * from layers that straddle pages, and every kind of malformed file refused
  * with one line naming where and the fix. */

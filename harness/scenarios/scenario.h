@@ -107,7 +107,7 @@ struct sim_sizing {
 	uint32_t ops;           /* reads (passes for READ_SCAN) per thread */
 	enum sim_pattern pattern;
 	/* Faults every run of it injects unless a run says otherwise: a
-	 * spec list (harness/fault.h), or NULL. */
+	 * spec list (harness/fault/fault.h), or NULL. */
 	const char *faults;
 	uint64_t stat_lag;      /* memory.stat lags by this many bytes */
 	int needs_dedup;        /* the campaign must see both dedup counters */

@@ -1,21 +1,11 @@
-/* The scenario registry and the helpers every scenario uses to report. */
+/* Finding a scenario of the registry (tool/registry.c), and the helpers
+ * every scenario uses to report. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "scenario.h"
-
-#define SCENARIO(x) extern const struct scenario scenario_##x;
-#include "scenarios.def"
-#undef SCENARIO
-
-const struct scenario *const scenarios[] = {
-#define SCENARIO(x) &scenario_##x,
-#include "scenarios.def"
-#undef SCENARIO
-};
-const int nscenarios = sizeof(scenarios) / sizeof(scenarios[0]);
 
 const struct scenario *scenario_find(const char *id)
 {

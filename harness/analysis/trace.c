@@ -60,7 +60,7 @@ static int next_line(struct reader *r, const char *what)
 	if (len && r->buf[len - 1] == '\r')
 		return bad(r, "line ends in CR (a DOS file); convert it with dos2unix");
 	if (strlen(r->buf) != (size_t)len)
-		return bad(r, "NUL byte in the line; a trace is text, see harness/trace.h");
+		return bad(r, "NUL byte in the line; a trace is text, see harness/analysis/trace.h");
 	return 0;
 }
 

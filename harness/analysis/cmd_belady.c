@@ -13,7 +13,7 @@
 #include "trace.h"
 
 static const char about[] =
-	"  Over a reference trace the workload wrote (format: harness/trace.h),\n"
+	"  Over a reference trace the workload wrote (format: harness/analysis/trace.h),\n"
 	"  at a capacity of BYTES (K, M or G suffix, x1024; at least the largest\n"
 	"  chunk), prints misses and bytes missed of:\n"
 	"    fnu    furthest-next-use (Belady's rule): the optimum when chunks\n"
