@@ -1,4 +1,4 @@
-/* The subcommands of residctl (commands.def); each returns the process
+/* The subcommands of residctl (tool/commands.def); each returns the process
  * exit code. A command with subcommands of its own (bench) looks them up
  * in a table of the same shape. */
 #ifndef HARNESS_COMMANDS_H

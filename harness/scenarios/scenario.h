@@ -117,7 +117,7 @@ struct sim_sizing {
 };
 
 /* The unit of the harness: one file defines one `const struct scenario
- * scenario_NAME` and scenarios.def lists NAME. */
+ * scenario_NAME` and tool/scenarios.def lists NAME. */
 struct scenario {
 	const char *id;
 	const char *title;
@@ -155,7 +155,7 @@ enum verdict scen_verdict(const struct scen_result *r, int ran);
 
 /* "T-1", "t1" and "1" all name T-1; NULL when none is. */
 const struct scenario *scenario_find(const char *id);
-/* Every scenario, in the order of scenarios.def. */
+/* Every scenario, in the order of tool/scenarios.def (tool/registry.c). */
 extern const struct scenario *const scenarios[];
 extern const int nscenarios;
 
