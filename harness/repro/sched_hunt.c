@@ -12,7 +12,7 @@
 #include "repro_internal.h"
 #include "verdict.h"
 
-#define DFS_CAP 500
+#define DFS_CAP 4000
 
 /* Replays the line itself, as a user would paste it. */
 static void replay_line(const char *line, const struct sim_outcome *want,
