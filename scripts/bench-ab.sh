@@ -26,7 +26,7 @@ git worktree add -q --detach "$old" "$rev"
 echo "bench-ab: building $rev and this tree" >&2
 make -s -C "$old" all >/dev/null
 make -s all >/dev/null
-here="this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- pager harness || echo ', changed'))"
+here="this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- pager harness tool storms || echo ', changed'))"
 
 sizes=("8M 16 8" "128M 8 4")
 for ((i = 1; i <= runs; i++)); do
