@@ -46,7 +46,8 @@ static double read_share(const struct fres *r)
 	return mean_ms(r) > 0 ? per_fetch(r, r->d.read_ns) / mean_ms(r) : 0;
 }
 
-static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
+/* Each chunk size's fetch against the plain O_DIRECT read. */
+static void print_limit(const struct fetch_opts *o, struct fres (*t)[NMODES])
 {
 	printf("### Fetch path against the platform limit\n\n"
 	       "Per chunk, the mean over a run of the median of %" PRIu64 " runs "
@@ -94,6 +95,11 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 		       (double)m[M_PREFETCH].read_sum_ns /
 		       (double)m[M_PREFETCH].read_busy_ns : 0);
 	}
+}
+
+/* The fault's wait on a predicted chunk against the read itself. */
+static void print_wait(const struct fetch_opts *o, struct fres (*t)[NMODES])
+{
 	printf("\nThe fault's wait on a predicted chunk (ahead: room made "
 	       "before the fault) against the read itself, ms per chunk: the "
 	       "plain O_DIRECT read of the same bytes, and the pager's own read "
@@ -113,6 +119,12 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 		       1e6 : 0, rd, mean_ms(p) > 0 ? mean_ms(a) / mean_ms(p) :
 		       0, rd > 0 ? mean_ms(a) / rd : 0);
 	}
+}
+
+/* One fetch broken down by the pager's phase timers. */
+static void print_phases(const struct fetch_opts *o,
+			 struct fres (*t)[NMODES])
+{
 	printf("\nOne fetch broken down, ms (pager phase timers): reserve "
 	       "includes the punch of the victim when the fetch had to make "
 	       "room; the rest of the fault path is the application's wait "
@@ -160,6 +172,13 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 		}
 	}
 	printf("\n");
+}
+
+static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
+{
+	print_limit(o, t);
+	print_wait(o, t);
+	print_phases(o, t);
 }
 
 static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,

@@ -99,6 +99,43 @@ static int bad(char *err, size_t n, const char *what)
 	return -1;
 }
 
+/* The schedule's thread ids, "T*COUNT" runs separated by dots, into rp;
+ * NULL, or what is wrong. */
+static const char *decode_schedule(const char *p, struct replay *rp)
+{
+	size_t cap = 0;
+
+	while (*p) {
+		char *end;
+		unsigned long t = strtoul(p, &end, 10), count = 1;
+
+		if (end == p || t > 65535)
+			return "bad thread id";
+		if (*end == '*') {
+			p = end + 1;
+			count = strtoul(p, &end, 10);
+			if (end == p || !count || count > 10000000)
+				return "bad count";
+		}
+		if (rp->nschedule + count > cap) {
+			cap = (rp->nschedule + count) * 2;
+			uint16_t *g = realloc(rp->schedule, cap * sizeof(*g));
+
+			if (!g)
+				return "too long";
+			rp->schedule = g;
+		}
+		while (count--)
+			rp->schedule[rp->nschedule++] = (uint16_t)t;
+		if (*end == '.')
+			end++;
+		else if (*end)
+			return "bad separator";
+		p = end;
+	}
+	return NULL;
+}
+
 int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 {
 	char rev[64], id[64], strat[32], bugs[32], why[400];
@@ -167,36 +204,7 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 		return bad(err, n, "operation count out of range");
 	rp->seed = seed;
 	rp->ops = ops;
-	const char *p = line + used;
-	size_t cap = 0;
+	const char *what = decode_schedule(line + used, rp);
 
-	while (*p) {
-		char *end;
-		unsigned long t = strtoul(p, &end, 10), count = 1;
-
-		if (end == p || t > 65535)
-			return replay_free(rp), bad(err, n, "bad thread id");
-		if (*end == '*') {
-			p = end + 1;
-			count = strtoul(p, &end, 10);
-			if (end == p || !count || count > 10000000)
-				return replay_free(rp), bad(err, n, "bad count");
-		}
-		if (rp->nschedule + count > cap) {
-			cap = (rp->nschedule + count) * 2;
-			uint16_t *g = realloc(rp->schedule, cap * sizeof(*g));
-
-			if (!g)
-				return replay_free(rp), bad(err, n, "too long");
-			rp->schedule = g;
-		}
-		while (count--)
-			rp->schedule[rp->nschedule++] = (uint16_t)t;
-		if (*end == '.')
-			end++;
-		else if (*end)
-			return replay_free(rp), bad(err, n, "bad separator");
-		p = end;
-	}
-	return 0;
+	return what ? (replay_free(rp), bad(err, n, what)) : 0;
 }
