@@ -107,9 +107,7 @@ static void check_pins_explained(struct resid_region *r)
 		inv_pin(i, c->pin, 0);
 		held += c->pin > c->retained ? (uint32_t)(c->pin - c->retained) : 0;
 	}
-	K(r, lock, &r->q_lock);
-	inflight = r->inflight;
-	K(r, unlock, &r->q_lock);
+	inflight = queue_inflight(r);
 	if (held + 1 > inflight)
 		inv_report(12, "%u pins beyond retention with %u other jobs in "
 			   "flight: a pin was never released", held,

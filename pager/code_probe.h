@@ -55,6 +55,10 @@
 	  "RESIDENT and the round gave up")                                    \
 	X(punch_retried, 1, "an abandoned fetch's punch failed and was tried " \
 	  "again")                                                             \
+	X(punch_owed, 0, "an abandoned fetch's punch failed every retry; "   \
+	  "the punch is owed and its reservation kept")                        \
+	X(punch_paid, 0, "the dispatcher's tick paid an owed punch and "      \
+	  "released its reservation")                                          \
 	X(wake_retried, 1, "a UFFDIO_WAKE failed and was tried again")        \
 	X(watchdog_reset, 1, "the FETCHING watchdog reset an orphaned chunk "  \
 	  "and woke its waiters")                                              \
