@@ -55,9 +55,13 @@ static void fetch_release(struct resid_region *r, struct chunk *c,
 		queue_owe_punch(r, 1);
 		reserved = 0;
 	}
-	if (reserved)
-		budget_release(r, c->hold);
+	if (reserved) {
+		budget_release(r, c->res);
+		c->res = 0;
+	}
 	budget_unretain(r, c);
+	if (r->cfg.overlap_evict)
+		budget_forget_consumed(r, c);
 }
 
 int abandon_take_owed(struct resid_region *r, struct chunk *c)
@@ -114,7 +118,8 @@ static void pay_punch(struct resid_region *r, struct chunk *c)
 		return;
 	if (c->punch_owed && punch_chunk(r, c) == 0) {
 		CODE_PROBE(1, punch_paid);
-		budget_release(r, c->hold);
+		budget_release(r, c->res);
+		c->res = 0;
 		(void)abandon_take_owed(r, c);
 	}
 	chunk_unlock(r, c);

@@ -12,6 +12,33 @@
  * 1 ms, before the dispatcher gives up and fails the region (failure.c). */
 #define READ_FAILURES 8
 
+/* With the chunk locked and ABSENT: its fetch, asked for by a fault. */
+static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
+{
+	chunk_set_state(r, c, CH_FETCHING);
+	c->fetching_since = K(r, clock_ns);
+	c->waiters = 1;
+	K(r, lock, &r->policy_lock);
+	policy_on_fault(r->policy, id, ++r->fault_seq);
+	K(r, unlock, &r->policy_lock);
+	queue_demand(r, id);
+}
+
+/* A fault on a dropped page of a RESIDENT chunk may be a message read
+ * late, from before the piece was mapped (its CONTINUE woke that thread
+ * long ago). The first is answered with a wake; a thread really waiting on
+ * the page faults on it again, and that second fault is one. */
+static int refault(struct chunk *c, uint64_t off)
+{
+	uint64_t page = off / RESID_PAGE + 1;
+
+	if (c->drop_woken == page)
+		return 1;
+	c->drop_woken = page;
+	CODE_PROBE(1, dropped_fault_late);
+	return 0;
+}
+
 static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 {
 	uint64_t addr = m->arg.pagefault.address;
@@ -33,6 +60,15 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		failure_fault(r, c, addr, m->arg.pagefault.feat.ptid);
 		break;
 	case CH_RESIDENT:
+		/* A dropped piece read again (overlap_evict): the chunk's rest
+		 * goes and the chunk is fetched anew. */
+		if (off - c->off < c->dropped && refault(c, off) &&
+		    budget_evict_rest(r, c) == 0) {
+			STAT_INC(r, dropped_refaults);
+			CODE_PROBE(1, dropped_refault);
+			start_demand(r, c, id);
+			break;
+		}
 		/* The fault raced with a fetch that has completed. */
 		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
 		STAT_INC(r, dedup_resident);
@@ -60,13 +96,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 			break;
 		}
 #endif
-		chunk_set_state(r, c, CH_FETCHING);
-		c->fetching_since = K(r, clock_ns);
-		c->waiters = 1;
-		K(r, lock, &r->policy_lock);
-		policy_on_fault(r->policy, id, ++r->fault_seq);
-		K(r, unlock, &r->policy_lock);
-		queue_demand(r, id);
+		start_demand(r, c, id);
 		break;
 	}
 	chunk_unlock(r, c);

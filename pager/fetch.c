@@ -31,9 +31,43 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
 	STAT_ADD(r, fetch_ns, phase_clock(r) - t[0]);
 }
 
-/* Room in the budget for the chunk, or the fetch abandoned (-1). */
+/* A prefetch that found no room: it backs off. */
+static void decline(struct resid_region *r, struct chunk *c, int populated)
+{
+	__atomic_store_n(&c->declined_until, K(r, clock_ns) +
+			 r->cfg.prefetch_backoff_ms * NS_PER_MS,
+			 __ATOMIC_RELAXED);
+	STAT_INC(r, prefetch_declined);
+	CODE_PROBE(1, prefetch_declined);
+	fetch_abandon(r, c, populated, 1);
+}
+
+int fetch_piece_room(struct resid_region *r, struct chunk *c, uint64_t to)
+{
+	uint64_t wait_from = 0;
+
+	/* The application frees the room as it consumes the chunk it reads:
+	 * wait for it, 50 us at a time, at most landing_wait_ms. */
+	while (budget_reserve_piece(r, c, to - c->res, admission_bound(
+		r, (uint32_t)(c - r->chunks))) < 0) {
+		if (!wait_from)
+			wait_from = K(r, clock_ns);
+		else if (K(r, clock_ns) - wait_from >=
+			 r->h.landing_wait_ms * NS_PER_MS)
+			return -EBUSY;
+		CODE_PROBE(1, piece_waits_room);
+		K(r, sleep_ns, 50000);
+	}
+	c->res = to;
+	CODE_PROBE(1, piece_reserved);
+	return 0;
+}
+
+/* Room in the budget for the rest of the chunk (c->res held already), or
+ * the fetch abandoned (-1); populated: the memfd holds pages of it (an
+ * owed punch taken over), punched then. */
 static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
-			int prefetch)
+			int prefetch, int populated)
 {
 	uint32_t attempt = 0;
 	uint64_t wait_from = 0;
@@ -45,12 +79,14 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		 * most landing_wait_ms (100), then evicts the next best: a
 		 * job off its CPU on a loaded machine took up to a few
 		 * hundred ms here, a refetch costs less than that. */
-		int rc = budget_reserve(r, c, c->hold, must, !wait_from ||
-					K(r, clock_ns) - wait_from <
+		int rc = budget_reserve(r, c, c->hold - c->res, must,
+					!wait_from || K(r, clock_ns) - wait_from <
 					r->h.landing_wait_ms * NS_PER_MS);
 
-		if (rc == 0)
+		if (rc == 0) {
+			c->res = c->hold;
 			return 0;
+		}
 		if (rc == -EBUSY) {
 			if (!wait_from)
 				wait_from = K(r, clock_ns);
@@ -60,17 +96,12 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		}
 		STAT_INC(r, infeasible);
 		if (prefetch) {
-			__atomic_store_n(&c->declined_until, K(r, clock_ns) +
-					 r->cfg.prefetch_backoff_ms * NS_PER_MS,
-					 __ATOMIC_RELAXED);
-			STAT_INC(r, prefetch_declined);
-			CODE_PROBE(1, prefetch_declined);
-			fetch_abandon(r, c, 0, 0);
+			decline(r, c, populated);
 			return -1;
 		}
 		if (++attempt > r->h.demand_retries) {
 			CODE_PROBE(1, demand_gave_up);
-			fetch_abandon(r, c, 0, 0);
+			fetch_abandon(r, c, populated, 1);
 			return -1;
 		}
 		STAT_INC(r, retries);
@@ -96,14 +127,22 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 	if (!prefetch && w->bounce)
 		started = part_start(r, c, w, 0, 0);
 	/* A punch owed for the chunk leaves its reservation to this fetch,
-	 * which writes over the pages the punch would have freed. */
-	if (!abandon_take_owed(r, c) && reserve_room(r, c, id, prefetch) < 0) {
+	 * which writes over the pages the punch would have freed. A prefetch
+	 * under overlap_evict reserves piece by piece as it fills. */
+	int owed = abandon_take_owed(r, c);
+
+	if (c->res < c->hold && !(prefetch && r->cfg.overlap_evict) &&
+	    reserve_room(r, c, id, prefetch, owed) < 0) {
 		part_drain(r, w, started);
 		return;
 	}
 	t[1] = phase_clock(r);
 	int64_t mapped = fill_and_map(r, c, t, w, started);
 
+	if (mapped == -EBUSY) {
+		decline(r, c, 1);
+		return;
+	}
 	if (mapped < 0) {
 		fetch_failed(r, c, (int)-mapped);
 		return;
@@ -120,6 +159,7 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 		chunk_set_state(r, c, CH_RESIDENT);
 #endif
 	budget_commit_and_pin(r, c);
+	c->res = 0;
 	chunk_set_state(r, c, CH_RESIDENT);
 	__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
 	K(r, lock, &r->policy_lock);
@@ -134,6 +174,21 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 	record_phases(r, t);
 }
 
+/* overlap_evict: a prefetch takes its room from the chunk being read, so
+ * it runs only for the chunk read next (or now): one queued long ago
+ * would take room Belady keeps. */
+static int overlap_target(struct resid_region *r, uint32_t id)
+{
+	int near;
+
+	if (!r->cfg.overlap_evict)
+		return 1;
+	K(r, lock, &r->policy_lock);
+	near = policy_near(r->policy, id, 0, 1);
+	K(r, unlock, &r->policy_lock);
+	return near;
+}
+
 static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 		    const struct worker *w)
 {
@@ -141,10 +196,12 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 
 	chunk_lock(r, c);
 	if (prefetch) {
-		/* A target that faulted, landed or was declined meanwhile. */
+		/* A target that faulted, landed or was declined meanwhile,
+		 * or that the application is no longer about to read. */
 		if (chunk_state(c) != CH_ABSENT ||
 		    K(r, clock_ns) < __atomic_load_n(&c->declined_until,
-						     __ATOMIC_RELAXED)) {
+						     __ATOMIC_RELAXED) ||
+		    !overlap_target(r, id)) {
 			STAT_INC(r, prefetch_stale);
 			CODE_PROBE(1, prefetch_stale);
 			chunk_unlock(r, c);

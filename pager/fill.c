@@ -236,6 +236,28 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
  * next is read. started: part 0's read is in flight already. Returns the
  * bytes mapped, or -errno from the read, write or CONTINUE that failed;
  * what was mapped before stays until the caller's punch. */
+/* A fetch that reserves its chunk piece by piece (overlap_evict's
+ * prefetch: c->res < c->hold) needs room for the piece holding `at`, up to
+ * whole folios, before its bytes enter the memfd. 0 or -EBUSY. */
+static int room_for(struct resid_region *r, struct chunk *c, uint64_t at)
+{
+	uint64_t piece = piece_len(r, c), end = (at / piece + 1) * piece;
+
+	if (c->res >= c->hold)
+		return 0;
+	end = (end + r->folio - 1) / r->folio * r->folio;
+	return fetch_piece_room(r, c, end < c->len ? end : c->hold);
+}
+
+/* Whether part `at` may be read before its room is there: into a bounce
+ * buffer, yes; into B only with its room reserved. */
+static int may_read(struct resid_region *r, const struct chunk *c,
+		    const struct worker *w, uint64_t at)
+{
+	return w->bounce || c->res >= c->hold ||
+		c->res >= at + part_len(r, c, w, at);
+}
+
 int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			    uint64_t t[4], const struct worker *w, int started)
 {
@@ -244,11 +266,18 @@ int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 	for (uint64_t at = 0, k = 0; at < c->len; k++) {
 		uint64_t len = part_len(r, c, w, at), next = at + len;
 		uint64_t t0 = phase_clock(r);
+		int rc = room_for(r, c, at);
+
+		if (rc < 0) {
+			part_drain(r, w, started);
+			return rc;
+		}
 		long first = started ? K(r, read_wait, w->rd) : NOT_STARTED;
 		uint8_t *dst = part_dst(r, c, w, at, k);
 
-		started = next < c->len && part_start(r, c, w, next, k + 1);
-		int rc = read_into(r, c, dst, at, len, first);
+		started = next < c->len && may_read(r, c, w, next) &&
+			part_start(r, c, w, next, k + 1);
+		rc = read_into(r, c, dst, at, len, first);
 
 		if (rc == 0 && w->bounce)
 			rc = write_memfd(r, c, dst, at, len);

@@ -46,6 +46,16 @@ struct chunk {
 	 * region's access_seq when it was set. */
 	int landing;
 	uint64_t landed_access;
+	/* overlap_evict (budget.c): [0, consumed) announced consumed in this
+	 * visit (budget lock); [0, dropped) of a RESIDENT chunk punched
+	 * already (written under the budget and chunk locks), so it holds
+	 * hold - dropped bytes. */
+	uint64_t consumed, dropped;
+	uint64_t drop_woken;      /* 1 + the dropped page last woken (chunk
+				   * lock; dispatch.c's refault) */
+	/* The bytes of r->reserved its fetch in flight, or its owed punch,
+	 * holds (chunk lock). */
+	uint64_t res;
 	int32_t pin;              /* budget lock */
 	int retained;             /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
@@ -276,6 +286,10 @@ void part_drain(struct resid_region *r, const struct worker *w, int started);
  * The bytes mapped, or -errno. */
 int64_t fill_and_map(struct resid_region *r, struct chunk *c, uint64_t t[4],
 		     const struct worker *w, int started);
+/* fetch.c, for fill_and_map: room for the chunk up to byte `to` (a piece's
+ * end) when its fetch reserves piece by piece; 0, or -EBUSY when none
+ * came (the fetch is then declined). */
+int fetch_piece_room(struct resid_region *r, struct chunk *c, uint64_t to);
 
 /* fetch.c */
 void *worker_main(void *arg);
@@ -289,6 +303,18 @@ void budget_unpin(struct resid_region *r, struct chunk *c);
 void budget_retain(struct resid_region *r, struct chunk *c);
 void budget_unretain(struct resid_region *r, struct chunk *c);
 void budget_evict_ahead(struct resid_region *r, uint32_t id);
+/* overlap_evict: reserves need more bytes for a prefetch's next piece,
+ * making room only by dropping consumed pieces. 0 or -EAGAIN. */
+int budget_reserve_piece(struct resid_region *r, struct chunk *c,
+			 uint64_t need, uint64_t must_exceed);
+/* With the chunk locked, RESIDENT with a dropped piece: its rest punched,
+ * ABSENT. 0 or -errno of the punch (the chunk then stays as it was). */
+int budget_evict_rest(struct resid_region *r, struct chunk *c);
+/* resid_notify_consumed's record: [0, bytes) of c consumed. */
+void budget_consumed(struct resid_region *r, struct chunk *c, uint64_t bytes);
+/* A new visit of the chunk (BEFORE_READ's announcement, or its fetch
+ * abandoned): nothing consumed yet beyond what was dropped. */
+void budget_forget_consumed(struct resid_region *r, struct chunk *c);
 
 /* prefetch.c */
 void prefetch_top_up(struct resid_region *r, uint32_t id);
