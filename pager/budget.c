@@ -35,6 +35,9 @@ static int punch_locked(struct resid_region *r, struct chunk *c,
 	set_resident(r, r->resident - len);
 	if (upto < c->hold) {
 		c->dropped = upto;
+		c->drop_woken = 0;
+		INV_ASSERT(inv_dropped((uint32_t)(c - r->chunks), 1, upto,
+				       c->hold, r->folio));
 		STAT_INC(r, drops);
 		STAT_ADD(r, dropped_bytes, len);
 		return 0;

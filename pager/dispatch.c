@@ -26,15 +26,14 @@ static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
 
 /* A fault on a dropped page of a RESIDENT chunk may be a message read
  * late, from before the piece was mapped (its CONTINUE woke that thread
- * long ago). The first is answered with a wake; a thread really waiting on
- * the page faults on it again, and that second fault is one. */
-static int refault(struct chunk *c, uint64_t off)
+ * long ago). The first since the last drop is answered with a wake; the
+ * next, a thread really waiting or another one, is a refault. (Telling
+ * pages apart would let two threads' faults wake each other for ever.) */
+static int refault(struct chunk *c)
 {
-	uint64_t page = off / RESID_PAGE + 1;
-
-	if (c->drop_woken == page)
+	if (c->drop_woken)
 		return 1;
-	c->drop_woken = page;
+	c->drop_woken = 1;
 	CODE_PROBE(1, dropped_fault_late);
 	return 0;
 }
@@ -62,7 +61,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	case CH_RESIDENT:
 		/* A dropped piece read again (overlap_evict): the chunk's rest
 		 * goes and the chunk is fetched anew. */
-		if (off - c->off < c->dropped && refault(c, off) &&
+		if (off - c->off < c->dropped && refault(c) &&
 		    budget_evict_rest(r, c) == 0) {
 			STAT_INC(r, dropped_refaults);
 			CODE_PROBE(1, dropped_refault);

@@ -51,8 +51,9 @@ struct chunk {
 	 * already (written under the budget and chunk locks), so it holds
 	 * hold - dropped bytes. */
 	uint64_t consumed, dropped;
-	uint64_t drop_woken;      /* 1 + the dropped page last woken (chunk
-				   * lock; dispatch.c's refault) */
+	int drop_woken;           /* a fault on a dropped page was woken
+				   * since the last drop (chunk lock;
+				   * dispatch.c's refault) */
 	/* The bytes of r->reserved its fetch in flight, or its owed punch,
 	 * holds (chunk lock). */
 	uint64_t res;
