@@ -68,10 +68,14 @@ static int evict_locked(struct resid_region *r, uint32_t v, uint64_t upto)
 
 int budget_evict_rest(struct resid_region *r, struct chunk *c)
 {
-	int rc;
+	int rc = -EAGAIN;
 
 	K(r, lock, &r->budget_lock);
-	rc = punch_locked(r, c, c->hold);
+	chunk_lock(r, c);
+	if (chunk_state(c) == CH_RESIDENT && c->dropped && !c->pin &&
+	    !failure_dead(r))
+		rc = punch_locked(r, c, c->hold);
+	chunk_unlock(r, c);
 	if (rc == 0)
 		reconcile_locked(r, 1);
 	K(r, unlock, &r->budget_lock);

@@ -61,12 +61,26 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	case CH_RESIDENT:
 		/* A dropped piece read again (overlap_evict): the chunk's rest
 		 * goes and the chunk is fetched anew. */
-		if (off - c->off < c->dropped && refault(c) &&
-		    budget_evict_rest(r, c) == 0) {
-			STAT_INC(r, dropped_refaults);
-			CODE_PROBE(1, dropped_refault);
-			start_demand(r, c, id);
-			break;
+		if (off - c->off < c->dropped && refault(c)) {
+			/* The budget lock comes before a chunk lock it may
+			 * take: let go of this one meanwhile. */
+			chunk_unlock(r, c);
+			int rc = budget_evict_rest(r, c);
+
+			chunk_lock(r, c);
+			if (rc == 0) {
+				STAT_INC(r, dropped_refaults);
+				CODE_PROBE(1, dropped_refault);
+			}
+			if (chunk_state(c) == CH_ABSENT) {
+				start_demand(r, c, id);
+				break;
+			}
+			if (chunk_state(c) == CH_FETCHING) {
+				STAT_INC(r, dedup_fetching);
+				c->waiters++;
+				break;
+			}
 		}
 		/* The fault raced with a fetch that has completed. */
 		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);

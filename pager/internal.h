@@ -308,8 +308,9 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id);
  * making room only by dropping consumed pieces. 0 or -EAGAIN. */
 int budget_reserve_piece(struct resid_region *r, struct chunk *c,
 			 uint64_t need, uint64_t must_exceed);
-/* With the chunk locked, RESIDENT with a dropped piece: its rest punched,
- * ABSENT. 0 or -errno of the punch (the chunk then stays as it was). */
+/* Without the chunk lock (taken inside the budget lock, as an evictor
+ * takes a victim's): a RESIDENT, unpinned chunk with a dropped prefix has
+ * its rest punched and is ABSENT. 0, or -errno (it stays as it was). */
 int budget_evict_rest(struct resid_region *r, struct chunk *c);
 /* resid_notify_consumed's record: [0, bytes) of c consumed. */
 void budget_consumed(struct resid_region *r, struct chunk *c, uint64_t bytes);
