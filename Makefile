@@ -3,7 +3,7 @@
 #   make test    the whole test suite (README's second command, .ci/run)
 #   make tsan    the harness tool and unit tests under ThreadSanitizer
 #   make simx    the tool whose simulation preempts at unlocked accesses
-#   make kernels the kernel matrix under QEMU (scripts/kernel-matrix.sh);
+#   make kernels the kernel matrix under QEMU (kernels/matrix.sh);
 #                SHARD=K/N REPORT=FILE runs one shard of it
 #   make deps    installs missing Debian packages
 #   make install PREFIX=...  the library, its header and resid.pc
@@ -13,7 +13,7 @@ CC      ?= cc
 REV     := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -I$(B)
+CPPFLAGS += -D_GNU_SOURCE -Ipager -Iinvariants -Iharness -Iharness/sim -Iharness/oracles -I$(B)
 LIBS    := -lpthread -lm
 HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 
@@ -180,7 +180,7 @@ mutants:
 # KERNEL=bzImage [KERNEL_CONFIG= KERNEL_MODULES=]: your own kernel; NEWEST=1:
 # the newest on the mirror; KERNEL_ARGS: more options (docs/kernels.md)
 kernels:
-	@bash scripts/kernel-matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT)) \
+	@bash kernels/matrix.sh $(if $(SHARD),--shard $(SHARD)) $(if $(REPORT),--report $(REPORT)) \
 		$(if $(KERNEL),--kernel $(KERNEL)) $(if $(KERNEL_CONFIG),--kernel-config $(KERNEL_CONFIG)) \
 		$(if $(KERNEL_MODULES),--kernel-modules $(KERNEL_MODULES)) $(if $(NEWEST),--newest) $(KERNEL_ARGS)
 

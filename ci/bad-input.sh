@@ -2,7 +2,7 @@
 # Bad input to the tool: each case must print exactly one line on stderr,
 # exit 2, and leave no cgroup and no process behind.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -40,9 +40,14 @@ expect2 "bad seed" $R check --seed x1
 expect2 "bad profile" $R check --profile slow
 expect2 "unknown check --backing" $R check --backing disk
 expect2 "unknown check --chunks" $R check --chunks odd
+expect2 "unknown check --pages" $R check --pages 2m
+expect2 "check --pages huge of a scenario with no huge leg" $R check T-4 --pages huge
 expect2 "T-4 has no file leg" $R check T-4 --backing file
 expect2 "check --sim reads no file" $R check --sim --backing file
 expect2 "unknown storm --backing" $R storm --backing disk
+expect2 "storm --huge-dir not a directory" $R storm --rounds 1 --huge-dir /nonexistent
+expect2 "storm --huge-dir not on a tmpfs" $R storm --rounds 1 --huge-dir "$PWD"
+expect2 "storm --huge-dir relative" $R storm --rounds 1 --huge-dir tmp
 expect2 "unknown explore --chunks" $R explore T-3 --chunks odd
 expect2 "budget 0" $R verify --synthetic 8M --budget 0
 expect2 "budget below chunk" $R verify --synthetic 8M --chunk 2M --budget 1M
@@ -74,10 +79,10 @@ expect2 "storm rounds and duration" $R storm --rounds 2 --duration 5
 expect2 "merge of nothing" $R merge
 expect2 "merge of a missing file" $R merge "$tmp/none.json"
 expect2 "merge of a file not a report" $R merge "$tmp/good.trace"
-expect2 "kernel matrix shard 0" bash scripts/kernel-matrix.sh --shard 0/2
-expect2 "kernel matrix, a kernel not a bzImage" bash scripts/kernel-matrix.sh --kernel ci/bad-input.sh
-expect2 "kernel matrix, a config without a kernel" bash scripts/kernel-matrix.sh --kernel-config ci/bad-input.sh
-expect2 "kernel diff of a missing file" bash scripts/kernel-diff.sh "$tmp/none.jsonl"
+expect2 "kernel matrix shard 0" bash kernels/matrix.sh --shard 0/2
+expect2 "kernel matrix, a kernel not a bzImage" bash kernels/matrix.sh --kernel ci/bad-input.sh
+expect2 "kernel matrix, a config without a kernel" bash kernels/matrix.sh --kernel-config ci/bad-input.sh
+expect2 "kernel diff of a missing file" bash kernels/diff.sh "$tmp/none.jsonl"
 expect2 "replay line, old format" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
 expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/11/4/-/0*5'
 expect2 "replay line, bad fault field" $R replay 'rc3/x/T-3/random/1/-/4/wake@0/0*5'

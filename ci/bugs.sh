@@ -5,7 +5,7 @@
 # with a replay line reproduced 10/10; TSan for 4, 5, 6; the real-kernel
 # watchdog for 2, 3, 7, 10). Needs build/tsan.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 # nm's whole output first: grep -q would end the pipe early (pipefail).
 prod=$(nm build/libresid.a) && harness=$(nm build/libresid-harness.a) || exit 1

@@ -9,7 +9,7 @@
 # Root and a memory cgroup (v1 here; v2 works the same) are needed. Leaves
 # no cgroup, file or process behind. Ends with "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 die() { echo "contract: $*" >&2; exit 2; }
 
 v1=/sys/fs/cgroup/memory
@@ -41,11 +41,12 @@ trap 'exit 143' TERM
 make -s install PREFIX="$tmp/prefix" >/dev/null || die "make install"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs resid) || die "pkg-config resid"
-clients="fork cgroup signals two special truncate api"
+read -r -a flags <<<"$flags"
+clients=(fork cgroup signals two special truncate api)
 # outside the tree: only the installed header and library; two at a time
 cp ci/contract/*.c ci/contract/client.h "$tmp/" || die "copy the clients"
-printf '%s\n' $clients | xargs -P 2 -I{} cc -std=gnu11 -Wall -Wextra -Werror \
-	-O2 "$tmp/{}.c" $flags -lpthread -o "$tmp/{}" ||
+printf '%s\n' "${clients[@]}" | xargs -P 2 -I{} cc -std=gnu11 -Wall -Wextra -Werror \
+	-O2 "$tmp/{}.c" "${flags[@]}" -lpthread -o "$tmp/{}" ||
 	die "a client does not build against the installed library"
 mkdir "$top" || die "mkdir $top"
 
@@ -57,7 +58,7 @@ run() {
 	local out rc
 	out=$( (echo $BASHPID >"$cg/cgroup.procs" && exec timeout -s KILL 60 "$tmp/$name" "$@") 2>&1)
 	rc=$?
-	echo "$out" | sed 's/^/  /'
+	[ -z "$out" ] || printf '  %s\n' "${out//$'\n'/$'\n'  }"
 	pass=$((pass + $(grep -c '^ok ' <<<"$out")))
 	fail=$((fail + $(grep -c '^FAIL ' <<<"$out")))
 	if [ $rc -gt 1 ] || { [ $rc -ne 0 ] && ! grep -q '^FAIL ' <<<"$out"; }; then
@@ -84,8 +85,8 @@ slice=$(leaf slice) || die "mkdir slice"
 echo $((32 << 20)) >"$slice/$limit" || die "set the slice's limit"
 mkdir "$slice/app" "$slice/sibling" || die "mkdir app, sibling"
 if [ $ver = 1 ] && [ -e "$slice/app/memory.memsw.limit_in_bytes" ]; then
-	echo $((1 << 30)) >"$slice/app/$limit" &&
-		echo $((1 << 30)) >"$slice/app/memory.memsw.limit_in_bytes" ||
+	{ echo $((1 << 30)) >"$slice/app/$limit" &&
+		echo $((1 << 30)) >"$slice/app/memory.memsw.limit_in_bytes"; } ||
 		die "forbid swap in the app's cgroup"
 fi
 (echo $BASHPID >"$slice/sibling/cgroup.procs" &&

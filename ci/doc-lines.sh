@@ -4,7 +4,7 @@
 # prints: the verdict, the steps and the event log. A line from other
 # sources is refused by the tool; then rerun scripts/doc-lines.sh.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 n=0
 bad=0

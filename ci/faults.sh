@@ -4,7 +4,7 @@
 # the pager no way forward ends the scenario (a FAIL row, the count kept)
 # instead of hanging the gate.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,3 +62,23 @@ for f in eio eintr short; do
 	fi
 done
 echo "faults: T-1 and T-3 from a file passed with $reads, each counted in $rows rows"
+
+# A storm on the user's huge tmpfs (--huge-dir), mounted in a mount
+# namespace of its own: every round on 2 MiB chunks holds huge folios
+# (where the kernel has THP).
+if [ "$($R probe --json | jq .huge_tmpfs)" != true ]; then
+	echo "faults: storm --huge-dir: n/a, no huge tmpfs on this kernel"
+	exit 0
+fi
+hd=$tmp/huge
+mkdir -p "$hd"
+# shellcheck disable=SC2016 # expanded by the inner sh
+if ! unshare -m sh -c 'mount -t tmpfs -o huge=always,size=512M none "$1" &&
+	exec "$2" storm --rounds 2 --round 1 --seed 3 --chunk 2M --huge-dir "$1" --json "$3"' \
+	sh "$hd" "$R" "$tmp/huge.json" >"$tmp/huge.out" 2>&1 ||
+   [ "$(jq .huge_rounds "$tmp/huge.json")" != 2 ]; then
+	cat "$tmp/huge.out" >&2
+	echo "faults: storm --huge-dir: not every round held huge folios" >&2
+	exit 1
+fi
+echo "faults: storm --huge-dir: 2 of 2 rounds on 2 MiB chunks held huge folios"

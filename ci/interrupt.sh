@@ -13,7 +13,7 @@
 # (default 60: one pass).
 set -uo pipefail
 set -m # background commands do not ignore SIGINT
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=$PWD/build/residctl
 seed=${RESIDCTL_INTERRUPT_SEED:-$(date +%s)}
 budget=${RESIDCTL_INTERRUPT_BUDGET:-60}
@@ -117,7 +117,7 @@ cases=(
 	"conformance|600|$R conformance"
 )
 if [ -d /var/cache/residctl-kernels ] && ls /var/cache/residctl-kernels/linux-image-6.1.0-*-amd64_*/vmlinuz >/dev/null 2>&1; then
-	cases+=("kernel-matrix|6000|bash $PWD/scripts/kernel-matrix.sh --smoke --cells 6.1-v1-scope-swapon --out $tmp/km")
+	cases+=("kernel-matrix|6000|bash $PWD/kernels/matrix.sh --smoke --cells 6.1-v1-scope-swapon --out $tmp/km")
 else
 	echo "SKIP: kernel matrix interrupts: no kernel in /var/cache/residctl-kernels (make kernels fetches them)"
 fi

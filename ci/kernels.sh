@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test's kernel stage: the smoke cells of the kernel matrix
-# (scripts/kernel-matrix.sh --smoke: probe, the cgroup tests on the real
+# (kernels/matrix.sh --smoke: probe, the cgroup tests on the real
 # hierarchy, T-4 and T-5) on 6.1 v2 from a delegated scope, 6.1-rt v2 from
 # the root with swap, 6.12 v2 from a delegated scope, 6.1 v1 from a scope
 # with swap, and 6.12 v1, which the kernel cannot have (probe must say no);
@@ -10,14 +10,14 @@
 # A failure in a booted kernel fails the suite; an infrastructure failure
 # (packages, download, boot, emulator) prints SKIP with its reason.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . kernels/fetch.sh
 rc=0
 # smoke_run OUT ARGS..: the matrix's status, folded into rc
 smoke_run() {
 	local out=$1 st
 	shift
-	bash scripts/kernel-matrix.sh --smoke --jobs 2 --out "$out" "$@"
+	bash kernels/matrix.sh --smoke --jobs 2 --out "$out" "$@"
 	st=$?
 	case $st in
 	0) ;;

@@ -6,7 +6,7 @@
 # bound and no word may be wrong; and `bench decode --table` on an F32
 # model, every layer's output right in every arm.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 tmp=$(mktemp -d build/ci-layout.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

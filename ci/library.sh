@@ -4,16 +4,16 @@
 # temporary prefix gives a header, the library and resid.pc, and the
 # example docs/example/stream.c builds from them alone and reads a file.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 fail() { echo "library: $*" >&2; exit 1; }
 
 # nm's whole output first: grep would end the pipe early (pipefail).
 defined=$(nm -g --defined-only build/libresid.a) || fail "nm failed"
 undefined=$(nm -u build/libresid.a) || fail "nm -u failed"
 foreign=$(awk 'NF == 3 && $3 !~ /^resid_/ { print $3 }' <<<"$defined")
-[ -z "$foreign" ] || fail "build/libresid.a exports names without resid_: $(echo $foreign)"
+[ -z "$foreign" ] || fail "build/libresid.a exports names without resid_: ${foreign//$'\n'/ }"
 prints=$(awk '$2 ~ /^(f?printf|vf?printf|dprintf|puts|fputs|fputc|putchar|perror|fwrite|stderr|stdout)$/ { print $2 }' <<<"$undefined" | sort -u)
-[ -z "$prints" ] || fail "build/libresid.a prints: it calls $(echo $prints)"
+[ -z "$prints" ] || fail "build/libresid.a prints: it calls ${prints//$'\n'/ }"
 echo "library: build/libresid.a exports $(wc -l <<<"$defined") resid_* symbols and never prints"
 
 tmp=$(mktemp -d /tmp/resid-library.XXXXXX) || fail "mktemp"
@@ -23,12 +23,13 @@ export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 # Only the installed files: the example is built outside the tree.
 cp docs/example/stream.c "$tmp/" || fail "copy the example"
 flags=$(pkg-config --cflags --libs resid) || fail "pkg-config resid"
-cc -std=gnu11 -Wall -Wextra -Werror -O2 "$tmp/stream.c" $flags \
+read -r -a flags <<<"$flags"
+cc -std=gnu11 -Wall -Wextra -Werror -O2 "$tmp/stream.c" "${flags[@]}" \
 	-o "$tmp/stream" || fail "the example does not build against the installed library"
 head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom >"$tmp/model.bin" || fail "the test file"
 timeout 120 "$tmp/stream" "$tmp/model.bin" || fail "the example failed"
 # A file shrunk under the region: its SIGBUS handler reports the failure.
 timeout 120 "$tmp/stream" "$tmp/model.bin" --shrink 2>"$tmp/err"; rc=$?
 cat "$tmp/err"
-[ $rc -eq 1 ] && grep -q "SIGBUS at offset .*: No data available" "$tmp/err" ||
+{ [ $rc -eq 1 ] && grep -q "SIGBUS at offset .*: No data available" "$tmp/err"; } ||
 	fail "the example did not report the failed chunk (exit $rc)"

@@ -4,11 +4,12 @@
 # and action-validator over the workflow (npm packages, installed into a
 # cache directory when the npm registry answers, else a SKIP line), and a
 # structural check of our own: every matrix lists shards 1..N for the N its
-# --shard names, the Indexed Job's completions equal its --shard N. Each
-# linter is shown a broken copy first and must reject it, so a linter that
-# checks nothing fails here.
+# --shard names, the Indexed Job's completions equal its --shard N. And
+# every shell script of scripts/, ci/ and kernels/ checked by Debian's
+# ShellCheck with .shellcheckrc (about 12 s). Each linter is shown a broken
+# copy first and must reject it, so a linter that checks nothing fails here.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 WF=ci/github/residctl.yml
 K8S=(ci/k8s/campaign.yaml ci/k8s/merge.yaml)
 NPM_DIR=${RESIDCTL_NPM_DIR:-/var/cache/residctl-npm}
@@ -24,6 +25,9 @@ sed 's/^    runs-on: ubuntu-latest$/    runs-on: ubuntu-latest\n    bogus-key: 1
 sed 's/^        shard: \[1, 2, 3, 4, 5, 6, 7, 8\]$/        shard: [1, 2, 3, 4, 5, 6, 7]/' "$WF" >"$tmp/broken-matrix.yml"
 sed 's/^  completions: 64$/  completions: 63/' ci/k8s/campaign.yaml >"$tmp/broken-job.yaml"
 printf 'a: 1\na: 2\n' >"$tmp/broken-yaml.yml"
+# SC2318: r takes the caller's d (the bug kernels/matrix.sh had).
+# shellcheck disable=SC2016 # the broken script's text
+printf '#!/usr/bin/env bash\nf() { local d=$1 r=$d/x; echo "$r"; }\nf a\n' >"$tmp/broken.sh"
 
 # structure WORKFLOW: per job, the matrix's shard list is 1..N for the N
 # of every ".../N" after matrix.shard. Prints what is wrong; 1 then.
@@ -52,12 +56,14 @@ structure_job() {
 	mode=$(awk '$1 == "completionMode:" {print $2}' "$f")
 	comp=$(awk '$1 == "completions:" {print $2}' "$f")
 	par=$(awk '$1 == "parallelism:" {print $2}' "$f")
+	# shellcheck disable=SC2016 # the job's shell expands these, not this one
 	n=$(grep -o -- '--shard "$k/[0-9]*"' "$f" | grep -o '[0-9]*' | sort -u)
 	[ "$mode" = Indexed ] || { echo "$f: completionMode is '$mode', not Indexed"; return 1; }
+	# shellcheck disable=SC2016
 	grep -q 'k=$((JOB_COMPLETION_INDEX + 1))' "$f" || { echo "$f: K is not JOB_COMPLETION_INDEX + 1"; return 1; }
-	[ -n "$n" ] && [ "$(wc -l <<<"$n")" = 1 ] || { echo "$f: no single --shard \"\$k/N\""; return 1; }
+	{ [ -n "$n" ] && [ "$(wc -l <<<"$n")" = 1 ]; } || { echo "$f: no single --shard \"\$k/N\""; return 1; }
 	[ "$comp" = "$n" ] || { echo "$f: completions $comp but --shard names $n shards"; return 1; }
-	[ -n "$par" ] && [ "$par" -ge 1 ] && [ "$par" -le "$comp" ] || { echo "$f: parallelism '$par' not in 1..$comp"; return 1; }
+	{ [ -n "$par" ] && [ "$par" -ge 1 ] && [ "$par" -le "$comp" ]; } || { echo "$f: parallelism '$par' not in 1..$comp"; return 1; }
 	grep -q '^      restartPolicy: Never$' "$f" || { echo "$f: restartPolicy is not Never"; return 1; }
 	grep -q 'residctl merge /reports/sim-\*.json' ci/k8s/merge.yaml || { echo "ci/k8s/merge.yaml: does not merge /reports/sim-*.json"; return 1; }
 	[ "$(grep -ho 'claimName: [a-z-]*' "$f" ci/k8s/merge.yaml | sort -u | wc -l)" = 1 ] || { echo "$f: the merge mounts another volume"; return 1; }
@@ -79,6 +85,15 @@ if structure_workflow "$WF" && structure_job ci/k8s/campaign.yaml; then
 	echo "ok: structure: shard matrices 1..N match --shard N; the Indexed Job's completions match --shard"
 else
 	bad "structure"
+fi
+
+# ShellCheck: every warning, note and style remark counts.
+mapfile -t scripts < <(find scripts ci kernels -name '*.sh' | sort)
+if ! command -v shellcheck >/dev/null; then
+	bad "shellcheck is not installed (scripts/deps.sh installs it)"
+else
+	shellcheck "$tmp/broken.sh" >/dev/null 2>&1 && bad "shellcheck accepted a local that reads its own assignment"
+	if shellcheck "${scripts[@]}"; then echo "ok: shellcheck: ${#scripts[@]} scripts"; else bad "shellcheck"; fi
 fi
 
 # npm's linters, pinned, into the cache directory once.

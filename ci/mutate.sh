@@ -4,7 +4,7 @@
 # script refuses a broken table with exit 2, naming the mutant, before it
 # would build anything.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bash scripts/mutate.sh --check || exit 1
 
 tmp=$(mktemp -d) || exit 1

@@ -7,7 +7,7 @@
 # short), so the comparison is not of empty lists. Then merge's refusals:
 # a shard missing, given twice, cut short, of another campaign or split.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 d=build/shard-test
 rm -rf "$d"
@@ -72,13 +72,13 @@ eval "${line/#residctl/$R}" >"$d/replay.out" 2>&1
 
 # The kernel matrix's split: its shards list every chosen cell once.
 for cells in "" "--smoke"; do
-	all=$(bash scripts/kernel-matrix.sh --list $cells | awk '{print $2}' | sort)
-	parts=$(for k in 1 2 3; do bash scripts/kernel-matrix.sh --list $cells --shard $k/3; done | awk '{print $2}' | sort)
-	[ -n "$all" ] && [ "$all" = "$parts" ] || bad "kernel matrix ${cells:-(all)}: 3 shards do not list the cells once each"
+	all=$(bash kernels/matrix.sh --list $cells | awk '{print $2}' | sort)
+	parts=$(for k in 1 2 3; do bash kernels/matrix.sh --list $cells --shard $k/3; done | awk '{print $2}' | sort)
+	{ [ -n "$all" ] && [ "$all" = "$parts" ]; } || bad "kernel matrix ${cells:-(all)}: 3 shards do not list the cells once each"
 done
-# Its reports: cells as scripts/kernel-matrix.sh records them, one failed.
+# Its reports: cells as kernels/matrix.sh records them, one failed.
 kcells() {
-	local k=$1 n i=0 id
+	local k=$1 i=0 id
 	for id in a b c d e; do
 		i=$((i + 1))
 		[ $(((i - 1) % 3)) = $((k - 1)) ] || continue
@@ -88,8 +88,8 @@ kcells() {
 }
 for k in 1 2 3; do
 	kcells $k >"$d/cells-$k.jsonl"
-	bash scripts/kernel-report.sh "$d/cells-$k.jsonl" "$d/kern-$k.json" $k 3 "test" "2,4,6,8,10" ||
-		bad "scripts/kernel-report.sh failed"
+	bash kernels/report.sh "$d/cells-$k.jsonl" "$d/kern-$k.json" $k 3 "test" "2,4,6,8,10" ||
+		bad "kernels/report.sh failed"
 done
 $R merge "$d"/kern-{1,2,3}.json >"$d/kern.out"
 rc=$?

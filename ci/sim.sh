@@ -9,7 +9,7 @@
 # injected faults must carry them in its line, replay 10/10, and pass once
 # they are taken out.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 R=build/residctl
 schedules=${SIM_SCHEDULES:-2000}
 
@@ -60,8 +60,9 @@ replays_ten() {
 # A campaign that must fail with $3: prints it, then replays its line.
 # $1: the tool, $2: the explore arguments.
 must_find() {
-	local out rc
-	out=$($1 explore $2)
+	local out rc args
+	read -r -a args <<<"$2"
+	out=$($1 explore "${args[@]}")
 	rc=$?
 	echo "$out"
 	if [ "$rc" -ne 1 ] || ! grep -q "$3" <<<"$out"; then
@@ -123,7 +124,7 @@ if [ "$rc" -ne 1 ] || ! grep -q '/backing_read:eio@[0-9+]*[,/]' <<<"$line"; then
 fi
 replays_ten $R "$line" lost-wakeup || exit 1
 # The faults field is the one before the schedule.
-nofaults=$(sed 's#/[^/]*/\([^/]*\)$#/-/\1#' <<<"$line")
+nofaults=${line%/*/*}/-/${line##*/}
 if ! $R replay "$nofaults" >/dev/null; then
 	echo "sim self-test: the bug 7 line still fails without its faults:" \
 		"$nofaults" >&2
@@ -153,7 +154,7 @@ $X check --sim --schedules $((schedules / 2)) || exit 1
 # simulation build needs two preemptions (start the second thread first,
 # switch back between its read and write).
 for b in "$R dfs:3" "$X dfs:1"; do
-	if ! ${b% *} explore self-race --strategy ${b#* } >/dev/null; then
+	if ! "${b% *}" explore self-race --strategy "${b#* }" >/dev/null; then
 		echo "sim self-test: ${b% *} explore self-race --strategy ${b#* } found a lost update it cannot reach" >&2
 		exit 1
 	fi

@@ -4,7 +4,7 @@
 # the code probes they hit to build/coverage.txt; the last stage fails when
 # a required probe was never hit.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 stage() { printf '\n=== %s\n' "$1"; }
 fail() { echo "residctl test: FAILED at: $1" >&2; exit 1; }
 
@@ -17,13 +17,16 @@ stage "the installed library and its example"; bash ci/library.sh || fail "libra
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
+# docs/extending.md followed in a scratch copy: a command, an oracle, a
+# scenario and a fault point added, built and run (issue 23).
+stage "extending the harness"; bash ci/extend.sh || fail "extending the harness"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
 stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 # A seeded sample of the mutants results/mutation.json records as killed by
 # a verdict: each still is, or the recorded score no longer holds.
-stage "mutation score (a sample)"; RESIDCTL_COVERAGE= bash scripts/mutation-sample.sh || fail "mutation score"
+stage "mutation score (a sample)"; RESIDCTL_COVERAGE="" bash scripts/mutation-sample.sh || fail "mutation score"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 # Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
@@ -33,7 +36,7 @@ stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # Campaigns in shards (--shard K/N, residctl merge) equal the whole run,
 # and the CI files that run them lint clean (docs/campaigns.md).
-stage "shards merged"; RESIDCTL_COVERAGE= bash ci/shard.sh || fail "shards merged"
+stage "shards merged"; RESIDCTL_COVERAGE="" bash ci/shard.sh || fail "shards merged"
 stage "CI files (yamllint, actionlint)"; bash ci/lint-ci.sh || fail "CI files"
 # The simulated kernel against this one, call by call (SPEC §4).
 stage "conformance"; build/residctl conformance --json build/conformance.json || fail "conformance"
@@ -52,7 +55,7 @@ stage "TSan: unit tests"; build/tsan/unit-tests || fail "TSan: unit tests"
 stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm || fail "TSan: storms"
 stage "TSan: storms with faults"; bash ci/tsan-faults.sh || fail "TSan: storms with faults"
 # Runs with bugs switched on prove nothing about the pager's rare paths.
-stage "the ten bugs (repro all)"; RESIDCTL_COVERAGE= bash ci/bugs.sh || fail "the ten bugs"
-stage "replay lines in docs/"; RESIDCTL_COVERAGE= bash ci/doc-lines.sh || fail "replay lines in docs/"
+stage "the ten bugs (repro all)"; RESIDCTL_COVERAGE="" bash ci/bugs.sh || fail "the ten bugs"
+stage "replay lines in docs/"; RESIDCTL_COVERAGE="" bash ci/doc-lines.sh || fail "replay lines in docs/"
 stage "code probes"; build/residctl coverage "$RESIDCTL_COVERAGE" || fail "code probes"
 echo "residctl test: all stages passed"

@@ -7,7 +7,7 @@
 # output is kept out of the log (its failures are the expected ones).
 # UNIT_TESTS names another build's binary.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 start=$SECONDS
 out=$(timeout 10 "${UNIT_TESTS:-build/unit-tests}" --time-limit-self-test chunks content 2>&1)
 rc=$?
@@ -34,7 +34,7 @@ summaries=$(grep -E '^ +tests ' <<<"$out")
 	fail "the self-test suite did not run 5 tests with 4 failed"
 for i in 2 3; do
 	read -r _ _ ran passed failed _ <<<"$(sed -n ${i}p <<<"$summaries")"
-	[ -n "$ran" ] && [ "$ran" -gt 0 ] && [ "$ran" = "$passed" ] && [ "$failed" = 0 ] ||
+	{ [ -n "$ran" ] && [ "$ran" -gt 0 ] && [ "$ran" = "$passed" ] && [ "$failed" = 0 ]; } ||
 		fail "a suite after the self-test did not pass whole"
 done
 echo "time limit: a hung test, SIGBUS, SIGSEGV and abort each failed by name; the next test and two suites ran and passed (${took} s)"

@@ -116,15 +116,15 @@ int bugs_from_env(char *err, size_t n)
 	return 0;
 }
 
-int bugs_option(const char *cmd, const char *value)
+int bugs_opt(void *dst, const char *where, const char *value, char *err,
+	     size_t n)
 {
-	char err[160];
 	unsigned mask;
 
-	if (bugs_parse(value, &mask, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl %s: %s\n", cmd, err);
-		return 2;
-	}
+	(void)dst;
+	(void)where;
+	if (bugs_parse(value, &mask, err, n) < 0)
+		return -1;
 	bugs_enable(bugs_enabled() | mask);
 	return 0;
 }

@@ -33,7 +33,13 @@ void bugs_enable(unsigned mask);
 unsigned bugs_enabled(void);
 /* RESIDCTL_BUGS from the environment; -1 with a line in err. */
 int bugs_from_env(char *err, size_t n);
-/* The --bug option of a command; 0, or 2 after a line on stderr. */
-int bugs_option(const char *cmd, const char *value);
+/* --bug N[,N..], a command's option (cli.h): adds the bugs it names to
+ * those on (main reads RESIDCTL_BUGS for every command). */
+int bugs_opt(void *dst, const char *where, const char *value, char *err,
+	     size_t n);
+#define CLI_BUG \
+	{ "bug", CLI_CALL, NULL, .arg = "N[,N..]", .help = "switch historical bugs back " \
+	  "on (all; see residctl repro --list); RESIDCTL_BUGS too", \
+	  .parse = bugs_opt }
 
 #endif

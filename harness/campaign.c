@@ -26,7 +26,7 @@ struct campaign {
 	int nrows, oom;
 };
 
-int shard_parse(const char *cmd, const char *v, struct shard *s)
+int shard_parse(const char *v, struct shard *s, char *err, size_t en)
 {
 	char *end;
 	unsigned long long k, n;
@@ -41,10 +41,17 @@ int shard_parse(const char *cmd, const char *v, struct shard *s)
 			return 0;
 		}
 	}
-	fprintf(stderr, "residctl %s: bad shard '%s'; give K/N with 1 <= K <= "
-		"N <= 1000000, K counting from 1 (Kubernetes: "
-		"JOB_COMPLETION_INDEX + 1)\n", cmd, v);
+	snprintf(err, en, "bad shard '%s'; give K/N with 1 <= K <= N <= "
+		 "1000000, K counting from 1 (Kubernetes: "
+		 "JOB_COMPLETION_INDEX + 1)", v);
 	return -1;
+}
+
+int shard_opt(void *dst, const char *where, const char *v, char *err,
+	      size_t n)
+{
+	(void)where;
+	return shard_parse(v, dst, err, n);
 }
 
 uint64_t shard_units(uint64_t size, uint64_t k, uint64_t n)

@@ -26,8 +26,14 @@ struct shard {
 	uint64_t k, n; /* 1 <= k <= n; n == 0 is the unsharded run, as 1/1 */
 };
 
-/* Parses "K/N" into s; -1 after one line on stderr naming v and the fix. */
-int shard_parse(const char *cmd, const char *v, struct shard *s);
+/* Parses "K/N" into s; -1 with one line in err naming v and the fix. */
+int shard_parse(const char *v, struct shard *s, char *err, size_t n);
+/* --shard K/N, a command's option (cli.h): dst is a struct shard. */
+int shard_opt(void *dst, const char *where, const char *v, char *err,
+	      size_t n);
+#define CLI_SHARD(dst) \
+	{ "shard", CLI_CALL, dst, .arg = "K/N", .help = "run only the units i with " \
+	  "i mod N = K - 1 (K from 1)", .parse = shard_opt }
 static inline int shard_owns(const struct shard *s, uint64_t i)
 {
 	return s->n <= 1 || i % s->n == s->k - 1;

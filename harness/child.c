@@ -49,16 +49,6 @@ static void unreg(pid_t pid)
 			__atomic_store_n(&live[i], 0, __ATOMIC_SEQ_CST);
 }
 
-void child_each(void (*fn)(pid_t pid, void *arg), void *arg)
-{
-	for (int i = 0; i < LIVE_MAX; i++) {
-		pid_t pid = __atomic_load_n(&live[i], __ATOMIC_SEQ_CST);
-
-		if (pid > 0)
-			fn(pid, arg);
-	}
-}
-
 static void tick(void)
 {
 	struct timespec ts = { 0, TICK_NS };

@@ -37,7 +37,4 @@ void child_exit_all(int sig, int status) __attribute__((noreturn));
  * cgroup meanwhile; ends it from here when main has not in 30 s. */
 void child_exit_via_main(int status) __attribute__((noreturn));
 
-/* Calls fn(pid, arg) for every live child (a snapshot). */
-void child_each(void (*fn)(pid_t pid, void *arg), void *arg);
-
 #endif

@@ -12,8 +12,7 @@
 #include "commands.h"
 #include "trace.h"
 
-static const char usage[] =
-	"usage: residctl belady TRACE --capacity BYTES\n"
+static const char about[] =
 	"  Over a reference trace the workload wrote (format: harness/trace.h),\n"
 	"  at a capacity of BYTES (K, M or G suffix, x1024; at least the largest\n"
 	"  chunk), prints misses and bytes missed of:\n"
@@ -43,38 +42,35 @@ static void print_result(const char *name, const struct belady_result *r)
 
 int cmd_belady(int argc, char **argv)
 {
-	const char *path = NULL, *capstr = NULL;
+	const char *path = NULL;
 	struct belady_result r, lb, ex;
 	struct trace t;
-	uint64_t cap;
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("capacity", 'c'),
+	uint64_t cap = 0;
+	char err[512];
+	struct cli_opt opts[] = {
+		{ "capacity", CLI_BYTES, &cap, .arg = "BYTES", .min = 1,
+		  .what = "capacity",
+		  .fix = "give bytes with an optional K, M or G, e.g. 64M",
+		  .help = "the cache's capacity, at least the largest chunk" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "belady", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 1 };
-	char err[512];
-	int opt;
+	const struct cli_spec spec = {
+		.cmd = "belady", .synopsis = "TRACE", .about = about,
+		.opts = opts, .operands = 1,
+		.operand = { .type = CLI_TEXT, .dst = &path },
+	};
+	int rc = cli_parse(&spec, argc, argv);
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		if (opt == CLI_EXIT)
-			return c.status;
-		if (opt == 'c')
-			capstr = c.arg;
-		else
-			path = c.arg;
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	if (!path) {
-		fprintf(stderr, "residctl belady: no TRACE given; usage: residctl belady TRACE --capacity BYTES\n");
+		fprintf(stderr, "residctl belady: no TRACE given; usage: "
+			"residctl belady TRACE --capacity BYTES\n");
 		return 2;
 	}
-	if (!capstr) {
-		fprintf(stderr, "residctl belady: no --capacity given; e.g. --capacity 64M\n");
-		return 2;
-	}
-	if (cli_bytes(capstr, &cap)) {
-		fprintf(stderr, "residctl belady: bad capacity '%s'; give bytes with an optional K, M or G, e.g. 64M\n", capstr);
+	if (!cap) {
+		fprintf(stderr, "residctl belady: no --capacity given; e.g. "
+			"--capacity 64M\n");
 		return 2;
 	}
 	if (trace_read(path, &t, err, sizeof(err))) {

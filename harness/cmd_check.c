@@ -26,45 +26,30 @@
  * long without a byte checked. */
 #define STALL_S 30
 
-static const char usage[] =
-	"usage: residctl check [SCENARIO...] [--seed N] [--profile quick|full]\n"
-	"                      [--json FILE] [--junit FILE] [--list]\n"
-	"                      [--sim [--schedules N] [--shard K/N] [--report FILE]]\n"
-	"                      [--bug N[,N..]]\n"
-	"                      [--fault NAME=P | --fault NAME@N ...] [--chunk B]\n"
-	"                      [--swarm | --no-swarm]\n"
-	"                      [--backing synthetic|file] [--chunks equal|unequal]\n"
+static const char about[] =
 	"  Runs the gate scenarios (all when none is named) on the real kernel\n"
 	"  with eager reconcile, each in its own memory cgroup, and prints one\n"
 	"  row per scenario and leg: verdict, the backing it read (synthetic,\n"
 	"  file O_DIRECT, or file buffered where O_DIRECT was refused), its\n"
-	"  chunks (equal or unequal), checks, mismatches, counters, seconds.\n"
-	"  T-1, T-2, T-3, T-6 and T-7 also read a real file of the content\n"
-	"  whose size is not a page multiple (written to a directory under\n"
-	"  $TMPDIR or /tmp, removed afterwards); T-1 and T-3 also run on a\n"
-	"  table of unequal chunks. T-1, T-2, T-3, T-6 and T-7 also run with\n"
-	"  huge folios in B (a tmpfs mounted huge=always in the child's own\n"
-	"  mount namespace; chunks of the folio size), T-1 also on unequal\n"
-	"  chunks there, which must keep 4 KiB pages; n/a where the kernel has\n"
-	"  no THP. --backing and --chunks keep only those legs.\n"
-	"  Exit 0 only when every scenario passed; 1 when one failed; 2 on bad\n"
-	"  input or when the scenarios cannot run here (see residctl probe).\n"
-	"  --sim runs them on the simulated kernel instead, N schedules each\n"
-	"  (default 400 quick, 4000 full), half random walk, half PCT depth 3;\n"
-	"  a failure prints its shrunk schedule's replay line. --shard K/N runs\n"
-	"  only the schedules i (counted over the scenarios in order) with\n"
-	"  i mod N = K - 1 (K from 1); --report writes the campaign report, every\n"
-	"  failing schedule with its replay line, for residctl merge.\n"
-	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list). --fault injects faults into every\n"
-	"  run, real or --sim, as in residctl storm (NAME@N+M.. for several\n"
-	"  calls; RESIDCTL_FAULTS too); the row counts how many fired per\n"
-	"  point. A fault a named scenario cannot fire (any in T-5) is refused.\n"
-	"  --chunk sets the storms' chunk size (default 1M; 16 MiB region) on\n"
-	"  their equal legs. --swarm (the default with --sim; --no-swarm turns\n"
-	"  it off; --fault swarm too) lets each schedule or storm draw from its\n"
-	"  seed which fault points are on, at which probability, and a storm\n"
-	"  its chunk size; a --fault rule for a point wins over the draw.\n";
+	"  chunks (equal or unequal), checks, mismatches, counters, faults\n"
+	"  fired per point, seconds. T-1, T-2, T-3, T-6 and T-7 also read a real\n"
+	"  file of the content whose size is not a page multiple (written to a\n"
+	"  directory under $TMPDIR or /tmp, removed afterwards); T-1 and T-3\n"
+	"  also run on a table of unequal chunks. T-1, T-2, T-3, T-6 and T-7\n"
+	"  also run with huge folios in B (a tmpfs mounted huge=always in the\n"
+	"  child's own mount namespace; chunks of the folio size), T-1 also on\n"
+	"  unequal chunks there, which must keep 4 KiB pages; n/a where the\n"
+	"  kernel has no THP. --backing, --chunks and --pages keep only those\n"
+	"  legs.\n"
+	"  With --sim each row runs half its schedules as a random walk, half\n"
+	"  as PCT depth 3, and a failure prints its shrunk schedule's replay\n"
+	"  line; --shard counts the schedules over the scenarios in order. A\n"
+	"  fault a named scenario cannot fire (any in T-5) is refused; in the\n"
+	"  whole gate such a scenario runs without. A --fault rule for a point\n"
+	"  wins over the swarm's draw.\n"
+	"  Exit 0 only when every row passed; 1 when one failed; 2 on bad\n"
+	"  input, when the scenarios cannot run here (see residctl probe), or\n"
+	"  when a criterion could not be judged here (an UNKNOWN row).\n";
 
 /* One row of the gate: a scenario on one of its legs. */
 struct row {
@@ -72,16 +57,18 @@ struct row {
 	unsigned leg;
 };
 
-/* The legs a row may take: --backing and --chunks as masks; -1 for all. */
+/* The legs a row may take: --backing, --chunks and --pages; -1 for all. */
 struct leg_filter {
 	int file;    /* 0: synthetic only, 1: file only, -1: both */
 	int unequal; /* 0: equal only, 1: unequal only, -1: both */
+	int huge;    /* 0: 4 KiB pages only, 1: huge tmpfs only, -1: both */
 };
 
 static int leg_kept(const struct leg_filter *f, unsigned leg)
 {
 	return (f->file < 0 || f->file == !!(leg & LEG_FILE)) &&
-	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL));
+	       (f->unequal < 0 || f->unequal == !!(leg & LEG_UNEQUAL)) &&
+	       (f->huge < 0 || f->huge == !!(leg & LEG_HUGE));
 }
 
 /* Appends s's legs (a mask) that f keeps: the synthetic one on equal
@@ -194,27 +181,8 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 		fault_seam_free(fs);
 	}
 	res->seconds = wl_now() - t0;
-	res->passed = rc == 0 && !res->failed && res->mismatches == 0;
-}
-
-/* Adds the gate scenario named v; -1 after one line when there is none. */
-static int choose(const char *v, const struct scenario **chosen, int *n)
-{
-	const struct scenario *s = scenario_find(v);
-
-	if (!s) {
-		fprintf(stderr, "residctl check: unknown scenario '%s'; see "
-			"residctl check --list\n", v);
-		return -1;
-	}
-	if (!s->run) {
-		fprintf(stderr, "residctl check: %s runs only on the simulated "
-			"kernel; use residctl explore %s\n", s->id, s->id);
-		return -1;
-	}
-	if (*n < 64)
-		chosen[(*n)++] = s;
-	return 0;
+	res->verdict = scen_verdict(res, rc == 0);
+	res->passed = res->verdict == VERDICT_PASS;
 }
 
 /* The simulated campaign's report: what decides its schedules. */
@@ -245,304 +213,310 @@ static struct campaign *new_campaign(const struct row *rows,
 	return campaign_new("check --sim", id, seed, size, "schedules", sh);
 }
 
-/* "synthetic"/"file" or "equal"/"unequal" to 0 or 1; -1 after one line. */
-static int leg_option(const char *opt, const char *v, const char *no,
-		      const char *yes)
+/* Everything one gate run is made of: its options, then its rows. */
+struct check {
+	struct run_opts o;
+	struct leg_filter filter;
+	const char *json, *junit, *report;
+	struct sim_gate_part part;
+	struct campaign *camp;
+	uint64_t schedules;
+	int sim, profile, n, named, nrows, files, huge;
+	int swarm; /* --swarm 1, --no-swarm 0; -1: on with --sim */
+	const struct scenario *chosen[64];
+	struct row rows[64];
+	struct scen_result res[64];
+	struct fault_plan user, fitted[64];
+	struct probe p;
+	char manifest[2048], dir[4096], huge_dir[4200];
+};
+
+/* An operand: adds the gate scenario named v. */
+static int choose(void *dst, const char *where, const char *v, char *err,
+		  size_t n)
 {
-	if (!strcmp(v, no))
+	const struct scenario *s = scenario_find(v);
+	struct check *k = dst;
+
+	(void)where;
+	if (!s)
+		snprintf(err, n, "unknown scenario '%s'; see residctl check "
+			 "--list", v);
+	else if (!s->run)
+		snprintf(err, n, "%s runs only on the simulated kernel; use "
+			 "residctl explore %s", s->id, s->id);
+	else if (k->n < 64)
+		k->chosen[k->n++] = s;
+	return s && s->run ? 0 : -1;
+}
+
+static int parse(struct check *k, int argc, char **argv)
+{
+	static const char *const profiles[] = { "quick", "full", NULL };
+	static const char *const backings[] = { "synthetic", "file", NULL };
+	static const char *const chunks[] = { "equal", "unequal", NULL };
+	static const char *const pages[] = { "4k", "huge", NULL };
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the gate scenarios" },
+		CLI_SEED(&k->o.seed, "the seed of every run (default 1)"),
+		{ "profile", CLI_CHOICE, &k->profile, .choices = profiles,
+		  .help = "how long each scenario runs (default quick)" },
+		CLI_JSON(&k->json, "write the rows and the kernel manifest"),
+		{ "junit", CLI_TEXT, &k->junit, .arg = "FILE",
+		  .help = "write the rows as JUnit XML" },
+		{ "backing", CLI_CHOICE, &k->filter.file, .choices = backings,
+		  .help = "keep only the legs on that backing" },
+		{ "chunks", CLI_CHOICE, &k->filter.unequal, .choices = chunks,
+		  .help = "keep only the legs on those chunks" },
+		{ "pages", CLI_CHOICE, &k->filter.huge, .choices = pages,
+		  .help = "keep only the legs on 4 KiB pages or huge folios" },
+		{ "sim", CLI_FLAG, &k->sim,
+		  .help = "run on the simulated kernel instead" },
+		CLI_SCHEDULES(&k->schedules, "schedules per scenario with "
+			      "--sim (default 400 quick, 4000 full)"),
+		CLI_SHARD(&k->part.shard),
+		CLI_REPORT(&k->report),
+		CLI_BUG,
+		CLI_FAULT(&k->user, "inject faults into every run"),
+		{ "swarm", CLI_FLAG, &k->swarm, .help = "draw each run's fault "
+		  "points from its seed (default with --sim)" },
+		{ "no-swarm", CLI_UNFLAG, &k->swarm,
+		  .help = "inject only the --fault rules" },
+		{ "chunk", CLI_BYTES, &k->o.storm_chunk, .arg = "BYTES",
+		  .what = "chunk size", .min = 1, .max = 16 << 20,
+		  .align = RESID_PAGE, .help = "the storms' chunk size on "
+		  "their equal legs (default 1M; 16 MiB region)" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "check", .synopsis = "[SCENARIO...]", .about = about,
+		.opts = opts, .operands = 64,
+		.operand = { .type = CLI_CALL, .dst = k, .parse = choose },
+	};
+
+	k->o.seed = 1;
+	k->filter = (struct leg_filter){ -1, -1, -1 };
+	k->swarm = -1;
+	return cli_parse(&spec, argc, argv);
+}
+
+/* The rows of the scenarios chosen, on the legs the filter keeps. 0, or
+ * -1 after one line. */
+static int make_rows(struct check *k)
+{
+	const struct leg_filter *f = &k->filter;
+
+	k->named = k->n > 0;
+	if (k->n == 0)
+		for (int i = 0; i < nscenarios; i++)
+			if (scenarios[i]->run)
+				k->chosen[k->n++] = scenarios[i];
+	/* The simulated kernel has no files: its legs are the chunks. */
+	if (k->sim && f->file == 1) {
+		fprintf(stderr, "residctl check: --backing file is for the real "
+			"kernel; drop it with --sim\n");
+		return -1;
+	}
+	for (int i = 0; i < k->n; i++)
+		k->nrows = add_rows(k->chosen[i], k->sim ?
+				    sim_gate_legs(k->chosen[i]) :
+				    k->chosen[i]->legs, f, k->rows, k->nrows);
+	if (!k->nrows) {
+		fprintf(stderr, "residctl check: no leg of the scenarios named "
+			"is %s%s%s%s%s; see residctl check --help for which "
+			"scenarios have file, unequal and huge legs\n",
+			f->file < 0 ? "" : f->file ? "file-backed" :
+			"synthetic", f->file >= 0 && f->unequal >= 0 ?
+			" with " : "", f->unequal < 0 ? "" :
+			f->unequal ? "unequal chunks" : "equal chunks",
+			f->huge >= 0 && (f->file >= 0 || f->unequal >= 0) ?
+			", " : "", f->huge < 0 ? "" : f->huge ?
+			"on huge folios" : "on 4 KiB pages");
+		return -1;
+	}
+	return 0;
+}
+
+/* Drops the huge legs where this kernel cannot run them. */
+static void drop_huge(struct check *k)
+{
+	int kept = 0;
+
+	for (int i = 0; i < k->nrows; i++)
+		k->huge += !!(k->rows[i].leg & LEG_HUGE);
+	if (!k->huge || k->sim || k->p.huge_tmpfs)
+		return;
+	for (int i = 0; i < k->nrows; i++)
+		if (!(k->rows[i].leg & LEG_HUGE)) {
+			k->fitted[kept] = k->fitted[i];
+			k->rows[kept++] = k->rows[i];
+		}
+	k->nrows = kept;
+	k->huge = 0;
+	printf("residctl check: the huge legs are n/a here: %s\n",
+	       k->p.huge_why);
+}
+
+/* The run the options describe: its rows, their faults, the kernel's
+ * manifest, the campaign report. 0, or -1 after one line. */
+static int build(struct check *k)
+{
+	char err[1024];
+
+	k->o.profile = k->profile ? PROFILE_FULL : PROFILE_QUICK;
+	if (make_rows(k) < 0)
+		return -1;
+	if (k->schedules && !k->sim) {
+		fprintf(stderr, "residctl check: --schedules goes with --sim\n");
+		return -1;
+	}
+	if ((k->part.shard.n || k->report) && !k->sim) {
+		fprintf(stderr, "residctl check: --%s goes with --sim: the real "
+			"gate is one run per scenario\n", k->report &&
+			!k->part.shard.n ? "report" : "shard");
+		return -1;
+	}
+	if (k->sim && !k->schedules)
+		k->schedules = k->o.profile == PROFILE_FULL ? 4000 : 400;
+	if (k->swarm == 1 || (k->swarm < 0 && k->sim))
+		k->user.swarm = FAULT_ALL;
+	else if (!k->swarm)
+		k->user.swarm = 0;
+	if (fit_faults(k->rows, k->nrows, k->named, k->sim, &k->user,
+		       k->fitted, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
+		return -1;
+	}
+	probe_run(&k->p);
+	if (!k->sim && !k->p.can_run) {
+		fprintf(stderr, "residctl check: can the pager run here? %s\n",
+			k->p.verdict);
+		return -1;
+	}
+	drop_huge(k);
+	for (int i = 0; i < k->nrows; i++)
+		k->files += !!(k->rows[i].leg & (LEG_FILE | LEG_HUGE));
+	probe_json(&k->p, k->manifest, sizeof(k->manifest));
+	if (k->report && !(k->camp = new_campaign(k->rows, k->nrows,
+						  k->schedules, k->o.seed,
+						  &k->user, &k->part.shard))) {
+		fprintf(stderr, "residctl check: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The directories the file and huge legs write in; -1 after one line. */
+static int make_dirs(struct check *k)
+{
+	char err[1024];
+
+	if (k->files && content_dir_make(k->dir, sizeof(k->dir), err,
+					 sizeof(err)) < 0) {
+		fprintf(stderr, "residctl check: %s\n", err);
+		return -1;
+	}
+	k->o.file_dir = k->dir;
+	snprintf(k->huge_dir, sizeof(k->huge_dir), "%s/huge", k->dir);
+	if (k->huge && mkdir(k->huge_dir, 0700) < 0) {
+		fprintf(stderr, "residctl check: cannot make %s: %s\n",
+			k->huge_dir, strerror(errno));
+		content_dir_remove(k->dir);
+		return -1;
+	}
+	k->o.huge_dir = k->huge_dir;
+	return 0;
+}
+
+/* Runs every row; -1 when its files could not be made or removed. */
+static int run_rows(struct check *k)
+{
+	printf("residctl check: %s, seed %" PRIu64 ", profile %s\n",
+	       k->sim ? "simulated kernel" : k->p.release, k->o.seed,
+	       k->o.profile == PROFILE_FULL ? "full" : "quick");
+	if (shard_split(&k->part.shard))
+		printf("  shard %" PRIu64 "/%" PRIu64 ": schedule i runs when "
+		       "i mod %" PRIu64 " = %" PRIu64 "\n", k->part.shard.k,
+		       k->part.shard.n, k->part.shard.n, k->part.shard.k - 1);
+	if (make_dirs(k) < 0)
+		return -1;
+	for (int i = 0; i < k->nrows; i++) {
+		const struct row *r = &k->rows[i];
+		uint64_t units = k->sim ? sim_gate_units(r->s, k->schedules) :
+			0;
+
+		printf("  running %s (%s): %s ...\n", r->s->id,
+		       leg_name(r->leg), r->s->title);
+		fflush(stdout);
+		k->o.faults = &k->fitted[i];
+		k->o.leg = r->leg;
+		if (k->camp) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s%s", r->s->id,
+				 r->leg & LEG_UNEQUAL ? "+unequal" : "");
+			k->part.row = campaign_row(k->camp, name, units);
+		}
+		run_one(r->s, &k->o, k->sim ? k->schedules : 0, &k->part,
+			&k->res[i]);
+		k->part.unit0 += units;
+	}
+	/* Every scenario's file is gone, even one a killed child left. */
+	if (k->huge && rmdir(k->huge_dir) < 0)
+		fprintf(stderr, "residctl check: cannot remove %s: %s\n",
+			k->huge_dir, strerror(errno));
+	return k->files && content_dir_remove(k->dir) < 0 ? -1 : 0;
+}
+
+/* The table, the files asked for, and the line that reruns a failure. */
+static int report(struct check *k, double seconds)
+{
+	struct coverage cov = { 0 };
+
+	report_table(stdout, k->res, k->nrows);
+	for (int i = 0; i < k->nrows; i++)
+		coverage_merge(&cov, &k->res[i].cov);
+	coverage_line(stdout, "", &cov);
+	if (k->json && report_json(k->json, k->res, k->nrows, k->manifest,
+				   k->o.seed) < 0)
+		return 2;
+	if (k->junit && report_junit(k->junit, k->res, k->nrows) < 0)
+		return 2;
+	if (k->camp) {
+		int bad = campaign_write(k->camp, k->report, seconds);
+
+		campaign_free(k->camp);
+		if (bad)
+			return 2;
+	}
+	int rc = report_exit(k->res, k->nrows);
+
+	if (rc == 0)
 		return 0;
-	if (!strcmp(v, yes))
-		return 1;
-	fprintf(stderr, "residctl check: unknown --%s '%s'; use %s or %s\n",
-		opt, v, no, yes);
-	return -1;
+	char spec[2048];
+
+	if (fault_plan_format(&k->user, spec, sizeof(spec)) < 0)
+		snprintf(spec, sizeof(spec), "...");
+	printf("replay: residctl check %s--seed %" PRIu64 " --profile %s%s%s%s\n",
+	       k->sim ? "--sim " : "", k->o.seed, k->o.profile == PROFILE_FULL ?
+	       "full" : "quick", k->sim && !k->user.swarm ? " --no-swarm" : "",
+	       spec[0] ? " --fault " : "", spec);
+	return rc;
 }
 
 int cmd_check(int argc, char **argv)
 {
-	const struct scenario *chosen[64];
-	static struct row rows[64];
-	static struct scen_result res[64];
-	static struct fault_plan user, fitted[64];
-	struct run_opts o = { .seed = 1, .profile = PROFILE_QUICK };
-	struct leg_filter filter = { -1, -1 };
-	const char *json = NULL, *junit = NULL, *report = NULL;
-	struct sim_gate_part part = { 0 };
-	struct campaign *camp = NULL;
-	int n = 0, nrows = 0, passed = 0, sim = 0, named, files = 0, huge = 0;
-	int swarm = -1; /* --swarm 1, --no-swarm 0; -1: on with --sim */
-	char dir[4096] = "", huge_dir[4200] = "";
-	uint64_t schedules = 0;
-	char err[1024];
+	static struct check k;
+	int rc = parse(&k, argc, argv);
+	double t0;
 
-	if (fault_plan_option(&user, "check", NULL) < 0)
+	if (rc != CLI_RUN)
+		return rc;
+	if (build(&k) < 0)
 		return 2;
-
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("list", 'l'),
-		CLI_FLAG("sim", 'S'),
-		CLI_FLAG("swarm", 'w'),
-		CLI_FLAG("no-swarm", 'W'),
-		CLI_VALUE("schedules", 'n'),
-		CLI_VALUE("bug", 'b'),
-		CLI_VALUE("chunk", 'c'),
-		CLI_VALUE("fault", 'f'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("profile", 'p'),
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("junit", 'J'),
-		CLI_VALUE("shard", 'k'),
-		CLI_VALUE("report", 'r'),
-		CLI_VALUE("backing", 'B'),
-		CLI_VALUE("chunks", 'C'),
-		{ 0 },
-	};
-	struct cli c = { .cmd = "check", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 64 };
-	const char *v;
-	int opt;
-
-	while ((opt = cli_next(&c)) != CLI_END) {
-		v = c.arg;
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'l':
-			list();
-			return 0;
-		case 'S':
-			sim = 1;
-			break;
-		case 'w':
-		case 'W':
-			swarm = opt == 'w';
-			break;
-		case 'n':
-			if (cli_u64(v, &schedules) || !schedules) {
-				fprintf(stderr, "residctl check: bad schedule "
-					"count '%s'; give a number >= 1\n", v);
-				return 2;
-			}
-			break;
-		case 'b':
-			if (bugs_option("check", v))
-				return 2;
-			break;
-		case 'c':
-			if (cli_bytes(v, &o.storm_chunk) || !o.storm_chunk ||
-			    o.storm_chunk % RESID_PAGE ||
-			    o.storm_chunk > (16ull << 20)) {
-				fprintf(stderr, "residctl check: bad chunk size "
-					"'%s'; give a multiple of 4K up to 16M\n", v);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (fault_plan_option(&user, "check", v) < 0)
-				return 2;
-			break;
-		case 's':
-			if (cli_u64(v, &o.seed)) {
-				fprintf(stderr, "residctl check: bad seed '%s'; "
-					"give a decimal number\n", v);
-				return 2;
-			}
-			break;
-		case 'p':
-			if (!strcmp(v, "quick"))
-				o.profile = PROFILE_QUICK;
-			else if (!strcmp(v, "full"))
-				o.profile = PROFILE_FULL;
-			else {
-				fprintf(stderr, "residctl check: unknown profile "
-					"'%s'; use quick or full\n", v);
-				return 2;
-			}
-			break;
-		case 'j':
-			json = v;
-			break;
-		case 'J':
-			junit = v;
-			break;
-		case 'k':
-			if (shard_parse("check", v, &part.shard))
-				return 2;
-			break;
-		case 'r':
-			report = v;
-			break;
-		case 'B':
-			if ((filter.file = leg_option("backing", v, "synthetic",
-						      "file")) < 0)
-				return 2;
-			break;
-		case 'C':
-			if ((filter.unequal = leg_option("chunks", v, "equal",
-							 "unequal")) < 0)
-				return 2;
-			break;
-		case CLI_OPERAND:
-			if (choose(v, chosen, &n) < 0)
-				return 2;
-			break;
-		}
-	}
-	named = n > 0;
-	if (n == 0)
-		for (int i = 0; i < nscenarios; i++)
-			if (scenarios[i]->run)
-				chosen[n++] = scenarios[i];
-	/* The simulated kernel has no files: its legs are the chunks. */
-	if (sim && filter.file == 1) {
-		fprintf(stderr, "residctl check: --backing file is for the real "
-			"kernel; drop it with --sim\n");
+	t0 = wl_now();
+	if (run_rows(&k) < 0)
 		return 2;
-	}
-	for (int i = 0; i < n; i++)
-		nrows = sim ? add_rows(chosen[i], sim_gate_legs(chosen[i]),
-				       &filter, rows, nrows) :
-			add_rows(chosen[i], chosen[i]->legs, &filter, rows,
-				 nrows);
-	if (!nrows) {
-		fprintf(stderr, "residctl check: no leg of the scenarios named "
-			"is %s%s%s; see residctl check --help for which "
-			"scenarios have file and unequal legs\n",
-			filter.file < 0 ? "" : filter.file ? "file-backed" :
-			"synthetic", filter.file >= 0 && filter.unequal >= 0 ?
-			" with " : "", filter.unequal < 0 ? "" :
-			filter.unequal ? "unequal chunks" : "equal chunks");
-		return 2;
-	}
-
-	struct probe p;
-	char manifest[2048];
-
-	if (schedules && !sim) {
-		fprintf(stderr, "residctl check: --schedules goes with --sim\n");
-		return 2;
-	}
-	if ((part.shard.n || report) && !sim) {
-		fprintf(stderr, "residctl check: --%s goes with --sim: the real "
-			"gate is one run per scenario\n", report && !part.shard.n ?
-			"report" : "shard");
-		return 2;
-	}
-	if (sim && !schedules)
-		schedules = o.profile == PROFILE_FULL ? 4000 : 400;
-	if (swarm == 1 || (swarm < 0 && sim))
-		user.swarm = FAULT_ALL;
-	else if (!swarm)
-		user.swarm = 0;
-	if (fit_faults(rows, nrows, named, sim, &user, fitted, err,
-		       sizeof(err)) < 0) {
-		fprintf(stderr, "residctl check: %s\n", err);
-		return 2;
-	}
-	probe_run(&p);
-	if (!sim && !p.can_run) {
-		fprintf(stderr, "residctl check: can the pager run here? %s\n",
-			p.verdict);
-		return 2;
-	}
-	for (int i = 0; i < nrows; i++)
-		huge += !!(rows[i].leg & LEG_HUGE);
-	if (huge && !sim && !p.huge_tmpfs) {
-		int kept = 0;
-
-		for (int i = 0; i < nrows; i++)
-			if (!(rows[i].leg & LEG_HUGE)) {
-				fitted[kept] = fitted[i];
-				rows[kept++] = rows[i];
-			}
-		nrows = kept;
-		huge = 0;
-		printf("residctl check: the huge legs are n/a here: %s\n",
-		       p.huge_why);
-	}
-	for (int i = 0; i < nrows; i++)
-		files += !!(rows[i].leg & (LEG_FILE | LEG_HUGE));
-	probe_json(&p, manifest, sizeof(manifest));
-	if (report && !(camp = new_campaign(rows, nrows, schedules, o.seed,
-					    &user, &part.shard))) {
-		fprintf(stderr, "residctl check: out of memory\n");
-		return 2;
-	}
-	printf("residctl check: %s, seed %" PRIu64 ", profile %s\n",
-	       sim ? "simulated kernel" : p.release, o.seed,
-	       o.profile == PROFILE_FULL ? "full" : "quick");
-	if (shard_split(&part.shard))
-		printf("  shard %" PRIu64 "/%" PRIu64 ": schedule i runs when "
-		       "i mod %" PRIu64 " = %" PRIu64 "\n", part.shard.k,
-		       part.shard.n, part.shard.n, part.shard.k - 1);
-	double t0 = wl_now();
-
-	if (files && content_dir_make(dir, sizeof(dir), err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl check: %s\n", err);
-		return 2;
-	}
-	o.file_dir = dir;
-	snprintf(huge_dir, sizeof(huge_dir), "%s/huge", dir);
-	if (huge && mkdir(huge_dir, 0700) < 0) {
-		fprintf(stderr, "residctl check: cannot make %s: %s\n",
-			huge_dir, strerror(errno));
-		content_dir_remove(dir);
-		return 2;
-	}
-	o.huge_dir = huge_dir;
-	for (int i = 0; i < nrows; i++) {
-		uint64_t units = sim ? sim_gate_units(rows[i].s, schedules) : 0;
-
-		printf("  running %s (%s): %s ...\n", rows[i].s->id,
-		       leg_name(rows[i].leg), rows[i].s->title);
-		fflush(stdout);
-		o.faults = &fitted[i];
-		o.leg = rows[i].leg;
-		if (camp) {
-			char name[64];
-
-			snprintf(name, sizeof(name), "%s%s", rows[i].s->id,
-				 rows[i].leg & LEG_UNEQUAL ? "+unequal" : "");
-			part.row = campaign_row(camp, name, units);
-		}
-		run_one(rows[i].s, &o, sim ? schedules : 0, &part, &res[i]);
-		part.unit0 += units;
-		passed += res[i].passed;
-	}
-	/* Every scenario's file is gone, even one a killed child left. */
-	if (huge && rmdir(huge_dir) < 0)
-		fprintf(stderr, "residctl check: cannot remove %s: %s\n",
-			huge_dir, strerror(errno));
-	if (files && content_dir_remove(dir) < 0)
-		return 2;
-	report_table(stdout, res, nrows);
-	struct coverage cov = { 0 };
-
-	for (int i = 0; i < nrows; i++)
-		coverage_merge(&cov, &res[i].cov);
-	coverage_line(stdout, "", &cov);
-	if (json && report_json(json, res, nrows, manifest, o.seed) < 0)
-		return 2;
-	if (junit && report_junit(junit, res, nrows) < 0)
-		return 2;
-	if (camp) {
-		int bad = campaign_write(camp, report, wl_now() - t0);
-
-		campaign_free(camp);
-		if (bad)
-			return 2;
-	}
-	if (passed != nrows) {
-		char spec[2048];
-
-		if (fault_plan_format(&user, spec, sizeof(spec)) < 0)
-			snprintf(spec, sizeof(spec), "...");
-		printf("replay: residctl check %s--seed %" PRIu64 " --profile "
-		       "%s%s%s%s\n", sim ? "--sim " : "", o.seed,
-		       o.profile == PROFILE_FULL ? "full" : "quick",
-		       sim && !user.swarm ? " --no-swarm" : "",
-		       spec[0] ? " --fault " : "", spec);
-	}
-	return passed == nrows ? 0 : 1;
+	return report(&k, wl_now() - t0);
 }

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "coverage.h"
 
-static const char usage[] =
-	"usage: residctl coverage [FILE] [--json] | --list\n"
+static const char about[] =
 	"  Reads the code-probe counts that residctl runs added to FILE\n"
 	"  (default: $RESIDCTL_COVERAGE; every check, explore and storm run\n"
 	"  with RESIDCTL_COVERAGE=FILE adds its counts at exit) and prints each\n"
@@ -46,26 +46,21 @@ int cmd_coverage(int argc, char **argv)
 	struct coverage c;
 	char err[512];
 	int json = 0;
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the probes and what each means" },
+		{ "json", CLI_FLAG, &json, .help = "print the counts as JSON" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "coverage", .synopsis = "[FILE]", .about = about,
+		.opts = opts, .operands = 1,
+		.operand = { .type = CLI_TEXT, .dst = &path },
+	};
+	int rc = cli_parse(&spec, argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
-			list();
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (a[0] == '-' || path) {
-			fprintf(stderr, "residctl coverage: unexpected '%s'; see "
-				"residctl coverage --help\n", a);
-			return 2;
-		} else {
-			path = a;
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	if (!path)
 		path = getenv("RESIDCTL_COVERAGE");
 	if (!path || !*path) {

@@ -1,5 +1,5 @@
-/* residctl explore / replay: schedules of a scenario under the simulated
- * kernel and the deterministic scheduler (SPEC §4). */
+/* residctl explore: schedules of a scenario under the simulated kernel and
+ * the deterministic scheduler (SPEC §4). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,46 +13,24 @@
 #include "explore_report.h"
 #include "report.h"
 
-static const char explore_usage[] =
-	"usage: residctl explore SCENARIO [--strategy random|pct:D|dfs:P]\n"
-	"                        [--schedules N] [--fault NAME=P | NAME@N ...]\n"
-	"                        [--json FILE] [--shard K/N] [--report FILE]\n"
-	"                        [--chunks equal|unequal]\n"
-	"                        [--seed S] [--bug N[,N..]] [--no-shrink] [--stop]\n"
-	"                        [--shrink-seconds S] [--shrink-mb M] | --list\n"
-	"  Runs N schedules (default 1000) of SCENARIO on the simulated kernel,\n"
-	"  each chosen by the strategy (default pct:3) from seed S + i; dfs:P\n"
-	"  searches every schedule with at most P preemptions (tiny scenarios;\n"
-	"  N caps it). Prints\n"
-	"  schedules run, distinct interleavings (lock-acquisition orders),\n"
-	"  failures by oracle, and for the first failure its shrunk schedule's\n"
-	"  preemption count and the line `residctl replay` reproduces it with.\n"
-	"  The first failure is printed on stderr with its unshrunk line the\n"
-	"  moment it is found; shrinking stops after S seconds (default 20) or\n"
-	"  when the process grew by M MiB (default 1024), and the best line so\n"
-	"  far stands. A schedule past 1,000,000 steps or 20 s of CPU time\n"
-	"  ends with no-progress.\n"
-	"  --bug switches a bug back on (1..10, all; RESIDCTL_BUGS\n"
-	"  too; see residctl repro --list). --fault adds faults to the\n"
-	"  scenario's own (T-7 fails and shortens half its reads), decided by\n"
-	"  each schedule's decision stream (RESIDCTL_FAULTS too); a fault the\n"
-	"  scenario cannot fire is refused. Shrinking drops faults too. --json\n"
-	"  writes the summary and the code probes the campaign hit and missed.\n"
-	"  --shard K/N runs schedule i only when i mod N = K - 1 (K from 1;\n"
-	"  random and pct only); --report writes the campaign report, every\n"
-	"  failing schedule with its replay line, for residctl merge.\n"
-	"  --chunks unequal runs every schedule on a table of unequal chunks\n"
-	"  (1 to 4 pages, the last ending unaligned; check --sim runs both).\n"
-	"  --stop ends the campaign at its first failure. Exit 0 with no\n"
-	"  failure, 1 with one, 2 on bad input.\n";
-
-static const char replay_usage[] =
-	"usage: residctl replay 'LINE'\n"
-	"  Runs the schedule a failure printed (rc3/REV/SCENARIO/STRATEGY/SEED/\n"
-	"  BUGS/OPS/FAULTS/SCHEDULE), with the bug switches and the faults it\n"
-	"  names, and prints its verdict, the faults that fired and its\n"
-	"  event-log hash. Exit 0 when it passes, 1 when it fails (reproduced),\n"
-	"  2 on a bad line.\n";
+static const char about[] =
+	"  Runs N schedules of SCENARIO on the simulated kernel, each chosen by\n"
+	"  the strategy from seed S + i; dfs:P searches every schedule with at\n"
+	"  most P preemptions (tiny scenarios; N caps it). Prints schedules\n"
+	"  run, distinct interleavings (lock-acquisition orders), failures by\n"
+	"  oracle, and for the first failure its shrunk schedule's preemption\n"
+	"  count and the line `residctl replay` reproduces it with. The first\n"
+	"  failure is printed on stderr with its unshrunk line the moment it is\n"
+	"  found; shrinking stops after --shrink-seconds or when the process\n"
+	"  grew by --shrink-mb, and the best line so far stands. A schedule\n"
+	"  past 1,000,000 steps or 20 s of CPU time ends with no-progress.\n"
+	"  --fault adds faults to the scenario's own (T-7 fails and shortens\n"
+	"  half its reads), decided by each schedule's decision stream; a fault\n"
+	"  the scenario cannot fire is refused. Shrinking drops faults too.\n"
+	"  --shard splits random and pct only. --chunks unequal runs every\n"
+	"  schedule on a table of unequal chunks (1 to 4 pages, the last ending\n"
+	"  unaligned; check --sim runs both). Exit 0 with no failure, 1 with\n"
+	"  one, 2 on bad input.\n";
 
 static int write_json(const char *path, const struct explore_opts *o,
 		      const struct explore_result *r)
@@ -107,226 +85,152 @@ static void list(void)
 			       scenarios[i]->title);
 }
 
-int shrink_option(const char *cmd, int seconds, const char *v,
-		  struct shrink_budget *b)
+/* The operand: the simulated scenario. */
+static int scenario_opt(void *dst, const char *where, const char *v,
+			char *err, size_t n)
 {
-	uint64_t n;
+	struct explore_opts *o = dst;
 
-	if (cli_u64(v, &n) || !n || n > 1000000) {
-		fprintf(stderr, "residctl %s: bad --shrink-%s '%s'; give a whole "
-			"number, 1 to 1000000\n", cmd, seconds ? "seconds" : "mb",
-			v);
+	(void)where;
+	if ((o->p = simprog_find(v)))
+		return 0;
+	snprintf(err, n, "no simulated scenario '%s'; see residctl explore "
+		 "--list", v);
+	return -1;
+}
+
+/* What an explore campaign is made of, beside explore_opts. */
+struct explore_args {
+	struct explore_opts o;
+	struct fault_plan user, faults;
+	const char *json, *report, *strategy;
+	uint64_t shrink_seconds;
+};
+
+static int strategy_opt(void *dst, const char *where, const char *v,
+			char *err, size_t n)
+{
+	struct explore_args *a = dst;
+
+	(void)where;
+	if (!parse_strategy(v, &a->o.strategy, &a->o.depth)) {
+		a->strategy = v;
+		return 0;
+	}
+	snprintf(err, n, "unknown strategy '%s'; use random, pct:D (D 1..9) "
+		 "or dfs:P (P 0..9)", v);
+	return -1;
+}
+
+static int parse(struct explore_args *a, int argc, char **argv)
+{
+	static const char *const chunks[] = { "equal", "unequal", NULL };
+	struct explore_opts *o = &a->o;
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the simulated scenarios" },
+		{ "strategy", CLI_CALL, a, .parse = strategy_opt,
+		  .arg = "random|pct:D|dfs:P", .help = "how each schedule is "
+		  "chosen (default pct:3)" },
+		CLI_SCHEDULES(&o->schedules, "schedules to run (default 1000)"),
+		CLI_FAULT(&a->user, "add faults to the scenario's own"),
+		CLI_JSON(&a->json, "write the summary and the code probes hit "
+			 "and missed"),
+		CLI_SHARD(&o->shard),
+		CLI_REPORT(&a->report),
+		{ "chunks", CLI_CHOICE, &o->unequal, .choices = chunks,
+		  .help = "the chunks of every schedule (default equal)" },
+		CLI_SEED(&o->seed, "the first schedule's seed (default 1)"),
+		CLI_BUG,
+		{ "no-shrink", CLI_UNFLAG, &o->shrink,
+		  .help = "print the first failure unshrunk" },
+		{ "stop", CLI_FLAG, &o->stop_at_failure,
+		  .help = "end the campaign at its first failure" },
+		{ "shrink-seconds", CLI_U64, &a->shrink_seconds, .arg = "S",
+		  .min = 1, .max = 1000000, .what = "--shrink-seconds",
+		  .help = "stop shrinking after S seconds (default 20)" },
+		{ "shrink-mb", CLI_U64, &o->budget.mb, .arg = "M", .min = 1,
+		  .max = 1000000, .help = "stop "
+		  "shrinking when the process grew by M MiB (default 1024)" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "explore", .synopsis = "SCENARIO", .about = about,
+		.opts = opts, .operands = 1,
+		.operand = { .type = CLI_CALL, .dst = o, .parse = scenario_opt },
+	};
+
+	*o = (struct explore_opts){ .strategy = SIM_PCT, .depth = 3,
+				    .schedules = 1000, .seed = 1, .shrink = 1 };
+	a->strategy = "pct:3";
+	return cli_parse(&spec, argc, argv);
+}
+
+/* The campaign the options describe; -1 after one line. */
+static int build(struct explore_args *a, struct campaign **camp,
+		 struct explore_row *er)
+{
+	struct explore_opts *o = &a->o;
+	char err[1024];
+
+	if (!o->p) {
+		fprintf(stderr, "residctl explore: no SCENARIO given; see "
+			"residctl explore --list\n");
 		return -1;
 	}
-	if (seconds)
-		b->seconds = (double)n;
-	else
-		b->mb = n;
+	if (simprog_faults(o->p, &a->user, &a->faults, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl explore: %s\n", err);
+		return -1;
+	}
+	if (shard_split(&o->shard) && o->strategy == SIM_DFS) {
+		fprintf(stderr, "residctl explore: --shard splits seeds, and "
+			"%s is one search tree; shard random or pct:D\n",
+			a->strategy);
+		return -1;
+	}
+	o->budget.seconds = (double)a->shrink_seconds;
+	o->faults = &a->faults;
+	o->progress = isatty(STDERR_FILENO);
+	o->announce = stderr;
+	o->bugs = bugs_enabled();
+	if (!a->report)
+		return 0;
+	if (!(*camp = new_campaign(o, a->strategy)) ||
+	    !(er->row = campaign_row(*camp, o->p->id, o->schedules))) {
+		fprintf(stderr, "residctl explore: out of memory\n");
+		return -1;
+	}
+	o->failed = explore_finding;
+	o->failed_arg = er;
 	return 0;
 }
 
 int cmd_explore(int argc, char **argv)
 {
-	struct explore_opts o = { .strategy = SIM_PCT, .depth = 3,
-				  .schedules = 1000, .seed = 1, .shrink = 1 };
-	struct explore_result r;
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("list", 'l'),
-		CLI_FLAG("no-shrink", 'N'),
-		CLI_FLAG("stop", 'X'),
-		CLI_VALUE("strategy", 't'),
-		CLI_VALUE("schedules", 'n'),
-		CLI_VALUE("bug", 'b'),
-		CLI_VALUE("fault", 'f'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("shard", 'k'),
-		CLI_VALUE("report", 'r'),
-		CLI_VALUE("chunks", 'C'),
-		CLI_VALUE("shrink-seconds", 'S'),
-		CLI_VALUE("shrink-mb", 'M'),
-		{ 0 },
-	};
-	struct cli c = { .cmd = "explore", .usage = explore_usage,
-			 .argc = argc, .argv = argv, .opts = opts,
-			 .operands = 1 };
-	static struct fault_plan user, faults;
-	const char *v, *json = NULL, *report = NULL, *strategy = "pct:3";
+	static struct explore_args a;
+	struct explore_opts *o = &a.o;
 	struct campaign *camp = NULL;
 	struct explore_row er = { 0 };
-	char err[1024];
-	int opt;
+	struct explore_result r;
+	int rc = parse(&a, argc, argv);
 
-	if (fault_plan_option(&user, "explore", NULL) < 0)
+	if (rc != CLI_RUN)
+		return rc;
+	if (build(&a, &camp, &er) < 0)
 		return 2;
-	while ((opt = cli_next(&c)) != CLI_END) {
-		v = c.arg;
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'l':
-			list();
-			return 0;
-		case 'N':
-			o.shrink = 0;
-			break;
-		case 'X':
-			o.stop_at_failure = 1;
-			break;
-		case CLI_OPERAND:
-			if (!(o.p = simprog_find(v))) {
-				fprintf(stderr, "residctl explore: no simulated "
-					"scenario '%s'; see residctl explore "
-					"--list\n", v);
-				return 2;
-			}
-			break;
-		case 't':
-			if (parse_strategy(v, &o.strategy, &o.depth)) {
-				fprintf(stderr, "residctl explore: unknown "
-					"strategy '%s'; use random, pct:D (D "
-					"1..9) or dfs:P (P 0..9)\n", v);
-				return 2;
-			}
-			strategy = v;
-			break;
-		case 'k':
-			if (shard_parse("explore", v, &o.shard))
-				return 2;
-			break;
-		case 'r':
-			report = v;
-			break;
-		case 'n':
-			if (cli_u64(v, &o.schedules) || !o.schedules) {
-				fprintf(stderr, "residctl explore: bad schedule "
-					"count '%s'; give a number >= 1\n", v);
-				return 2;
-			}
-			break;
-		case 'b':
-			if (bugs_option("explore", v))
-				return 2;
-			break;
-		case 'j':
-			json = v;
-			break;
-		case 'C':
-			if (strcmp(v, "equal") && strcmp(v, "unequal")) {
-				fprintf(stderr, "residctl explore: unknown "
-					"--chunks '%s'; use equal or unequal\n",
-					v);
-				return 2;
-			}
-			o.unequal = !strcmp(v, "unequal");
-			break;
-		case 'f':
-			if (fault_plan_option(&user, "explore", v) < 0)
-				return 2;
-			break;
-		case 'S':
-		case 'M':
-			if (shrink_option("explore", opt == 'S', v, &o.budget))
-				return 2;
-			break;
-		case 's':
-			if (cli_u64(v, &o.seed)) {
-				fprintf(stderr, "residctl explore: bad seed "
-					"'%s'; give a decimal number\n", v);
-				return 2;
-			}
-			break;
-		}
-	}
-	if (!o.p) {
-		fprintf(stderr, "residctl explore: no SCENARIO given; see "
-			"residctl explore --list\n");
-		return 2;
-	}
-	if (simprog_faults(o.p, &user, &faults, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl explore: %s\n", err);
-		return 2;
-	}
-	if (shard_split(&o.shard) && o.strategy == SIM_DFS) {
-		fprintf(stderr, "residctl explore: --shard splits seeds, and "
-			"%s is one search tree; shard random or pct:D\n",
-			strategy);
-		return 2;
-	}
-	o.faults = &faults;
-	o.progress = isatty(STDERR_FILENO);
-	o.announce = stderr;
-	o.bugs = bugs_enabled();
-	if (report) {
-		if (!(camp = new_campaign(&o, strategy)) ||
-		    !(er.row = campaign_row(camp, o.p->id, o.schedules))) {
-			fprintf(stderr, "residctl explore: out of memory\n");
-			return 2;
-		}
-		o.failed = explore_finding;
-		o.failed_arg = &er;
-	}
-	if (shard_split(&o.shard))
-		printf("explore %s: shard %llu/%llu of %llu schedules\n", o.p->id,
-		       (unsigned long long)o.shard.k,
-		       (unsigned long long)o.shard.n,
-		       (unsigned long long)o.schedules);
-	explore(&o, &r);
-	explore_print(stdout, &o, &r);
-	int failed = r.failures != 0;
-
-	if (json && write_json(json, &o, &r) < 0)
-		failed = 2;
-	if (report && write_report(report, &o, &r, camp, &er) < 0)
-		failed = 2;
+	if (shard_split(&o->shard))
+		printf("explore %s: shard %llu/%llu of %llu schedules\n",
+		       o->p->id, (unsigned long long)o->shard.k,
+		       (unsigned long long)o->shard.n,
+		       (unsigned long long)o->schedules);
+	explore(o, &r);
+	explore_print(stdout, o, &r);
+	rc = r.failures != 0;
+	if (a.json && write_json(a.json, o, &r) < 0)
+		rc = 2;
+	if (a.report && write_report(a.report, o, &r, camp, &er) < 0)
+		rc = 2;
 	campaign_free(camp);
-
 	explore_result_free(&r);
-	return failed;
-}
-
-int cmd_replay(int argc, char **argv)
-{
-	struct replay rp;
-	struct sim_outcome out;
-	char err[256];
-
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		{ 0 },
-	};
-	struct cli c = { .cmd = "replay", .usage = replay_usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 1 };
-	const char *line = NULL;
-	int opt;
-
-	while ((opt = cli_next(&c)) != CLI_END) {
-		if (opt == CLI_EXIT)
-			return c.status;
-		line = c.arg;
-	}
-	if (!line) {
-		fprintf(stderr, "residctl replay: give exactly one LINE, in "
-			"quotes; see residctl replay --help\n");
-		return 2;
-	}
-	if (replay_decode(line, &rp, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl replay: %s\n", err);
-		return 2;
-	}
-	replay_run(&rp, &out);
-	printf("replay %s%s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
-	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
-	       rp.unequal ? " (unequal chunks)" : "", sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
-	       out.steps, out.preemptions, out.log_hash);
-	for (int p = 0; p < FP_COUNT; p++)
-		if (rp.faults.on & 1u << p)
-			printf("  fault %-28s fired %" PRIu64 "\n",
-			       fault_name(p), out.fired[p]);
-	int failed = out.verdict != SIM_PASS;
-
-	sim_outcome_free(&out);
-	replay_free(&rp);
-	return failed;
+	return rc;
 }

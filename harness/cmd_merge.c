@@ -10,11 +10,10 @@
 #include "merge.h"
 #include "report.h"
 
-static const char usage[] =
-	"usage: residctl merge REPORT.json... [--json FILE] [--junit FILE]\n"
+static const char about[] =
 	"  Combines the reports that the shards of one campaign wrote\n"
 	"  (explore, check --sim, storm, matrix with --shard K/N --report FILE;\n"
-	"  scripts/kernel-matrix.sh --shard K/N --report FILE) into one: a row\n"
+	"  kernels/matrix.sh --shard K/N --report FILE) into one: a row\n"
 	"  per scenario or cell with its verdict, units, failures and counters\n"
 	"  summed, interleavings counted over the union, and the failures in\n"
 	"  index order with the lines that rerun them (the first 100), as the\n"
@@ -158,54 +157,65 @@ static int write_junit(const char *path, const struct merged *m)
 	return close_tmp(f, tmp, path);
 }
 
+/* Files to merge: the operands in order. */
+struct reports {
+	char **files;
+	int n;
+};
+
+static int report_opt(void *dst, const char *where, const char *v,
+		      char *err, size_t n)
+{
+	struct reports *r = dst;
+
+	(void)where;
+	(void)err;
+	(void)n;
+	r->files[r->n++] = (char *)v;
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("junit", 'J'),
+	const char *json = NULL, *junit = NULL;
+	struct reports in = { calloc((size_t)argc, sizeof(char *)), 0 };
+	struct cli_opt opts[] = {
+		CLI_JSON(&json, "write the merged report"),
+		{ "junit", CLI_TEXT, &junit, .arg = "FILE",
+		  .help = "write the merged rows as JUnit XML" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "merge", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 100000 };
-	const char *json = NULL, *junit = NULL;
-	char **files = calloc((size_t)argc, sizeof(*files));
+	const struct cli_spec spec = {
+		.cmd = "merge", .synopsis = "REPORT.json...", .about = about,
+		.opts = opts, .operands = 100000,
+		.operand = { .type = CLI_CALL, .dst = &in, .parse = report_opt },
+	};
 	struct merged m;
-	int nfiles = 0, opt, rc = 2;
+	int rc;
 
-	if (!files) {
+	if (!in.files) {
 		fprintf(stderr, "residctl merge: out of memory\n");
 		return 2;
 	}
-
-	while ((opt = cli_next(&c)) != CLI_END) {
-		switch (opt) {
-		case CLI_EXIT:
-			free(files);
-			return c.status;
-		case 'j':
-			json = c.arg;
-			break;
-		case 'J':
-			junit = c.arg;
-			break;
-		case CLI_OPERAND:
-			files[nfiles++] = (char *)c.arg;
-			break;
-		}
-	}
-	if (!nfiles) {
+	rc = cli_parse(&spec, argc, argv);
+	if (rc == CLI_RUN && !in.n) {
 		fprintf(stderr, "residctl merge: no report given; give every "
 			"shard's REPORT.json\n");
-	} else if (merge_load(files, nfiles, &m) == 0) {
+		rc = 2;
+	}
+	if (rc != CLI_RUN) {
+		free(in.files);
+		return rc;
+	}
+	rc = 2;
+	if (merge_load(in.files, in.n, &m) == 0) {
 		table(stdout, &m);
 		rc = m.failed ? 1 : 0;
 		if ((json && write_json(json, &m) < 0) ||
 		    (junit && write_junit(junit, &m) < 0))
 			rc = 2;
 	}
-	if (nfiles)
-		merged_free(&m);
-	free(files);
+	merged_free(&m);
+	free(in.files);
 	return rc;
 }

@@ -9,8 +9,7 @@
 #include "seam.h"
 #include "rev.h"
 
-static const char usage[] =
-	"usage: residctl probe [--json]\n"
+static const char about[] =
 	"  Prints the kernel release, userfaultfd features and ioctls, the\n"
 	"  memory cgroup (version, directory, limits), swap, THP settings, and\n"
 	"  says whether the pager can run here and, if not, why: it makes and\n"
@@ -54,24 +53,18 @@ int cmd_probe(int argc, char **argv)
 {
 	struct probe p;
 	char line[512];
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("json", 'j'),
+	int json = 0;
+	struct cli_opt opts[] = {
+		{ "json", CLI_FLAG, &json,
+		  .help = "print the manifest as JSON" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "probe", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
-	int json = 0, opt;
+	const struct cli_spec spec = { .cmd = "probe", .about = about,
+				       .opts = opts };
+	int rc = cli_parse(&spec, argc, argv);
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'j':
-			json = 1;
-			break;
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	probe_run(&p);
 	if (json) {
 		char buf[2048];

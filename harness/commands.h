@@ -1,19 +1,26 @@
-/* The subcommands of residctl; each returns the process exit code. */
+/* The subcommands of residctl (commands.def); each returns the process
+ * exit code. A command with subcommands of its own (bench) looks them up
+ * in a table of the same shape. */
 #ifndef HARNESS_COMMANDS_H
 #define HARNESS_COMMANDS_H
 
-int cmd_check(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_belady(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_storm(int argc, char **argv);
-int cmd_explore(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-int cmd_repro(int argc, char **argv);
-int cmd_matrix(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_coverage(int argc, char **argv);
-int cmd_conformance(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
+#include <stddef.h>
+#include <stdio.h>
+
+#define COMMAND(name, what) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef COMMAND
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+};
+
+/* The entry named `name` of t[0..n-1], or NULL. */
+const struct command *command_find(const struct command *t, size_t n,
+				   const char *name);
+/* One line per entry: its name and what it does. */
+void command_list(FILE *f, const struct command *t, size_t n);
 
 #endif

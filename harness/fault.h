@@ -29,7 +29,8 @@
 	X(FP_SLOW_WORKER, "worker/slow")      /* a worker stalls 2 ms */       \
 	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */ \
 	X(FP_WRITE_ENOMEM, "memfd_write/enomem") /* the memfd write fails */   \
-	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */
+	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */           \
+	/* a new point: its line above this one */
 
 #define FAULT_ENUM(e, s) e,
 enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
@@ -41,8 +42,6 @@ enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
 
 /* "resid/backing_read/eio" ...; NULL out of range. */
 const char *fault_name(int point);
-/* "fired:backing_read/eio" ...: the counter a report shows. */
-const char *fault_counter(int point);
 
 struct fault_rule {
 	char prob[24];        /* as given, e.g. "0.5"; "" with calls */
@@ -67,12 +66,13 @@ struct fault_plan {
  * known ones). */
 int fault_plan_add(struct fault_plan *plan, const char *where,
 		   const char *list, char *err, size_t n);
-/* The same for RESIDCTL_FAULTS; 0 when it is unset or empty. */
-int fault_plan_env(struct fault_plan *plan, char *err, size_t n);
-/* A command's --fault SPEC, or RESIDCTL_FAULTS when spec is NULL: 0, or -1
- * after one line on stderr that names the command. */
-int fault_plan_option(struct fault_plan *plan, const char *cmd,
-		      const char *spec);
+/* --fault SPEC, a command's option (cli.h), and RESIDCTL_FAULTS: dst is a
+ * struct fault_plan. */
+int fault_plan_opt(void *dst, const char *where, const char *spec,
+		   char *err, size_t n);
+#define CLI_FAULT(plan, help_) \
+	{ "fault", CLI_CALL, plan, .arg = "NAME=P|NAME@N", .help = help_, \
+	  .env = "RESIDCTL_FAULTS", .parse = fault_plan_opt }
 /* Fits plan to a run that can fire only the points in `can`: all=P keeps
  * what the run can fire. -1 with one line in err when a point it names
  * (or all of them) cannot fire there; `run` names the run. */

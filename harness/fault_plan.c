@@ -27,11 +27,6 @@ const char *fault_name(int point)
 	return point >= 0 && point < FP_COUNT ? names[point] : NULL;
 }
 
-const char *fault_counter(int point)
-{
-	return point >= 0 && point < FP_COUNT ? counters[point] : NULL;
-}
-
 /* The point called name[0..len), with or without the prefix; -1 if none. */
 static int point_index(const char *name, size_t len)
 {
@@ -209,26 +204,10 @@ int fault_plan_add(struct fault_plan *plan, const char *where,
 	return 0;
 }
 
-int fault_plan_env(struct fault_plan *plan, char *err, size_t n)
+int fault_plan_opt(void *dst, const char *where, const char *spec,
+		   char *err, size_t n)
 {
-	const char *v = getenv("RESIDCTL_FAULTS");
-
-	/* Set but empty is how a user clears it. */
-	if (!v || !*v)
-		return 0;
-	return fault_plan_add(plan, "RESIDCTL_FAULTS", v, err, n);
-}
-
-int fault_plan_option(struct fault_plan *plan, const char *cmd,
-		      const char *spec)
-{
-	char err[1024];
-	int rc = spec ? fault_plan_add(plan, "fault", spec, err, sizeof(err))
-		      : fault_plan_env(plan, err, sizeof(err));
-
-	if (rc < 0)
-		fprintf(stderr, "residctl %s: %s\n", cmd, err);
-	return rc;
+	return fault_plan_add(dst, where, spec, err, n);
 }
 
 int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define FIU_ENABLE 1
 #include <fiu.h>
@@ -408,17 +409,29 @@ static const struct resid_seam wrapper = {
 	.yield = fw_yield,
 };
 
+/* The last freed seam of this thread, kept for the next: a simulated
+ * campaign makes one per run, and munmap's TLB flush cost more than the
+ * run. Only its own process reuses it: a child shares the mapping. */
+static __thread struct fault_seam *spare;
+static __thread pid_t spare_pid;
+
 /* Shared mappings: a scenario's child counts where the parent reads, also
  * when the parent has to kill it. */
 struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 				  const struct fault_plan *plan, uint64_t seed,
 				  fault_draw_fn draw, void *draw_arg)
 {
-	struct fault_seam *f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct fault_seam *f = spare;
 
-	if (f == MAP_FAILED)
-		return NULL;
+	if (f && spare_pid == getpid()) {
+		spare = NULL;
+		memset(f, 0, sizeof(*f));
+	} else {
+		f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (f == MAP_FAILED)
+			return NULL;
+	}
 	pthread_once(&fiu_once, fiu_start);
 	f->in = *inner;
 	f->ops = wrapper;
@@ -434,8 +447,14 @@ struct fault_seam *fault_seam_new(const struct resid_seam *inner,
 
 void fault_seam_free(struct fault_seam *f)
 {
-	if (f && munmap(f, sizeof(*f)) < 0)
+	if (!f)
+		return;
+	if (!spare || spare_pid != getpid()) {
+		spare = f;
+		spare_pid = getpid();
+	} else if (munmap(f, sizeof(*f)) < 0) {
 		perror("residctl: munmap(fault seam)");
+	}
 }
 
 const struct resid_seam *fault_seam_ops(const struct fault_seam *f)

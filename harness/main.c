@@ -12,31 +12,18 @@
 #include "coverage.h"
 #include "watchdog.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *what;
-} commands[] = {
-	{ "check", cmd_check, "run the gate scenarios T-1.. on the real kernel" },
-	{ "probe", cmd_probe, "print the kernel manifest; can the pager run here?" },
-	{ "explore", cmd_explore, "schedules of a scenario on the simulated kernel" },
-	{ "replay", cmd_replay, "rerun a failing schedule from its replay line" },
-	{ "repro", cmd_repro, "switch a historical bug back on; what catches it" },
-	{ "matrix", cmd_matrix, "every bug against every detector: the kill matrix" },
-	{ "storm", cmd_storm, "randomized storms on the real kernel, with faults" },
-	{ "verify", cmd_verify, "read a file through the pager, check every byte" },
-	{ "belady", cmd_belady, "offline optimum over a reference trace" },
-	{ "bench", cmd_bench, "benchmarks: the arms against OPT, the fetch path" },
-	{ "coverage", cmd_coverage, "code probes a campaign reached and missed" },
-	{ "conformance", cmd_conformance, "the simulated kernel against this kernel" },
-	{ "merge", cmd_merge, "shard reports of one campaign as one verdict" },
+static const struct command commands[] = {
+#define COMMAND(name, what) { #name, cmd_##name, what },
+#include "commands.def"
+#undef COMMAND
 };
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: residctl COMMAND [OPTIONS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].what);
+	command_list(f, commands, NCOMMANDS);
 	fprintf(f, "\n'residctl COMMAND --help' describes a command.\n");
 }
 
@@ -65,12 +52,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	watchdog_hang_here("main");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (strcmp(argv[1], commands[i].name))
-			continue;
+	const struct command *cmd = command_find(commands, NCOMMANDS, argv[1]);
+
+	if (cmd) {
 		/* What a killed residctl left, at every start (SPEC §9). */
 		cg_stale_sweep();
-		int rc = commands[i].fn(argc - 1, argv + 1);
+		int rc = cmd->fn(argc - 1, argv + 1);
 
 		/* a command that stopped by itself on SIGINT/SIGTERM */
 		if (child_stop_signal())

@@ -6,9 +6,27 @@
 
 #include "report.h"
 
+/* The row's verdict in the table: unknown stands out of the column. */
+static const char *const verdict_word[] = {
+	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL",
+	[VERDICT_UNKNOWN] = "UNKNOWN",
+};
+
+int report_exit(const struct scen_result *res, int n)
+{
+	int unknown = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (res[i].verdict == VERDICT_FAIL)
+			return 1;
+		unknown |= res[i].verdict == VERDICT_UNKNOWN;
+	}
+	return unknown ? 2 : 0;
+}
+
 void report_table(FILE *f, const struct scen_result *res, int n)
 {
-	int passed = 0;
+	int passed = 0, unknown = 0;
 	uint64_t checks = 0, mismatches = 0;
 	double secs = 0;
 
@@ -19,7 +37,7 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 		const struct scen_result *r = &res[i];
 
 		fprintf(f, "%-5s %-4s %-13s %-12s %14" PRIu64 " %10" PRIu64
-			" %8.2f ", r->id, r->passed ? "PASS" : "FAIL",
+			" %8.2f ", r->id, verdict_word[r->verdict],
 			r->backing, r->chunks, r->checks, r->mismatches,
 			r->seconds);
 		for (int j = 0; j < r->ncounters; j++)
@@ -29,13 +47,16 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 		if (r->message[0])
 			fprintf(f, "      %s\n", r->message);
 		passed += r->passed;
+		unknown += r->verdict == VERDICT_UNKNOWN;
 		checks += r->checks;
 		mismatches += r->mismatches;
 		secs += r->seconds;
 	}
-	fprintf(f, "total: %d passed, %d failed; %" PRIu64 " checks, %" PRIu64
-		" mismatches, %.2f s\n", passed, n - passed, checks, mismatches,
-		secs);
+	fprintf(f, "total: %d passed, %d failed", passed, n - passed - unknown);
+	if (unknown)
+		fprintf(f, ", %d unknown", unknown);
+	fprintf(f, "; %" PRIu64 " checks, %" PRIu64 " mismatches, %.2f s\n",
+		checks, mismatches, secs);
 }
 
 void json_str(FILE *f, const char *s)
@@ -89,6 +110,22 @@ int close_tmp(FILE *f, const char *tmp, const char *path)
 	return 0;
 }
 
+/* The legs the row's scenario declares for the default gate (its .legs),
+ * from which ci/gate-legs.sh knows the rows the gate owes. */
+static void gate_legs_json(FILE *f, const char *id)
+{
+	const struct scenario *s = scenario_find(id);
+	const char *sep = "";
+
+	fputs(", \"gate_legs\": [", f);
+	for (unsigned leg = 1; s && leg && leg <= s->legs; leg <<= 1)
+		if (s->legs & leg) {
+			fprintf(f, "%s\"%s\"", sep, scen_leg_name(leg));
+			sep = ", ";
+		}
+	fputc(']', f);
+}
+
 int report_json(const char *path, const struct scen_result *res, int n,
 		const char *manifest_json, uint64_t seed)
 {
@@ -107,12 +144,14 @@ int report_json(const char *path, const struct scen_result *res, int n,
 
 		passed += r->passed;
 		fprintf(f, "    {\"id\": \"%s\", \"backing\": \"%s\", "
-			"\"chunks\": \"%s\", \"passed\": %s, \"checks\": %"
-			PRIu64 ", \"mismatches\": %" PRIu64
-			", \"seconds\": %.3f, \"message\": ", r->id, r->backing,
-			r->chunks, r->passed ? "true" : "false", r->checks,
+			"\"chunks\": \"%s\", \"passed\": %s, \"verdict\": "
+			"\"%s\", \"checks\": %" PRIu64 ", \"mismatches\": %"
+			PRIu64 ", \"seconds\": %.3f, \"message\": ", r->id,
+			r->backing, r->chunks, r->passed ? "true" : "false",
+			verdict_name(r->verdict), r->checks,
 			r->mismatches, r->seconds);
 		json_str(f, r->message);
+		gate_legs_json(f, r->id);
 		fputs(", \"counters\": {", f);
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, "%s\"%s\": %" PRIu64, j ? ", " : "",
@@ -133,18 +172,19 @@ int report_junit(const char *path, const struct scen_result *res, int n)
 {
 	char tmp[4200];
 	FILE *f = open_tmp(path, tmp, sizeof(tmp));
-	int failed = 0;
+	int failed = 0, unknown = 0;
 	double secs = 0;
 
 	if (!f)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		failed += !res[i].passed;
+		failed += res[i].verdict == VERDICT_FAIL;
+		unknown += res[i].verdict == VERDICT_UNKNOWN;
 		secs += res[i].seconds;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"residctl-gate\" tests=\"%d\" failures=\"%d\""
-		" errors=\"0\" time=\"%.3f\">\n", n, failed, secs);
+		" errors=\"%d\" time=\"%.3f\">\n", n, failed, unknown, secs);
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
@@ -153,10 +193,14 @@ int report_junit(const char *path, const struct scen_result *res, int n)
 			"(%s, %s chunks)\" time=\"%.3f\">\n", r->id, r->backing,
 			r->chunks, r->seconds);
 		if (!r->passed) {
-			fputs("    <failure message=\"", f);
+			/* A row that could not be judged is an error. */
+			const char *tag = r->verdict == VERDICT_UNKNOWN ?
+				"error" : "failure";
+
+			fprintf(f, "    <%s message=\"", tag);
 			xml_str(f, r->message);
-			fprintf(f, "\">mismatches=%" PRIu64 "</failure>\n",
-				r->mismatches);
+			fprintf(f, "\">mismatches=%" PRIu64 "</%s>\n",
+				r->mismatches, tag);
 		}
 		fprintf(f, "    <system-out>checks=%" PRIu64 " mismatches=%"
 			PRIu64, r->checks, r->mismatches);

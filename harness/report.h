@@ -7,6 +7,9 @@
 #include "scenario.h"
 
 void report_table(FILE *f, const struct scen_result *res, int n);
+/* check's exit: 0 when every row passed, 1 when one failed, else 2 (one
+ * could not be judged here). */
+int report_exit(const struct scen_result *res, int n);
 /* 0, or -1 with a line on stderr naming the file. */
 int report_json(const char *path, const struct scen_result *res, int n,
 		const char *manifest_json, uint64_t seed);

@@ -31,6 +31,19 @@ const struct scenario *scenario_find(const char *id)
 	return NULL;
 }
 
+const char *scen_leg_name(unsigned leg)
+{
+	switch (leg) {
+	case LEG_FILE:
+		return "file";
+	case LEG_UNEQUAL:
+		return "unequal";
+	case LEG_HUGE:
+		return "huge";
+	}
+	return NULL;
+}
+
 /* The counter called name, added when new; NULL when there is no room. */
 static struct counter *counter_of(struct scen_result *r, const char *name)
 {
@@ -59,18 +72,59 @@ void scen_add(struct scen_result *r, const char *name, uint64_t value)
 		c->value += value;
 }
 
-void scen_fail(struct scen_result *r, const char *fmt, ...)
+/* Pager threads report violations too: one lock for every row's message.
+ * The first failure's reason wins, then the first unknown's, then the
+ * first note (flag NULL). */
+static void say(struct scen_result *r, int *flag, const char *fmt,
+		va_list ap)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int write;
+
+	pthread_mutex_lock(&lock);
+	if (flag == &r->failed)
+		write = !r->failed;
+	else if (flag)
+		write = !r->failed && !r->unknown;
+	else
+		write = !r->failed && !r->unknown && !r->message[0];
+	if (write)
+		vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	if (flag)
+		*flag = 1;
+	pthread_mutex_unlock(&lock);
+}
+
+void scen_fail(struct scen_result *r, const char *fmt, ...)
+{
 	va_list ap;
 
-	/* Pager threads report violations too; the first one is kept. */
-	pthread_mutex_lock(&lock);
-	if (!r->failed) {
-		va_start(ap, fmt);
-		vsnprintf(r->message, sizeof(r->message), fmt, ap);
-		va_end(ap);
-		r->failed = 1;
-	}
-	pthread_mutex_unlock(&lock);
+	va_start(ap, fmt);
+	say(r, &r->failed, fmt, ap);
+	va_end(ap);
+}
+
+void scen_unknown(struct scen_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(r, &r->unknown, fmt, ap);
+	va_end(ap);
+}
+
+void scen_note(struct scen_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(r, NULL, fmt, ap);
+	va_end(ap);
+}
+
+enum verdict scen_verdict(const struct scen_result *r, int ran)
+{
+	if (!ran || r->failed || r->mismatches)
+		return VERDICT_FAIL;
+	return r->unknown ? VERDICT_UNKNOWN : VERDICT_PASS;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "coverage.h"
+#include "verdict.h"
 
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 
@@ -46,6 +47,10 @@ enum scen_leg {
 	LEG_HUGE = 4,
 };
 
+/* "file", "unequal", "huge": one bit of enum scen_leg as the gate's JSON
+ * names it (its rows' "gate_legs"); NULL for any other value. */
+const char *scen_leg_name(unsigned leg);
+
 #define SCEN_MAX_COUNTERS 24
 
 struct counter {
@@ -55,8 +60,13 @@ struct counter {
 
 struct scen_result {
 	const char *id;          /* "T-1" */
-	int passed;              /* set by the runner: ran, !failed, 0 mismatches */
+	/* Set by the runner (scen_verdict): fail when it could not run, a
+	 * criterion failed or a byte mismatched; else unknown when one could
+	 * not be judged here; else pass. passed: verdict is pass. */
+	enum verdict verdict;
+	int passed;
 	int failed;              /* a criterion failed (scen_fail) */
+	int unknown;             /* one could not be judged (scen_unknown) */
 	uint64_t checks;         /* bytes or comparisons checked */
 	uint64_t mismatches;
 	double seconds;
@@ -133,6 +143,15 @@ void scen_add(struct scen_result *r, const char *name, uint64_t value);
  * Safe from any thread. */
 void scen_fail(struct scen_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same for a criterion the harness cannot judge here (SPEC §9: it
+ * says so); a failure's reason wins over it. */
+void scen_unknown(struct scen_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A short note in the message of a row that has no reason yet. */
+void scen_note(struct scen_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The row's verdict once the run returned (ran: it returned 0). */
+enum verdict scen_verdict(const struct scen_result *r, int ran);
 
 /* "T-1", "t1" and "1" all name T-1; NULL when none is. */
 const struct scenario *scenario_find(const char *id);

@@ -7,19 +7,16 @@
 
 #include "content_file.h"
 #include "huge_leg.h"
-#include "invariants.h"
+#include "oracle.h"
 #include "read_check.h"
 #include "unequal_table.h"
 #include "workload.h"
 
 #define MAX_TABLE 4096
 
-static void on_violation(int id, const char *msg, void *arg)
+static void fail(void *res, const char *line)
 {
-	struct scen_result *res = arg;
-
-	__atomic_add_fetch(&res->mismatches, 1, __ATOMIC_RELAXED);
-	scen_fail(res, "I-%d (%s): %s", id, inv_title(id), msg);
+	scen_fail(res, "%s", line);
 }
 
 double wl_now(void)
@@ -92,14 +89,14 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 	h.eager_reconcile = 1;
 	h.seam = o->seam;
 	cfg->harness = &h;
-	inv_set_handler(on_violation, res);
+	oracle_invariants_to(&res->mismatches, fail, res);
 	r = resid_open(cfg, err);
 	cfg->harness = NULL; /* h lives only here; resid_open copied it */
 	/* The pager holds it open: nothing is left behind if this dies. */
 	if (file && unlink(path) < 0)
 		scen_fail(res, "cannot remove %s: %s", path, strerror(errno));
 	if (!r) {
-		inv_set_handler(NULL, NULL);
+		oracle_invariants_stop();
 		scen_fail(res, "cannot open the region: %s", err);
 		return NULL;
 	}
@@ -143,7 +140,7 @@ void wl_close(struct resid_region *r, struct scen_result *res,
 		scen_fail(res, "%" PRIu64 " reconcile failures",
 			  s->reconcile_failures);
 	resid_close(r);
-	inv_set_handler(NULL, NULL);
+	oracle_invariants_stop();
 }
 
 void wl_read(struct resid_region *r, uint64_t off, uint64_t len,

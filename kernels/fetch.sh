@@ -1,4 +1,5 @@
-# Sourced by scripts/kernel-matrix.sh: a matrix kernel from kernels.list,
+# shellcheck shell=bash
+# Sourced by kernels/matrix.sh: a matrix kernel from kernels.list,
 # downloaded with apt-get (pinned version; the newest of its series, said
 # loudly, when the pin is gone from the mirror), cached in $CACHE and
 # unpacked there: vmlinuz, config, brd.ko (the RAM disk a swap cell swaps
@@ -11,7 +12,7 @@
 
 KLIST=${KLIST:-$(dirname "${BASH_SOURCE[0]}")/kernels.list}
 CACHE=/var/cache/residctl-kernels
-# The mirror of a suite the host's apt sources do not name (kernel-deps.sh
+# The mirror of a suite the host's apt sources do not name (kernels/deps.sh
 # adds bookworm-backports from the same one).
 MIRROR=${RESIDCTL_MIRROR:-http://deb.debian.org/debian}
 
@@ -65,8 +66,8 @@ deb_get() {
 
 # deb_unpack PKG VER DIR: the files a cell needs from PKG=VER, into DIR.
 deb_unpack() {
-	local deb
-	deb=$(ls "$CACHE/debs/${1}_${2#*:}_"*.deb | head -1)
+	local debs=("$CACHE/debs/${1}_${2#*:}_"*.deb) deb
+	deb=${debs[0]}
 	# tar exits 2 when a pattern matches nothing; what was found is checked
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$3" --wildcards \
 		'*/vmlinuz*' '*/config*' '*/brd.ko*' 2>/dev/null
@@ -122,7 +123,7 @@ kernel_fetch() {
 		for p in $(apt-cache "${APT[@]}" show "$PKG=$VER" | sed -n 's/^Depends: //p' | tr ',' '\n' |
 			grep -oE '^ *linux-(binary|modules|base)-[^ ]+' | tr -d ' '); do
 			dep=$p
-			deb_get "$p" "$VER" && deb_unpack "$p" "$VER" "$tmp" ||
+			{ deb_get "$p" "$VER" && deb_unpack "$p" "$VER" "$tmp"; } ||
 				{ echo "residctl kernels: $p=$VER (a part of $PKG) could not be downloaded or unpacked" >&2; rm -rf "$tmp"; return 1; }
 		done
 	fi
@@ -133,13 +134,22 @@ kernel_fetch() {
 		return 1
 	fi
 	mkdir -p "$KDIR"
-	cp "$(ls "$tmp/boot/vmlinuz-$rel" "$tmp/usr/lib/modules/$rel/vmlinuz" 2>/dev/null | head -1)" "$KDIR/vmlinuz" &&
-		cp "$(ls "$tmp/boot/config-$rel" "$tmp/usr/lib/modules/$rel/config" 2>/dev/null | head -1)" "$KDIR/config" &&
-		brd_copy "$(find "$tmp" -name 'brd.ko*' | head -1)" "$KDIR/brd.ko" ||
+	{ cp "$(first_file "$tmp/boot/vmlinuz-$rel" "$tmp/usr/lib/modules/$rel/vmlinuz")" "$KDIR/vmlinuz" &&
+		cp "$(first_file "$tmp/boot/config-$rel" "$tmp/usr/lib/modules/$rel/config")" "$KDIR/config" &&
+		brd_copy "$(find "$tmp" -name 'brd.ko*' | head -1)" "$KDIR/brd.ko"; } ||
 		{ echo "residctl kernels: $PKG=$VER: no config or brd module for $rel" >&2; rm -rf "$tmp" "$KDIR"; return 1; }
 	echo "$PKG $VER" >"$KDIR/package"
 	echo "$rel" >"$KDIR/release"
 	rm -rf "$tmp"
+}
+
+# first_file PATH..: the first that exists.
+first_file() {
+	local f
+	for f; do
+		[ ! -e "$f" ] || { echo "$f"; return 0; }
+	done
+	return 1
 }
 
 # brd_copy MODULE DEST: the module uncompressed (busybox insmod reads only
@@ -192,14 +202,14 @@ own_fetch() {
 kernel_newest() {
 	local re='^linux-image-[0-9][^ ]*-amd64$' s pkg best="" bsuite="" ver id
 	[ "$1" = rt ] && re='^linux-image-[0-9][^ ]*-rt-amd64$'
-	for s in $(awk '!/^#/ && NF {print $2}' "$KLIST" | sort -u); do
+	while read -r s <&4; do
 		suite_apt "$s" || return 1
 		pkg=$(apt-cache "${APT[@]}" search --names-only "$re" | awk '{print $1}' |
 			{ if [ "$1" = rt ]; then cat; else grep -vE -- '-(cloud|rt)-amd64$'; fi } | sort -V | tail -1)
 		[ -n "$pkg" ] || continue
 		[ -n "$best" ] && [ "$(printf '%s\n%s\n' "$best" "$pkg" | sort -V | tail -1)" = "$best" ] && continue
 		best=$pkg bsuite=$s
-	done
+	done 4< <(awk '!/^#/ && NF {print $2}' "$KLIST" | sort -u)
 	[ -n "$best" ] || { echo "residctl kernels: no $1 kernel matches $re in the suites of $KLIST" >&2; return 1; }
 	suite_apt "$bsuite" || return 1
 	ver=$(apt-cache "${APT[@]}" show --no-all-versions "$best" | awk '/^Version:/ {print $2; exit}')

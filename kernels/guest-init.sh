@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # PID 1 of a kernel-matrix cell (docs/kernels.md). Sets up the cell that the
 # kernel command line names (residctl.cg=v1|v2 residctl.place=root|scope
 # residctl.swap=off|on), runs each line of /steps from the cell's cgroup, and
@@ -18,7 +19,9 @@ exec 3>/dev/ttyS1
 say() { echo "@$*" >&3; }
 die() { say "setup-failed $*"; poweroff -f; }
 
-for w in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+# shellcheck disable=SC2086 # its words
+for w in $cmdline; do
 	case $w in
 	residctl.cg=*) CG=${w#*=} ;;
 	residctl.place=*) PLACE=${w#*=} ;;
@@ -34,20 +37,20 @@ case $CG in
 v2)
 	mount -t cgroup2 cgroup2 /sys/fs/cgroup || die "mount cgroup2"
 	ROOT=/sys/fs/cgroup
-	echo +memory >$ROOT/cgroup.subtree_control || die "enable memory"
+	echo +memory >"$ROOT/cgroup.subtree_control" || die "enable memory"
 	;;
 v1)
 	mount -t tmpfs cgroup /sys/fs/cgroup || die "mount cgroup tmpfs"
 	mkdir -p /sys/fs/cgroup/memory /sys/fs/cgroup/cpu
 	mount -t cgroup -o cpu cpu /sys/fs/cgroup/cpu || die "mount v1 cpu"
 	ROOT=/sys/fs/cgroup/memory
-	mount -t cgroup -o memory memory $ROOT || ROOT=/sys/fs/cgroup/cpu
+	mount -t cgroup -o memory memory "$ROOT" || ROOT=/sys/fs/cgroup/cpu
 	;;
 *) die "residctl.cg=$CG: use v1 or v2" ;;
 esac
 # the kernel's controllers, for what changed between kernels
-if [ $CG = v2 ]; then
-	say "controllers $(cat $ROOT/cgroup.controllers)"
+if [ "$CG" = v2 ]; then
+	say "controllers $(cat "$ROOT/cgroup.controllers")"
 else
 	say "controllers $(awk '!/^#/ && $4 == 1 {printf "%s%s", s, $1; s = " "}' /proc/cgroups)"
 fi
@@ -56,17 +59,17 @@ fi
 # user.slice (memory enabled there) that already holds a process.
 HOME_CG=$ROOT
 if [ "$PLACE" = scope ]; then
-	mkdir -p $ROOT/user.slice/session-1.scope || die "mkdir scope"
-	[ $CG = v2 ] && { echo +memory >$ROOT/user.slice/cgroup.subtree_control || die "enable memory in user.slice"; }
+	mkdir -p "$ROOT/user.slice/session-1.scope" || die "mkdir scope"
+	[ "$CG" != v2 ] || echo +memory >"$ROOT/user.slice/cgroup.subtree_control" || die "enable memory in user.slice"
 	HOME_CG=$ROOT/user.slice/session-1.scope
 	sleep 2147483647 &
-	echo $! >$HOME_CG/cgroup.procs || die "helper into scope"
+	echo $! >"$HOME_CG/cgroup.procs" || die "helper into scope"
 fi
 
 if [ "$SWAP" = on ]; then
 	# a module, or brd built in (sized by the kernel command line)
 	[ ! -f /brd.ko ] || insmod /brd.ko rd_nr=1 rd_size=131072 || die "insmod brd"
-	mkswap /dev/ram0 >/dev/null && swapon /dev/ram0 || die "swapon"
+	{ mkswap /dev/ram0 >/dev/null && swapon /dev/ram0; } || die "swapon"
 fi
 say "setup-done cgroup=$HOME_CG swap=$(grep SwapTotal /proc/meminfo | tr -s ' ')"
 
@@ -78,15 +81,15 @@ while IFS='	' read -r name cmd || [ -n "$name" ]; do
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && eval "$*"' step "$HOME_CG" "$cmd" >&3 2>&1
 	rc=$?
 	say "step $name end $rc"
-	if [ -f /out/$name.json ]; then
+	if [ -f "/out/$name.json" ]; then
 		say "file $name begin"
-		cat /out/$name.json >&3
+		cat "/out/$name.json" >&3
 		echo >&3
 		say "file $name end"
 	fi
 done </steps
 
-for d in $(find /sys/fs/cgroup -type d -name 'residctl-*'); do
+find /sys/fs/cgroup -type d -name 'residctl-*' | while read -r d; do
 	say "leftover $d"
 done
 say "done"

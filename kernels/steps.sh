@@ -1,4 +1,5 @@
-# Sourced by scripts/kernel-matrix.sh: what a cell runs in the guest, in
+# shellcheck shell=bash
+# Sourced by kernels/matrix.sh: what a cell runs in the guest, in
 # order, one "name<TAB>command" line each (the guest runs the command with sh
 # from the cell's cgroup; a step passes when it exits 0, and a JSON file it
 # writes to /out/<name>.json comes back to the host). To run one more command

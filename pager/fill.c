@@ -102,7 +102,9 @@ static int fill_tail(struct resid_region *r, struct chunk *c,
 		memset(r->b + c->off + at, 0, c->hold - at);
 		return 0;
 	}
-	memset(w->bounce, 0, FETCH_BOUNCE);
+	/* Only as much as the tail needs: the bounce is FETCH_BOUNCE. */
+	memset(w->bounce, 0, c->hold - at < FETCH_BOUNCE ? c->hold - at :
+	       FETCH_BOUNCE);
 	while (at < c->hold) {
 		uint64_t n = c->hold - at < FETCH_BOUNCE ? c->hold - at :
 			FETCH_BOUNCE;

@@ -7,11 +7,11 @@
 # ratio of the medians holds where a run's own time swings with the load.
 # Writes results/bench-ab.md (or $AB_OUT).
 #   usage: scripts/bench-ab.sh REV [RUNS]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 usage="usage: scripts/bench-ab.sh REV [RUNS]   (e.g. scripts/bench-ab.sh HEAD~3 5)"
 case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
-[ $# -ge 1 ] && [ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
+{ [ $# -ge 1 ] && [ $# -le 2 ]; } || { echo "$usage" >&2; exit 2; }
 rev=$1 runs=${2:-5}
 git rev-parse --verify -q "$rev^{commit}" >/dev/null ||
 	{ echo "bench-ab: $rev is not a commit here: give a commit, branch or tag" >&2; exit 2; }
@@ -65,7 +65,7 @@ median() { # side size column
 {
 	echo "# One change, side by side"
 	echo
-	echo "\`scripts/bench-ab.sh $rev $runs\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+	echo "\`scripts/bench-ab.sh $rev $runs\` on $(machine), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load) at the end."
 	echo "Arm D of \`bench arms\` at budget ratio 0.5, $runs runs of each build,"
 	echo "alternating: old is $rev ($(git rev-parse --short "$rev")), new is $here."
 	echo "Medians; fetch MiB/s is the pager's fetch_bytes over its fetches' own"

@@ -8,13 +8,10 @@
 # 128 MiB chunks: 8 chunks, 4 passes, arms A-seq, C, D, E. A-random faults
 # 4 KiB at a time (about 50 s a run at this size): FULL=1 adds it.
 # Extra arguments go to both runs (e.g. --dir /mnt/disk, --threads 2).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue gnuplot-nox
+scratch
 
 big_arms=A-seq,C,D,E
 [ "${FULL:-0}" = 1 ] && big_arms=A-seq,A-random,C,D,E
@@ -27,7 +24,7 @@ build/residctl bench arms --chunk 128M --chunks 8 --passes 4 \
 {
 	echo "# Arms on the synthetic cyclic layer scan"
 	echo
-	echo "\`scripts/bench-arms.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)."
+	echo "\`scripts/bench-arms.sh\` on $(machine), $(date -u +%Y-%m-%d)."
 	echo "Bytes read are unaffected by other load on the machine; wall"
 	echo "times are not (it is shared)."
 	echo
@@ -35,17 +32,6 @@ build/residctl bench arms --chunk 128M --chunks 8 --passes 4 \
 } >results/bench-arms.md
 
 # The plot: one panel per chunk size, MiB read against the budget ratio.
-if ! command -v gnuplot >/dev/null; then
-	if [ "$(id -u)" -eq 0 ]; then
-		echo "bench-arms: installing gnuplot-nox for the plot"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -q >/dev/null
-		apt-get install -y -q gnuplot-nox >/dev/null
-	else
-		echo "bench-arms: no plot; run: sudo apt-get install -y gnuplot-nox" >&2
-		exit 1
-	fi
-fi
 # Fixed styles, so an arm looks the same in both panels; the references
 # first, wide and dashed, so that D drawn over them stays visible where they
 # coincide (on equal chunks the bound, FNU and the exact optimum agree).
@@ -75,9 +61,7 @@ plots() { # chunk size: one "plot" clause per arm that ran at that size
 		sep=", "
 	done
 }
-gnuplot <<GP
-set terminal pngcairo size 1200,500 font ",10"
-set output "results/bench-arms.png"
+plot results/bench-arms.png 1200 500 <<GP
 set multiplot layout 1,2 title "Bytes read from the disk against the budget (ratio of the file), cyclic layer scan; D lies on the optimum"
 set xlabel "budget ratio"
 set ylabel "MiB read"

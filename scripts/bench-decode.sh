@@ -14,29 +14,26 @@
 #   results/bench-decode.md   the tables
 #   results/bench-decode.png  tokens/s against the budget ratio per arm
 # Extra arguments go to both runs (e.g. --dir /mnt/disk, --reps 5).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh gnuplot-nox
-make -s all
-mkdir -p results
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue gnuplot-nox
 model=build/model-decode.safetensors
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$model"' EXIT
+scratch "$model"
 
 shape="--layers 8 --hidden 768 --ffn 2048 --vocab 8192"
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(load)
 # shellcheck disable=SC2086 # the shape is a list of options
 build/residctl bench mkmodel "$model" $shape --dtype F32 >"$tmp/mk"
 build/residctl bench decode --chunk 16M --chunks 16 --passes 6 --reps 3 \
 	--arms A,C,D,E,device --csv "$tmp/equal.csv" "$@" >"$tmp/equal.md"
 build/residctl bench decode --table "$model" --passes 6 --reps 3 \
 	--arms A,C,D,E,device --csv "$tmp/model.csv" "$@" >"$tmp/model.md"
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(load)
 { cat "$tmp/equal.csv"; tail -n +2 "$tmp/model.csv"; } >results/bench-decode.csv
 {
 	echo "# Tokens/s of a decode-shaped workload against the budget"
 	echo
-	echo "\`scripts/bench-decode.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "\`scripts/bench-decode.sh\` on $(machine), $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo "The model: \`residctl bench mkmodel $shape --dtype F32\`, $(cut -d' ' -f3 "$tmp/mk") bytes."
 	echo
@@ -73,9 +70,7 @@ table() { # layout
 head='ratio "A: kernel mmap (fastest madvise)" lo hi "C: pager + lru" lo hi "D: pager + declared order" lo hi "E: D + prefetch" lo hi'
 { echo "$head"; table equal; } >"$tmp/equal.dat"
 { echo "$head"; table "$(basename "$model")"; } >"$tmp/model.dat"
-gnuplot <<GP
-set terminal pngcairo size 1200,520 font ",10"
-set output "results/bench-decode.png"
+plot results/bench-decode.png 1200 520 <<GP
 set multiplot layout 1,2 title "Decode-shaped workload (f32 y = W x per layer, 2 threads): tokens/s against the budget; median of the runs, bars least..most"
 set xlabel "budget ratio (of the file)"
 set ylabel "tokens/s"

@@ -9,20 +9,17 @@
 #   results/bench-fetch-unpinned.csv  the same, threads not pinned
 #   results/bench-fetch.md            the tables of both
 # Extra arguments go to residctl bench fetch (e.g. --dir /mnt/disk).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue
+scratch
 build/residctl bench fetch --csv results/bench-fetch.csv "$@" >"$tmp/pinned.md"
 build/residctl bench fetch --pin no --sizes 8M,32M,128M \
 	--csv results/bench-fetch-unpinned.csv "$@" >"$tmp/unpinned.md"
 {
 	echo "# The fetch path against the platform limit"
 	echo
-	echo "\`scripts/bench-fetch.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)."
+	echo "\`scripts/bench-fetch.sh\` on $(machine), $(date -u +%Y-%m-%d)."
 	echo "Latencies are wall-clock on a shared machine: compare modes within"
 	echo "a row (they run interleaved, rep by rep), not across runs."
 	echo

@@ -5,11 +5,9 @@
 #   scripts/record-sim.sh),
 #   time-to-detect of the seven bugs, from results/bugs.json when the kill
 #   matrix has written it.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue
 out=results/bench-harness.md
 t0=$(date +%s.%N)
 gate=$(build/residctl check 2>&1) || { echo "$gate"; echo "bench-harness: the gate failed" >&2; exit 1; }
@@ -17,7 +15,7 @@ t1=$(date +%s.%N)
 {
 	echo "# Harness throughput"
 	echo
-	echo "\`scripts/bench-harness.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)."
+	echo "\`scripts/bench-harness.sh\` on $(machine), $(date -u +%Y-%m-%d)."
 	echo
 	echo "## The quick gate T-1..T-7"
 	echo

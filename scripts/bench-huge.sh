@@ -9,20 +9,17 @@
 #   results/bench-huge.md      the table bench fetch prints
 #   results/performance.md     its huge section, between the "huge:" markers
 # Extra arguments go to residctl bench fetch (e.g. --dir /mnt/disk).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue
+scratch
 grep -q '^<!-- huge:' results/performance.md ||
 	{ echo "bench-huge: results/performance.md has no huge marker" >&2; exit 1; }
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(load)
 build/residctl bench fetch --sizes 8M,128M --reps 3 \
 	--modes device,pager,ahead,huge,huge-ahead \
 	--csv results/bench-huge.csv "$@" >"$tmp/f.md"
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(load)
 
 # Per size and mode the median rep's MiB/s and its phase timers per fetch
 # (ms); the target row compares huge-ahead, the best huge mode here, and
@@ -64,7 +61,7 @@ targets() {
 {
 	echo "# Issue 21: the fetch on the huge path"
 	echo
-	echo "\`scripts/bench-huge.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC')."
+	echo "\`scripts/bench-huge.sh\` on $(machine), $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo
 	echo "| target | measured | |"

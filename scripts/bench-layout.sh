@@ -12,15 +12,12 @@
 #   results/bench-layout.csv  every run, both models and thread counts
 #   results/bench-layout.md   the tables
 # Extra arguments go to both runs (e.g. --dir /mnt/disk, --passes 8).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue
 small=build/model-8-layers.safetensors
 large=build/model-24-layers.safetensors
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$small" "$large"' EXIT
+scratch "$small" "$large"
 
 shape_small="--layers 8 --hidden 768 --ffn 2048 --vocab 8192"
 shape_large="--layers 24 --hidden 512 --ffn 1408 --vocab 8192"
@@ -44,7 +41,7 @@ done
 {
 	echo "# Arms on a real layout: synthetic safetensors models"
 	echo
-	echo "\`scripts/bench-layout.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)."
+	echo "\`scripts/bench-layout.sh\` on $(machine), $(date -u +%Y-%m-%d)."
 	echo "The models, F16, packed as the safetensors writer packs them (tensors"
 	echo "start and end inside pages):"
 	echo

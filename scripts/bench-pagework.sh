@@ -7,14 +7,13 @@
 # into punched pages, and the punch by one thread and by two at once.
 # Writes results/bench-pagework.md. Extra argument: the directory for the
 # file (default build).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 dir=${1:-build}
 [ -d "$dir" ] || { echo "bench-pagework: no directory $dir: give an existing one" >&2; exit 2; }
 bash scripts/deps.sh
-tmp=$(mktemp -d)
 file="$dir/pagework.$$"
-trap 'rm -rf "$tmp" "$file"' EXIT
+scratch "$file"
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread scripts/pagework.c -o "$tmp/pagework"
 head -c $((512 << 20)) /dev/urandom >"$file"
 sync "$file"
@@ -25,7 +24,7 @@ done
 {
 	echo "# The fetch's costs without the pager"
 	echo
-	echo "\`scripts/bench-pagework.sh\` on $(uname -r), $(nproc) CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+	echo "\`scripts/bench-pagework.sh\` on $(machine), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load) at the end."
 	echo "A 512 MiB file read with \`O_DIRECT\` in 1 MiB parts and a memfd"
 	echo "([scripts/pagework.c](../scripts/pagework.c)); median of 5 runs, the kinds"
 	echo "interleaved run by run. serial: each part read, then written into the"

@@ -6,13 +6,11 @@
 # time of every system call of the fetch workers and their readers) and
 # once under `perf record -g` (kernel and user symbols of those threads).
 # Writes results/bench-profile.md (or the file in $PROFILE_OUT).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 out=${PROFILE_OUT:-results/bench-profile.md}
-bash scripts/deps.sh linux-perf
-make -s all
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+prologue linux-perf
+scratch
 run=(build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5
 	--arms D "$@")
 
@@ -65,8 +63,8 @@ symbols() {
 {
 	echo "# Where a fetch's time goes"
 	echo
-	echo "\`scripts/bench-profile.sh $*\` on $(uname -r), $(nproc) CPUs,"
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end:"
+	echo "\`scripts/bench-profile.sh $*\` on $(machine),"
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $(load) at the end:"
 	echo "arm D, \`${run[*]:3}\`; the pager fetched $fetched MiB in the traced run."
 	echo
 	echo "System calls of the fetch workers (resid-fetch) and their readers"

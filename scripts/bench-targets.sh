@@ -25,11 +25,10 @@
 # Extra arguments go to every residctl run (e.g. --dir /mnt/disk).
 # --report: the tables again from the last run's files in results/, nothing
 # measured.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scratch
 
 if [ "${1:-}" = --report ]; then
 	# The tables again from the last run's CSVs and tables in results/
@@ -44,7 +43,7 @@ else
 	bash scripts/deps.sh fio
 	make -s all
 	when=$(date -u '+%Y-%m-%d %H:%M UTC')
-	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+	load_before=$(load)
 	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
 		--arms A,D,D-whole,E,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
 		>"$tmp/a8.md"
@@ -62,7 +61,7 @@ else
 	build/residctl bench decode --chunk 16M --chunks 16 --passes 6 \
 		--ratios 0.25,0.5,0.75 --arms A,C,D,E,device --reps 3 \
 		--csv results/bench-targets-decode.csv "$@" >"$tmp/d.md"
-	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+	load_after=$(load)
 	{ cat "$tmp/a8.csv"; for f in a128 w8 w128; do tail -n +2 "$tmp/$f.csv"; done; } \
 		>results/bench-targets-arms.csv
 	cat "$tmp/a8.md" "$tmp/a128.md" "$tmp/f.md" "$tmp/d.md" >"$tmp/tables.md"
@@ -200,7 +199,7 @@ targets() {
 {
 	echo "# The time targets of issues 14 and 21, side by side"
 	echo
-	echo "\`scripts/bench-targets.sh\` on $(uname -r), $(nproc) CPUs, $when."
+	echo "\`scripts/bench-targets.sh\` on $(machine), $when."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo "Wall times are medians of 3 runs per arm, the arms interleaved run by"
 	echo "run with the device read alone (arm 'device'); fio ran on the same file"

@@ -6,8 +6,8 @@
 #    ci/github/residctl.yml (`check --sim --schedules 83334`), timed;
 # with the load average, the schedules per CPU second, and the time of the
 # whole 1,000,000-schedule campaign, labelled as an extrapolation.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 make -s all
 for t in jq /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "scripts/campaign-times.sh: needs $t (scripts/deps.sh; apt-get install time)" >&2; exit 2; }
@@ -45,7 +45,7 @@ shards() {
 	echo "Written by \`scripts/campaign-times.sh\` on $(date -u +%Y-%m-%d) (rev"
 	echo "$(sed -n 's/.*RESID_REV "\(.*\)"/\1/p' build/rev.h)) on the 2-core development machine, shared with"
 	echo "other work; each shard at \`nice -n 10\`, one after another. Load average"
-	echo "before: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo "before: $(load)."
 	echo
 	echo "## \`check --sim --schedules 8000\` in 4 shards, merged"
 	echo
@@ -64,7 +64,7 @@ shards() {
 	echo
 	shards 83334 16 2
 	echo
-	echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo "Load average after: $(load)."
 	echo
 	echo "**Extrapolated, not measured:** the 16 shards at $RATE schedules per CPU"
 	echo "second are $(calc 0 "1000002 / 16 / $RATE") CPU s each, $(calc 0 "1000002 / $RATE") CPU s in all (a core as fast"

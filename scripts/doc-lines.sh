@@ -18,6 +18,8 @@ make -s all
 R=build/residctl
 mapfile -t pages < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else
 	grep -rl '^<!-- replay: ' docs --include='*.md'; fi)
+tmp=""
+trap 'rm -f "$tmp"' EXIT
 for page in "${pages[@]}"; do
 	tmp=$(mktemp)
 	skip=0
@@ -39,7 +41,6 @@ for page in "${pages[@]}"; do
 			sed -n "s/.*residctl replay '\(.*\)'.*/\1/p" | head -1)
 		if [ -z "$line" ]; then
 			echo "doc-lines: $page: residctl $args printed no replay line" >&2
-			rm -f "$tmp"
 			exit 1
 		fi
 		printf '```\n$ residctl replay %s\n' "'$line'"

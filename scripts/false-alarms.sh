@@ -6,8 +6,8 @@
 # results/false-alarms.md and results/false-alarms.json.
 # Usage: scripts/false-alarms.sh [ROUNDS_PER_CELL] [ROUND_SECONDS]
 #        (defaults 100 and 2: 10 cells, about 40 minutes)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 target=${1:-100}
 round=${2:-2}
 case "$target$round" in
@@ -71,7 +71,8 @@ done
 	echo "| chunk | faults | rounds | failed | mismatches | st_blocks lag |"
 	echo "|---|---|---|---|---|---|"
 	for r in "${rows[@]}"; do
-		set -- $r
+		read -r -a c <<<"$r"
+		set -- "${c[@]}"
 		echo "| $1 | $2 | $3 | $4 | $5 | $6 |"
 	done
 	echo "| all | | $total_rounds | $total_failed | | $total_lag |"
@@ -86,7 +87,8 @@ done
 	printf '{"rounds_per_cell": %d, "round_seconds": %d, "cells": [' "$target" "$round"
 	sep=
 	for r in "${rows[@]}"; do
-		set -- $r
+		read -r -a c <<<"$r"
+		set -- "${c[@]}"
 		printf '%s{"chunk": "%s", "faults": "%s", "rounds": %d, "failed": %d, "mismatches": %d, "st_blocks_lag": %d}' \
 			"$sep" "$1" "$2" "$3" "$4" "$5" "$6"
 		sep=", "

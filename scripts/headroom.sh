@@ -10,7 +10,7 @@
 # refused with the number (before issue 13 it was OOM-killed). Root, cgroup
 # v1 memory controller.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=/sys/fs/cgroup/memory
 [ -d "$root" ] || { echo "headroom: no cgroup v1 memory controller at $root" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/resid-headroom.XXXXXX) || exit 2
@@ -19,8 +19,9 @@ cleanup() { rmdir "$cg" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 make -s install PREFIX="$tmp/prefix" >/dev/null || exit 2
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+read -r -a flags <<<"$(pkg-config --cflags --libs resid)" || exit 2
 cc -std=gnu11 -O2 -Wall -Wextra -Werror scripts/headroom.c \
-	$(pkg-config --cflags --libs resid) -o "$tmp/headroom" || exit 2
+	"${flags[@]}" -o "$tmp/headroom" || exit 2
 mkdir "$cg" || exit 2
 
 # run LIMIT ARGS...: the program alone in the cgroup, under LIMIT (-1: none).
@@ -31,10 +32,10 @@ run() {
 }
 
 M=$((1 << 20))
-worst=0
 for conf in "$((64 * M)) $M $((8 * M)) 4" "$((256 * M)) $((2 * M)) $((32 * M)) 4" \
 	    "$((256 * M)) $((64 * 1024)) $((16 * M)) 8" "$((29 * M)) $((512 * 1024)) $((4 * M)) 1"; do
-	out=$(run -1 $conf) || { echo "headroom: run failed: $out" >&2; exit 1; }
+	read -r -a args <<<"$conf"
+	out=$(run -1 "${args[@]}") || { echo "headroom: run failed: $out" >&2; exit 1; }
 	echo "$out"
 	over=$(sed -n 's/.*overhead \(-\?[0-9]*\),.*/\1/p' <<<"$out")
 	head=$(sed -n 's/.*resid_headroom \([0-9]*\)$/\1/p' <<<"$out")

@@ -7,8 +7,8 @@
 # revision BEFORE (default e47aa1e, the last whose hunts gave bugs 7 and 8
 # faults and a chunk size of their own, issue 24) beside this run's.
 # Arguments go to residctl matrix (e.g. --no-real --seeds 10).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 before=${BEFORE:-e47aa1e}
 bash scripts/deps.sh
 # TSan only for the real-kernel cells.

@@ -6,7 +6,7 @@
 # wins), logs to OUT/logs/, and scripts/mutation-report.sh turns them into
 # results/mutation.md and results/mutation.json.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 ROOT=$PWD
 TABLE=scripts/mutants.txt
 ALL_DETECTORS="unit sim gate tsan storm"
@@ -78,7 +78,7 @@ parse_table() {
 			[ $i -lt 0 ] || [ "$want" = find ] ||
 				die "$TABLE:$n: mutant ${M_ID[i]} has a find without a repl"
 			read -r id cat file extra <<<"$val"
-			[ -n "${file:-}" ] && [ -z "${extra:-}" ] ||
+			{ [ -n "${file:-}" ] && [ -z "${extra:-}" ]; } ||
 				die "$TABLE:$n: want 'mutant ID CATEGORY FILE'"
 			case $cat in lock | budget | data | error) ;;
 			*) die "$TABLE:$n: mutant $id: category '$cat' is not lock, budget, data or error" ;;
@@ -118,7 +118,7 @@ parse_table() {
 # = write, writes the result. Exits 2, naming the mutant, when a search
 # string is missing or occurs more than once.
 apply_mutant() {
-	local i=$1 tree=$2 mode=${3:-} f=$2/${M_FILE[$1]} text e find after
+	local i=$1 mode=${3:-} f=$2/${M_FILE[$1]} text e find after
 	[ -f "$f" ] || die "mutant ${M_ID[i]}: no file ${M_FILE[i]}"
 	text=$(cat "$f" && printf x) || die "mutant ${M_ID[i]}: cannot read $f"
 	text=${text%x}
@@ -213,6 +213,7 @@ main() {
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/resid-mutate.XXXXXX") || die "cannot make a work directory"
 	det_pid=""
+	# shellcheck disable=SC2317 # called by the trap below
 	cleanup() {
 		[ -z "$det_pid" ] || kill -TERM -- "-$det_pid" 2>/dev/null
 		rm -rf "$work"
@@ -230,7 +231,7 @@ main() {
 		die "cannot copy the tree to $work"
 	# The tree's objects, if any, spare the first build (make judges by mtime).
 	if [ -d build/h ]; then
-		mkdir -p "$work/build" && cp -a build/h "$work/build/" || die "cannot copy build/h"
+		{ mkdir -p "$work/build" && cp -a build/h "$work/build/"; } || die "cannot copy build/h"
 		[ ! -d build/tsan ] || [[ " $detectors " != *" tsan"* ]] ||
 			cp -a build/tsan "$work/build/" || die "cannot copy build/tsan"
 		[ ! -d build/simx ] || [[ " $detectors " != *" simx "* ]] ||
@@ -238,10 +239,10 @@ main() {
 	fi
 
 	build() {
-		local targets="build/residctl build/unit-tests"
-		[[ " $detectors " != *" tsan"* ]] || targets+=" build/tsan/residctl"
-		[[ " $detectors " != *" simx "* ]] || targets+=" build/simx/residctl"
-		(cd "$work" && make -s -j2 $targets) >"$1" 2>&1
+		local targets=(build/residctl build/unit-tests)
+		[[ " $detectors " != *" tsan"* ]] || targets+=(build/tsan/residctl)
+		[[ " $detectors " != *" simx "* ]] || targets+=(build/simx/residctl)
+		(cd "$work" && make -s -j2 "${targets[@]}") >"$1" 2>&1
 	}
 
 	# Runs detector $1 in the work tree, its output to $2; sets OUTCOME

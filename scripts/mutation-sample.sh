@@ -8,7 +8,7 @@
 # others, and a rerun of the same commit the same ones) and the sample are
 # printed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 usage="usage: scripts/mutation-sample.sh [--count N] [--seed S] [--detectors D[,D..]] [--out DIR]
   N mutants (default 2) drawn by seed S among those results/mutation.json
   records as killed by a verdict of one of the detectors (default sim, the

@@ -12,7 +12,7 @@ case "${1:-}" in -h | --help) echo "$usage"; exit 0 ;; esac
 R=${1:-}
 n=${2:-200}
 [ -x "$R" ] || { echo "mutation-sim: no residctl '$R'; $usage" >&2; exit 2; }
-[[ $n =~ ^[1-9][0-9]*$ ]] && [ "$n" -ge 2 ] || { echo "mutation-sim: bad schedule count '$n'; give a number >= 2" >&2; exit 2; }
+{ [[ $n =~ ^[1-9][0-9]*$ ]] && [ "$n" -ge 2 ]; } || { echo "mutation-sim: bad schedule count '$n'; give a number >= 2" >&2; exit 2; }
 for s in T-1 T-2 T-3 T-4 T-6 T-7; do
 	for chunks in equal unequal; do
 		for st in random pct:3; do

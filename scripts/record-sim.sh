@@ -4,12 +4,10 @@
 #   sim-campaign.txt   100,000 schedules across the gate's scenarios with the
 #                      real pager and no bug: the no-false-positive row
 # Usage: scripts/record-sim.sh [TOTAL_SCHEDULES]   (default 100000)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 total=${1:-100000}
-bash scripts/deps.sh
-make -s all
-mkdir -p results
+prologue
 {
 	echo "# T-3 on the simulated kernel, one core (taskset -c 0), seed 1"
 	for strategy in random pct:3; do

@@ -6,8 +6,11 @@
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,43 +28,33 @@
 
 #define MAX_ROUNDS 100000
 
-static const char usage[] =
-	"usage: residctl storm [--duration SECONDS | --rounds R] [--round SECONDS]\n"
-	"                      [--seed N] [--shard K/N] [--report FILE]\n"
-	"                      [--fault NAME=P | --fault NAME@N ...] [--json FILE]\n"
-	"                      [--only ROUND_SEED] [--bug N[,N..]] [--chunk BYTES]\n"
-	"                      [--backing synthetic|file] [--no-swarm]\n"
+static const char about[] =
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
-	"  1 ms FETCHING time-out drawn per round) until\n"
-	"  --duration (default 60) has passed; each round (default 5 s) runs in\n"
-	"  its own process and memory cgroup with a watchdog. --fault enables a\n"
-	"  fault point with a probability or on the Nth call (all=P for every\n"
-	"  point; RESIDCTL_FAULTS=spec,spec too). Prints the kernel probe, a\n"
-	"  progress line once a second on a terminal, and a summary; --json\n"
-	"  writes it. Exit 0 when every round passed, 1 when one failed, 2 on\n"
-	"  bad input. Ctrl-C ends with the summary so far. A failed round prints\n"
-	"  the line that reruns it alone (--only ROUND_SEED). --bug switches a\n"
-	"  historical bug back on (1..7, all; RESIDCTL_BUGS too). --chunk fixes\n"
-	"  the chunk size of every round (a multiple of 4K up to 8M). The summary\n"
-	"  and the JSON name the code probes (rare paths) the rounds hit and\n"
-	"  missed. --rounds runs exactly R rounds of --round seconds instead of\n"
-	"  a duration; --shard K/N (with --rounds: a time-bounded storm has no\n"
-	"  fixed list to split) runs round i only when i mod N = K - 1 (K from\n"
-	"  1), with the seed it has in the whole storm; --report writes the\n"
-	"  campaign report, every failed round with its rerun line, for\n"
-	"  residctl merge. Half the rounds (drawn) read a real file of the\n"
+	"  1 ms FETCHING time-out drawn per round) until --duration has passed\n"
+	"  or for --rounds R; each round runs in its own process and memory\n"
+	"  cgroup with a watchdog. Prints the kernel probe, a progress line once\n"
+	"  a second on a terminal, and a summary: the code probes (rare paths)\n"
+	"  the rounds hit and missed, each fault point's firings. Exit 0 when\n"
+	"  every round passed, 1 when one failed, 2 on bad input. Ctrl-C ends\n"
+	"  with the summary so far. A failed round prints the line that reruns\n"
+	"  it alone (--only ROUND_SEED). With --rounds, --shard runs round i\n"
+	"  with the seed it has in the whole storm (a time-bounded storm has no\n"
+	"  fixed list to split). Half the rounds (drawn) read a real file of the\n"
 	"  content with O_DIRECT, its size not a page multiple, written under\n"
-	"  $TMPDIR or /tmp and removed; --backing makes every round one or the\n"
-	"  other. Each round also draws from its seed which fault points are on\n"
-	"  and at which probability (swarm testing; a --fault rule for a point\n"
-	"  wins over the draw); --no-swarm injects only the --fault rules.\n";
+	"  $TMPDIR or /tmp and removed. Each round also draws from its seed which\n"
+	"  fault points are on and at which probability (swarm testing; a\n"
+	"  --fault rule for a point wins over the draw). --huge-dir puts every\n"
+	"  round's pages in a tmpfs mounted with huge= (mount -t tmpfs -o\n"
+	"  huge=always none DIR): rounds whose chunks are multiples of the huge\n"
+	"  folio must take huge folios in B and hold their resident pages in\n"
+	"  them, the others 4 KiB pages.\n";
 
 struct totals {
 	uint64_t rounds, failed, touches, bytes, mismatches, violations;
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
-	uint64_t file_rounds, direct_rounds;
+	uint64_t file_rounds, direct_rounds, huge_rounds;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -102,7 +95,7 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
 		.prefetch_depth = (uint32_t)rng_below(&rng, 9),
 		.policy = (enum resid_policy)rng_below(&rng, 3),
 		.seconds = seconds,
-		.watchdog_seconds = 60,
+		.watchdog_seconds = 30,
 		.limit_bytes = 1ull << 30,
 	};
 	/* Drawn after the others, so that earlier seeds keep their sizes:
@@ -149,6 +142,7 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->fetches += r->stats.fetches;
 	t->hangs += (uint64_t)r->hung;
 	t->direct_rounds += (uint64_t)r->direct;
+	t->huge_rounds += (uint64_t)r->huge;
 	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
@@ -178,7 +172,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
 		"\n", t->st_lag);
 	fprintf(f, "  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
-		"with O_DIRECT\n", t->file_rounds, t->direct_rounds);
+		"with O_DIRECT; %" PRIu64 " rounds held huge folios in B\n",
+		t->file_rounds, t->direct_rounds, t->huge_rounds);
 	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
 		"quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
@@ -223,12 +218,13 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
 		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
 		PRIu64 ",\n  \"file_rounds\": %" PRIu64
-		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"huge_rounds\": %"
+		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
-		t->st_lag, t->file_rounds, t->direct_rounds,
+		t->st_lag, t->file_rounds, t->direct_rounds, t->huge_rounds,
 		t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
@@ -291,7 +287,7 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 				     uint64_t round, const char *opts,
 				     const char *specs, const struct shard *sh)
 {
-	char id[1400], bugs[24];
+	char id[2400], bugs[24];
 
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 	snprintf(id, sizeof(id), "rounds=%llu round=%llu bugs=%s%s%s",
@@ -300,213 +296,201 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 	return campaign_new("storm", id, seed, rounds, "rounds", sh);
 }
 
-int cmd_storm(int argc, char **argv)
+/* The storm the options describe. */
+struct storm_args {
+	uint64_t seed, duration, round, only, rounds, chunk;
+	struct shard shard;
+	const char *report, *json, *huge_dir;
+	int backing, swarm;
+	/* What a rerun line and the campaign's identity repeat of them. */
+	char specs[1100], chunk_opt[40], backing_opt[1100];
+	char dir[4096];
+	struct campaign *camp;
+	struct campaign_row *row;
+	struct probe p;
+};
+
+static int parse(struct storm_args *a, int argc, char **argv)
 {
-	uint64_t seed = (uint64_t)time(NULL), duration = 60, round = 5, only = 0;
-	uint64_t rounds = 0, index = 0;
-	struct shard shard = { 0 };
-	struct campaign *camp = NULL;
-	struct campaign_row *row = NULL;
-	const char *report = NULL;
-	int timed = 0;
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("duration", 'd'),
-		CLI_VALUE("round", 'r'),
-		CLI_VALUE("bug", 'b'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("fault", 'f'),
-		CLI_VALUE("only", 'o'),
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("chunk", 'c'),
-		CLI_VALUE("rounds", 'R'),
-		CLI_VALUE("shard", 'k'),
-		CLI_VALUE("report", 'p'),
-		CLI_VALUE("backing", 'B'),
-		CLI_FLAG("no-swarm", 'W'),
+	static const char *const backings[] = { "synthetic", "file", NULL };
+	struct cli_opt opts[] = {
+		{ "duration", CLI_U64, &a->duration, .arg = "SECONDS",
+		  .min = 1, .fix = "give seconds >= 1",
+		  .help = "run rounds until then (default 60)" },
+		{ "rounds", CLI_U64, &a->rounds, .arg = "R", .min = 1,
+		  .max = MAX_ROUNDS, .what = "round count",
+		  .help = "run exactly R rounds instead of a duration" },
+		{ "round", CLI_U64, &a->round, .arg = "SECONDS", .min = 1,
+		  .max = 3600, .what = "round length",
+		  .help = "each round's length (default 5)" },
+		CLI_SEED(&a->seed, "the storm's seed (default: the time)"),
+		CLI_SHARD(&a->shard),
+		CLI_REPORT(&a->report),
+		CLI_FAULT(&run.faults, "inject a fault with a probability or "
+			  "on the Nth call (all=P: every point)"),
+		{ "no-swarm", CLI_UNFLAG, &a->swarm,
+		  .help = "inject only the --fault rules" },
+		CLI_JSON(&a->json, "write the summary"),
+		{ "only", CLI_U64, &a->only, .arg = "ROUND_SEED", .min = 1,
+		  .what = "round seed",
+		  .fix = "give the seed a failed round printed",
+		  .help = "rerun the round of that seed alone" },
+		CLI_BUG,
+		{ "chunk", CLI_BYTES, &a->chunk, .arg = "BYTES",
+		  .what = "chunk size", .min = 1, .max = 8 << 20,
+		  .align = RESID_PAGE, .help = "every round's chunk size "
+		  "(default: drawn)" },
+		{ "backing", CLI_CHOICE, &a->backing, .choices = backings,
+		  .help = "every round on that backing (default: drawn)" },
+		{ "huge-dir", CLI_TEXT, &a->huge_dir, .arg = "DIR",
+		  .help = "every round's pages in this huge tmpfs" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "storm", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
-	uint64_t chunk = 0;
-	const char *json = NULL, *v;
-	char err[1024], specs[1024] = "", chunk_opt[32] = "", dir[4096] = "";
-	char backing_opt[32] = "";
-	int backing = -1;
-	size_t flen = 0;
-	struct probe p;
-	int opt;
+	const struct cli_spec spec = { .cmd = "storm", .about = about,
+				       .opts = opts };
 
-	if (fault_plan_option(&run.faults, "storm", NULL) < 0)
-		return 2;
-	run.faults.swarm = FAULT_ALL;
-	while ((opt = cli_next(&c)) != CLI_END) {
-		v = c.arg;
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'd':
-			if (cli_u64(v, &duration) || !duration) {
-				fprintf(stderr, "residctl storm: bad duration "
-					"'%s'; give seconds >= 1\n", v);
-				return 2;
-			}
-			timed = 1;
-			break;
-		case 'R':
-			if (cli_u64(v, &rounds) || !rounds ||
-			    rounds > MAX_ROUNDS) {
-				fprintf(stderr, "residctl storm: bad round count "
-					"'%s'; give 1..%d\n", v, MAX_ROUNDS);
-				return 2;
-			}
-			break;
-		case 'k':
-			if (shard_parse("storm", v, &shard))
-				return 2;
-			break;
-		case 'p':
-			report = v;
-			break;
-		case 'r':
-			if (cli_u64(v, &round) || !round || round > 3600) {
-				fprintf(stderr, "residctl storm: bad round length "
-					"'%s'; give 1..3600 seconds\n", v);
-				return 2;
-			}
-			break;
-		case 'b':
-			if (bugs_option("storm", v))
-				return 2;
-			break;
-		case 's':
-			if (cli_u64(v, &seed)) {
-				fprintf(stderr, "residctl storm: bad seed '%s'; "
-					"give a decimal number\n", v);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (fault_plan_option(&run.faults, "storm", v) < 0)
-				return 2;
-			if (flen < sizeof(specs))
-				flen += (size_t)snprintf(specs + flen,
-						 sizeof(specs) - flen,
-						 " --fault %s", v);
-			break;
-		case 'o':
-			if (cli_u64(v, &only) || !only) {
-				fprintf(stderr, "residctl storm: bad round seed "
-					"'%s'; give the seed a failed round "
-					"printed\n", v);
-				return 2;
-			}
-			break;
-		case 'c':
-			if (cli_bytes(v, &chunk) || !chunk || chunk % RESID_PAGE ||
-			    chunk > (8u << 20)) {
-				fprintf(stderr, "residctl storm: bad chunk size "
-					"'%s'; give a multiple of 4K up to 8M\n",
-					v);
-				return 2;
-			}
-			snprintf(chunk_opt, sizeof(chunk_opt), " --chunk %s", v);
-			break;
-		case 'j':
-			json = v;
-			break;
-		case 'W':
-			run.faults.swarm = 0;
-			if (flen < sizeof(specs))
-				flen += (size_t)snprintf(specs + flen,
-						 sizeof(specs) - flen,
-						 " --no-swarm");
-			break;
-		case 'B':
-			if (strcmp(v, "synthetic") && strcmp(v, "file")) {
-				fprintf(stderr, "residctl storm: unknown --backing "
-					"'%s'; use synthetic or file\n", v);
-				return 2;
-			}
-			backing = !strcmp(v, "file");
-			snprintf(backing_opt, sizeof(backing_opt),
-				 " --backing %s", v);
-			break;
-		}
+	a->seed = (uint64_t)time(NULL);
+	a->round = 5;
+	a->backing = -1;
+	a->swarm = 1;
+	return cli_parse(&spec, argc, argv);
+}
+
+/* --huge-dir: an absolute path to a directory on a tmpfs (whether it is
+ * mounted with huge= the pager says at each round's open). 0, or -1 after
+ * one line. */
+static int huge_dir_check(const char *dir)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (dir[0] != '/' || strlen(dir) > 1024 || stat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) ||
+	    statfs(dir, &fs) < 0 || fs.f_type != TMPFS_MAGIC) {
+		fprintf(stderr, "residctl storm: bad --huge-dir '%s': give the "
+			"absolute path of a directory on a tmpfs mounted with "
+			"huge= (mount -t tmpfs -o huge=always none DIR)\n", dir);
+		return -1;
 	}
-	if (rounds && timed) {
+	return 0;
+}
+
+/* The options that go together, and what a rerun repeats of them. 0, or
+ * -1 after one line. */
+static int settle(struct storm_args *a)
+{
+	char spec[1024];
+
+	if (a->rounds && a->duration) {
 		fprintf(stderr, "residctl storm: --rounds %" PRIu64 " and "
-			"--duration %" PRIu64 " both given; give one\n", rounds,
-			duration);
-		return 2;
+			"--duration %" PRIu64 " both given; give one\n",
+			a->rounds, a->duration);
+		return -1;
 	}
-	if ((shard.n || report) && (!rounds || only)) {
+	if ((a->shard.n || a->report) && (!a->rounds || a->only)) {
 		fprintf(stderr, "residctl storm: --%s needs --rounds R (and no "
 			"--only): a storm bounded by time has no fixed list of "
-			"rounds\n", shard.n ? "shard" : "report");
-		return 2;
+			"rounds\n", a->shard.n ? "shard" : "report");
+		return -1;
 	}
-	if (rounds)
-		duration = rounds * round;
-	probe_run(&p);
-	char manifest[2048];
+	a->duration = a->rounds ? a->rounds * a->round :
+		a->duration ? a->duration : 60;
+	if (fault_plan_format(&run.faults, spec, sizeof(spec)) < 0)
+		snprintf(spec, sizeof(spec), "...");
+	snprintf(a->specs, sizeof(a->specs), "%s%s%s", spec[0] ? " --fault " :
+		 "", spec, a->swarm ? "" : " --no-swarm");
+	run.faults.swarm = a->swarm ? FAULT_ALL : 0;
+	if (a->chunk)
+		snprintf(a->chunk_opt, sizeof(a->chunk_opt), " --chunk %" PRIu64,
+			 a->chunk);
+	if (a->huge_dir && huge_dir_check(a->huge_dir) < 0)
+		return -1;
+	snprintf(a->backing_opt, sizeof(a->backing_opt), "%s%s%s%.1024s",
+		 a->backing < 0 ? "" : " --backing ", a->backing < 0 ? "" :
+		 a->backing ? "file" : "synthetic", a->huge_dir ?
+		 " --huge-dir " : "", a->huge_dir ? a->huge_dir : "");
+	return 0;
+}
 
-	probe_json(&p, manifest, sizeof(manifest));
+/* The kernel probe, the campaign report and the files' directory. 0, or
+ * -1 after one line. */
+static int prepare(struct storm_args *a)
+{
+	char manifest[2048], id_opts[1200], err[1024];
+
+	probe_run(&a->p);
+	probe_json(&a->p, manifest, sizeof(manifest));
 	printf("kernel probe: %s\n", manifest);
-	if (!p.can_run) {
+	if (!a->p.can_run) {
 		fprintf(stderr, "residctl storm: can the pager run here? %s\n",
-			p.verdict);
-		return 2;
+			a->p.verdict);
+		return -1;
 	}
-	char id_opts[96];
-
-	snprintf(id_opts, sizeof(id_opts), "%s%s", chunk_opt, backing_opt);
-	if (report && (!(camp = new_campaign(seed, rounds, round, id_opts, specs,
-					      &shard)) ||
-		       !(row = campaign_row(camp, "storm", rounds)))) {
+	snprintf(id_opts, sizeof(id_opts), "%s%s", a->chunk_opt,
+		 a->backing_opt);
+	if (a->report && (!(a->camp = new_campaign(a->seed, a->rounds,
+						   a->round, id_opts, a->specs,
+						   &a->shard)) ||
+			  !(a->row = campaign_row(a->camp, "storm",
+						  a->rounds)))) {
 		fprintf(stderr, "residctl storm: out of memory\n");
-		return 2;
+		return -1;
 	}
-	if (backing && content_dir_make(dir, sizeof(dir), err,
-					sizeof(err)) < 0) {
+	if (a->backing && content_dir_make(a->dir, sizeof(a->dir), err,
+					   sizeof(err)) < 0) {
 		fprintf(stderr, "residctl storm: %s\n", err);
-		return 2;
+		return -1;
 	}
-	child_stop_softly(); /* Ctrl-C: the summary so far */
-	run.start = now_s();
-	run.duration = (double)duration;
-	run.tty = isatty(STDERR_FILENO);
-	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
-	       " s\n", seed, duration, round);
-	if (shard_split(&shard))
-		printf("storm: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
-		       " rounds: round i runs when i mod %" PRIu64 " = %" PRIu64
-		       "\n", shard.k, shard.n, rounds, shard.n, shard.k - 1);
-	fflush(stdout);
-	uint64_t rng = seed;
+	return 0;
+}
+
+/* What a failed round prints, and its finding in the report. */
+static void round_failed(const struct storm_args *a, uint64_t index,
+			 const struct storm_config *c,
+			 const struct storm_result *r)
+{
+	char line[256], bugs[24], rerun[2400], drawn[1024];
+
+	storm_describe(c, line, sizeof(line));
+	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
+	snprintf(rerun, sizeof(rerun), "residctl storm --only %" PRIu64
+		 " --round %.0f --duration %.0f%s%s%s%s%s", c->seed, c->seconds,
+		 c->seconds + 1, a->chunk_opt, a->backing_opt, a->specs,
+		 bugs_enabled() ? " --bug " : "", bugs_enabled() ? bugs : "");
+	round_faults(&run, c->seed, drawn, sizeof(drawn));
+	fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: %s\n  "
+		"faults: %s\n  rerun: %s\n", run.tty ? "\n" : "", index,
+		r->message, line, drawn[0] ? drawn : "none", rerun);
+	if (a->row)
+		row_finding(a->row, index, 1, r->message, rerun);
+}
+
+/* Every round; -1 after one line when a storm could not run. */
+static int rounds(const struct storm_args *a)
+{
+	uint64_t rng = a->seed, index = 0;
 
 	/* With --rounds, every round's seed is drawn in order, so a shard's
 	 * round i has the seed it has in the whole storm. */
 	for (; !child_stop_signal() && run.t.rounds < MAX_ROUNDS &&
-	     (rounds ? index < rounds : now_s() - run.start < (double)duration);
-	     index++) {
+	     (a->rounds ? index < a->rounds : now_s() - run.start <
+	      (double)a->duration); index++) {
 		struct storm_config c;
 		struct storm_result r;
-		double left = (double)duration - (now_s() - run.start);
-		uint64_t rseed = only ? only : rng_next(&rng);
+		double left = (double)a->duration - (now_s() - run.start);
+		uint64_t rseed = a->only ? a->only : rng_next(&rng);
 
-		if (!shard_owns(&shard, index))
+		if (!shard_owns(&a->shard, index))
 			continue;
-		draw(rseed, rounds || left >= (double)round ? (double)round :
-		     left, chunk, backing, dir, &c);
+		draw(rseed, a->rounds || left >= (double)a->round ?
+		     (double)a->round : left, a->chunk, a->backing, a->dir, &c);
+		c.huge_dir = a->huge_dir;
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
-			if (dir[0])
-				content_dir_remove(dir);
-			return 2;
+			return -1;
 		}
 		if (r.interrupted)
 			break;
@@ -515,45 +499,51 @@ int cmd_storm(int argc, char **argv)
 		coverage_add_run(&run.t.cov, r.probes);
 		run.seeds[run.t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
-			char line[256], bugs[24];
-
-			storm_describe(&c, line, sizeof(line));
-			bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 			run.failed[run.t.rounds] = 1;
 			run.t.failed++;
-			char rerun[1600];
-
-			snprintf(rerun, sizeof(rerun), "residctl storm --only %"
-				 PRIu64 " --round %.0f --duration %.0f%s%s%s%s%s",
-				 c.seed, c.seconds, c.seconds + 1, chunk_opt,
-				 backing_opt, specs, bugs_enabled() ? " --bug " : "",
-				 bugs_enabled() ? bugs : "");
-			char drawn[1024];
-
-			round_faults(&run, c.seed, drawn, sizeof(drawn));
-			fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: "
-				"%s\n  faults: %s\n  rerun: %s\n",
-				run.tty ? "\n" : "", index, r.message, line,
-				drawn[0] ? drawn : "none", rerun);
-			if (row)
-				row_finding(row, index, 1, r.message, rerun);
+			round_failed(a, index, &c, &r);
 		}
 		run.t.rounds++;
-		if (only)
+		if (a->only)
 			break;
 	}
+	return 0;
+}
+
+int cmd_storm(int argc, char **argv)
+{
+	static struct storm_args a;
+	int rc = parse(&a, argc, argv);
+
+	if (rc != CLI_RUN)
+		return rc;
+	if (settle(&a) < 0 || prepare(&a) < 0)
+		return 2;
+	child_stop_softly(); /* Ctrl-C: the summary so far */
+	run.start = now_s();
+	run.duration = (double)a.duration;
+	run.tty = isatty(STDERR_FILENO);
+	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
+	       " s\n", a.seed, a.duration, a.round);
+	if (shard_split(&a.shard))
+		printf("storm: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
+		       " rounds: round i runs when i mod %" PRIu64 " = %" PRIu64
+		       "\n", a.shard.k, a.shard.n, a.rounds, a.shard.n,
+		       a.shard.k - 1);
+	fflush(stdout);
+	rc = rounds(&a);
 	if (run.tty)
 		fputc('\n', stderr);
 	/* A killed round's file too. */
-	if (dir[0] && content_dir_remove(dir) < 0)
+	if ((a.dir[0] && content_dir_remove(a.dir) < 0) || rc < 0)
 		return 2;
-	summary(stdout, &run, &p);
-	if (json && write_json(json, &run, &p) < 0)
+	summary(stdout, &run, &a.p);
+	if (a.json && write_json(a.json, &run, &a.p) < 0)
 		return 2;
-	if (camp) {
-		int bad = write_report(report, camp, row);
+	if (a.camp) {
+		int bad = write_report(a.report, a.camp, a.row);
 
-		campaign_free(camp);
+		campaign_free(a.camp);
 		if (bad)
 			return 2;
 	}

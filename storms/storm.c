@@ -17,7 +17,7 @@
 #include "child.h"
 #include "content_file.h"
 #include "coverage.h"
-#include "invariants.h"
+#include "oracle.h"
 #include "read_check.h"
 #include "rng.h"
 #include "storm.h"
@@ -38,6 +38,13 @@ struct storm {
 	uint64_t grace_end_ns;  /* deadline_ns + the dedup grace */
 	int dedup_seen;         /* both dedup counters > 0, seen past deadline */
 	pthread_mutex_t msg_lock;
+	/* What the stall watchdog watches: bytes checked, and the main
+	 * thread's steps once the readers run (the joins, close). */
+	uint64_t steps;
+	int reported;           /* the result went to the parent */
+	int fd;                 /* the pipe to the parent */
+	struct fault_seam *fs;
+	uint64_t *mark;         /* code probe counts at the child's start */
 };
 
 struct reader {
@@ -70,12 +77,9 @@ static void note(struct storm *s, const char *fmt, ...)
 	pthread_mutex_unlock(&s->msg_lock);
 }
 
-static void on_violation(int id, const char *msg, void *arg)
+static void say(void *s, const char *line)
 {
-	struct storm *s = arg;
-
-	__atomic_add_fetch(&s->out->violations, 1, __ATOMIC_RELAXED);
-	note(s, "I-%d (%s): %s", id, inv_title(id), msg);
+	note(s, "%s", line);
 }
 
 /* Whether the readers go on: until the deadline, then while the dedup
@@ -172,6 +176,82 @@ static int make_file(struct storm *s, char *path, size_t n)
 	return 0;
 }
 
+/* A storm asked for huge folios (equal chunks of the folio in a huge
+ * tmpfs) proves it took the huge path: the region chose it, and what is
+ * resident at the end sits in large folios (a census of /proc/kpageflags;
+ * skipped where it cannot be read). */
+static void huge_proof(struct storm *s)
+{
+	int want = s->c->huge_dir && s->c->chunk_size &&
+		s->c->chunk_size % huge_leg_folio() == 0;
+
+	s->out->huge = resid_huge(s->r);
+	if (s->out->huge && resid_folio_census(s->r, &s->out->huge_bytes) < 0)
+		return;
+	if (want && !s->out->huge)
+		note(s, "equal chunks of the folio in a huge tmpfs took 4 KiB "
+		     "pages in B");
+	else if (s->out->huge && s->out->stats.resident &&
+		 !s->out->huge_bytes)
+		note(s, "a region on the huge path holds %" PRIu64 " resident "
+		     "bytes, none in a large folio", s->out->stats.resident);
+}
+
+/* Sends the result to the parent and exits, once, whoever comes first: the
+ * main thread at the end or the stall watchdog. The other waits for the
+ * exit. */
+static void __attribute__((noreturn)) report(struct storm *s)
+{
+	struct storm_result *out = s->out;
+
+	while (__atomic_exchange_n(&s->reported, 1, __ATOMIC_ACQ_REL))
+		pause();
+	if (s->fs)
+		fault_seam_fired_all(s->fs, out->fired);
+	coverage_since(s->mark, out->probes);
+	out->ran = 1;
+	if (write(s->fd, out, sizeof(*out)) != (ssize_t)sizeof(*out))
+		_exit(3);
+	_exit(0);
+}
+
+static uint64_t progress_of(struct storm *s)
+{
+	return __atomic_load_n(&s->out->bytes_checked, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&s->steps, __ATOMIC_RELAXED);
+}
+
+/* A hang is no progress for watchdog_seconds: no byte checked by any
+ * reader and no step of the main thread. It is caught when it happens,
+ * mid-storm or in resid_close, not at the end of a fixed budget. The
+ * threads stuck on faults or locks cannot be joined: dump them, report,
+ * exit; the kernel frees them. */
+static void *stall_watchdog(void *arg)
+{
+	struct storm *s = arg;
+	const struct timespec tick = { 0, 100000000L };
+	uint64_t stall_ns = (uint64_t)(s->c->watchdog_seconds * 1e9);
+	uint64_t last = progress_of(s), since = now_ns();
+	char dump[sizeof(s->out->message)];
+
+	for (;;) {
+		nanosleep(&tick, NULL);
+		if (progress_of(s) != last) {
+			last = progress_of(s);
+			since = now_ns();
+		} else if (now_ns() - since >= stall_ns) {
+			break;
+		}
+	}
+	thread_dump(getpid(), dump, sizeof(dump));
+	pthread_mutex_lock(&s->msg_lock);
+	s->out->hung = 1;
+	snprintf(s->out->message, sizeof(s->out->message), "%s", dump);
+	pthread_mutex_unlock(&s->msg_lock);
+	fprintf(stderr, "residctl storm: %s\n", dump);
+	report(s);
+}
+
 /* In the child: the storm itself. Writes the result to fd and exits. */
 static void child(const struct storm_config *c, int fd)
 {
@@ -179,13 +259,13 @@ static void child(const struct storm_config *c, int fd)
 	static char path[4200];
 	struct storm_result out;
 	struct reader rd[MAX_THREADS];
-	struct storm s = { .c = c, .out = &out };
+	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
+	struct storm s = { .c = c, .out = &out, .fd = fd, .mark = mark };
 	char err[RESID_ERRLEN];
 	uint64_t rng = c->seed, max_chunk = c->chunk_size;
 	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
 	uint32_t started = 0;
-	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
-	struct fault_seam *fs = NULL;
+	pthread_t stall;
 
 	coverage_mark(mark);
 	memset(&out, 0, sizeof(out));
@@ -221,18 +301,18 @@ static void child(const struct storm_config *c, int fd)
 					  max_chunk);
 	if (c->huge_mount && huge_leg_enter(c->huge_dir, out.message,
 					    sizeof(out.message)) < 0)
-		goto report;
+		report(&s);
 	/* Every storm runs on a fault seam, faults or not. */
-	fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL, NULL);
-	if (!fs) {
+	s.fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL, NULL);
+	if (!s.fs) {
 		snprintf(out.message, sizeof(out.message), "out of memory for "
 			 "the fault seam");
-		goto report;
+		report(&s);
 	}
-	s.h.seam = fault_seam_ops(fs);
+	s.h.seam = fault_seam_ops(s.fs);
 	if (c->file_dir && make_file(&s, path, sizeof(path)) < 0)
-		goto report;
-	inv_set_handler(on_violation, &s);
+		report(&s);
+	oracle_invariants_to(&out.violations, say, &s);
 	s.r = resid_open(&s.cfg, err);
 	if (c->file_dir && unlink(path) < 0)
 		note(&s, "cannot remove %s: %s", path, strerror(errno));
@@ -241,7 +321,12 @@ static void child(const struct storm_config *c, int fd)
 	if (!s.r) {
 		snprintf(out.message, sizeof(out.message), "cannot open the "
 			 "region: %s", err);
-		goto report;
+		report(&s);
+	}
+	if (pthread_create(&stall, NULL, stall_watchdog, &s)) {
+		snprintf(out.message, sizeof(out.message), "cannot start the "
+			 "stall watchdog");
+		report(&s);
 	}
 	uint64_t t0 = now_ns();
 
@@ -256,28 +341,13 @@ static void child(const struct storm_config *c, int fd)
 			break;
 		}
 	}
-	uint64_t limit = s.grace_end_ns +
-		(uint64_t)(c->watchdog_seconds * 1e9);
 	for (uint32_t i = 0; i < started; i++) {
-		/* pthread_timedjoin_np takes CLOCK_REALTIME: convert. */
-		struct timespec rt, ts;
-		uint64_t left = limit > now_ns() ? limit - now_ns() : 0;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		uint64_t abs = (uint64_t)rt.tv_sec * 1000000000ull +
-			(uint64_t)rt.tv_nsec + left;
-
-		ts.tv_sec = (time_t)(abs / 1000000000ull);
-		ts.tv_nsec = (long)(abs % 1000000000ull);
-		if (pthread_timedjoin_np(rd[i].th, NULL, &ts)) {
-			out.hung = 1;
-			thread_dump(getpid(), out.message, sizeof(out.message));
-			fprintf(stderr, "residctl storm: %s\n", out.message);
-			goto report; /* the threads cannot be joined: exit */
-		}
+		pthread_join(rd[i].th, NULL);
+		__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
 	}
 	resid_check_quiescent(s.r);
 	resid_get_stats(s.r, &out.stats);
+	huge_proof(&s);
 	/* No fetch outlives the default watchdog time-out in a healthy round:
 	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
 	 * drawn with a 1 ms time-out reset on purpose (its code probe). */
@@ -285,16 +355,10 @@ static void child(const struct storm_config *c, int fd)
 		note(&s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
 		     "FETCHING, unlocked, past the %u ms time-out",
 		     out.stats.watchdog_resets, s.cfg.fetching_timeout_ms);
+	__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
 	resid_close(s.r);
 	out.seconds = (double)(now_ns() - t0) / 1e9;
-report:
-	if (fs)
-		fault_seam_fired_all(fs, out.fired);
-	coverage_since(mark, out.probes);
-	out.ran = 1;
-	if (write(fd, &out, sizeof(out)) != (ssize_t)sizeof(out))
-		_exit(3);
-	_exit(0);
+	report(&s);
 }
 
 /* Reads the child's whole result: 0, -1 on time-out, -2 when a signal

@@ -30,7 +30,9 @@ struct storm_config {
 	uint32_t threads, workers, prefetch_depth;
 	enum resid_policy policy;
 	double seconds;          /* how long the threads read */
-	double watchdog_seconds; /* then how long they may take to finish */
+	/* A hang: no byte checked and no step of the child's main thread
+	 * (joins, close) for this long. */
+	double watchdog_seconds;
 	/* Past `seconds`, the threads keep reading until both dedup counters
 	 * are > 0, for at most this long (T-6); 0: they stop at `seconds`. */
 	double dedup_grace_seconds;
@@ -57,6 +59,8 @@ struct storm_result {
 	int hung;                /* the watchdog fired */
 	int interrupted;         /* a signal to stop ended it */
 	int direct;              /* the file was read with O_DIRECT */
+	int huge;                /* the region took huge folios in B */
+	uint64_t huge_bytes;     /* of A's mapped pages, in large folios */
 	double seconds;
 	char message[1024];      /* the first failure, or the thread dump */
 };

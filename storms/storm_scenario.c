@@ -26,7 +26,7 @@ void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 		.prefetch_depth = 2,
 		.policy = RESID_POLICY_DECLARED,
 		.seconds = full ? 60 : 3,
-		.watchdog_seconds = full ? 120 : 20,
+		.watchdog_seconds = full ? 120 : 10,
 		.limit_bytes = 512ull << 20,
 	};
 	/* A swarm draws the chunk size too (fault_swarm_chunk). */
@@ -77,6 +77,8 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	scen_count(res, "dedup_resident", sr->stats.dedup_resident);
 	scen_count(res, "st_blocks_lag", sr->stats.st_blocks_lag);
 	scen_count(res, "shmem_lag", sr->stats.shmem_lag);
+	if (c->huge_dir)
+		scen_count(res, "huge_bytes", sr->huge_bytes);
 	fault_report(c->faults, sr->fired, res);
 	if (!storm_passed(sr)) {
 		storm_describe(c, line, sizeof(line));

@@ -13,12 +13,7 @@
 #include "arms.h"
 #include "cli.h"
 
-static const char usage[] =
-	"usage: residctl bench arms [--chunk BYTES] [--chunks N] [--table FILE]\n"
-	"                           [--passes P] [--threads T] [--ratios R,R..]\n"
-	"                           [--arms LIST] [--prefetch N] [--margin BYTES]\n"
-	"                           [--dir DIR] [--seed N] [--csv FILE]\n"
-	"                           [--reps N] [--device]\n"
+static const char about[] =
 	"  A file of N chunks (default 16 of 8M), or of the layers of a layout\n"
 	"  (--table: 'offset length' lines or a safetensors file; chunks derived\n"
 	"  as in 'residctl verify --help'), is read layer by layer for P passes\n"
@@ -58,9 +53,7 @@ static const char usage[] =
 	"  by run beside the pager. Exit 0, 1 when a run failed, 2 on bad\n"
 	"  input.\n";
 
-static const char usage_decode[] =
-	"usage: residctl bench decode [--cols N] [--chunk BYTES] [--chunks N]\n"
-	"                             [--table FILE] [OPTIONS of bench arms]\n"
+static const char about_decode[] =
 	"  The arms of 'residctl bench arms' on a decode-shaped workload: the\n"
 	"  file holds f32 weights, and each layer, read as a matrix of --cols\n"
 	"  columns (default 4096; the last row may be short), is multiplied into\n"
@@ -88,10 +81,15 @@ const struct arm arms[NARMS] = {
 	{ "device", -1, 0, 0, 0, 0, 0, 1, 0 },
 };
 
-static int parse_ratios(const char *v, struct arms_opts *o)
+static int parse_ratios(void *dst, const char *where, const char *v,
+			char *err, size_t n)
 {
+	struct arms_opts *o = dst;
 	char buf[256], *save = NULL;
 
+	(void)where;
+	snprintf(err, n, "bad ratios '%s'; give up to 16 numbers in (0, 1], "
+		 "e.g. 0.25,0.5", v);
 	if (strlen(v) >= sizeof(buf))
 		return -1;
 	strcpy(buf, v);
@@ -108,10 +106,16 @@ static int parse_ratios(const char *v, struct arms_opts *o)
 	return o->nratios ? 0 : -1;
 }
 
-static int parse_arms(const char *v, struct arms_opts *o)
+static int parse_arms(void *dst, const char *where, const char *v, char *err,
+		      size_t n)
 {
+	struct arms_opts *o = dst;
 	char buf[256], *save = NULL;
 
+	(void)where;
+	snprintf(err, n, "bad arm list '%s'; use A, A-seq, A-random, A-normal, "
+		 "C, D, E, D-ahead, D-touched, D-whole, device, "
+		 "comma-separated", v);
 	if (strlen(v) >= sizeof(buf))
 		return -1;
 	strcpy(buf, v);
@@ -133,128 +137,64 @@ static int parse_arms(const char *v, struct arms_opts *o)
 
 static int parse(int argc, char **argv, struct arms_opts *o)
 {
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("chunks", 'n'),
-		CLI_VALUE("chunk", 'c'),
-		CLI_VALUE("passes", 'p'),
-		CLI_VALUE("threads", 't'),
-		CLI_VALUE("prefetch", 'f'),
-		CLI_VALUE("margin", 'm'),
-		CLI_VALUE("ratios", 'r'),
-		CLI_VALUE("arms", 'a'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("dir", 'd'),
-		CLI_VALUE("csv", 'o'),
-		CLI_VALUE("table", 'T'),
-		CLI_VALUE("reps", 'R'),
-		CLI_FLAG("device", 'D'),
-		CLI_VALUE("cols", 'C'),
+	int chunks = 0, chunk = 0, rc;
+	struct cli_opt opts[] = {
+		{ "chunks", CLI_U64, &o->nchunks, .arg = "N", .min = 2,
+		  .max = 1u << 20, .what = "chunk count", .seen = &chunks,
+		  .help = "chunks in the file" },
+		{ "chunk", CLI_BYTES, &o->chunk, .arg = "BYTES", .min = 1,
+		  .align = RESID_PAGE, .what = "chunk size", .seen = &chunk,
+		  .help = "the chunk size" },
+		{ "table", CLI_TEXT, &o->table, .arg = "FILE",
+		  .help = "the layers of a layout instead of equal chunks" },
+		{ "passes", CLI_U64, &o->passes, .arg = "P", .min = 1,
+		  .max = 10000, .what = "pass count",
+		  .help = "passes over the layers" },
+		{ "threads", CLI_U64, &o->threads, .arg = "T", .min = 1,
+		  .max = 64, .what = "thread count",
+		  .help = "threads reading each layer" },
+		{ "ratios", CLI_CALL, o, .arg = "R,R..", .parse = parse_ratios,
+		  .help = "budgets as ratios of the file" },
+		{ "arms", CLI_CALL, o, .arg = "LIST", .parse = parse_arms,
+		  .help = "the arms to run (default A,C,D,E)" },
+		{ "prefetch", CLI_U64, &o->prefetch, .arg = "N", .min = 1,
+		  .max = 64, .what = "prefetch depth",
+		  .help = "arm E's prefetch depth (default 1)" },
+		{ "margin", CLI_BYTES, &o->margin, .arg = "BYTES",
+		  .align = RESID_PAGE, .what = "margin",
+		  .help = "the A arms' cgroup limit over the budget" },
+		{ "dir", CLI_TEXT, &o->dir, .arg = "DIR",
+		  .help = "where the file goes (default build; not tmpfs)" },
+		CLI_SEED(&o->seed, "the file's content (default 1)"),
+		{ "csv", CLI_TEXT, &o->csv, .arg = "FILE",
+		  .help = "write every run" },
+		{ "reps", CLI_U64, &o->reps, .arg = "N", .min = 1,
+		  .max = MAX_REPS, .what = "repetition count",
+		  .help = "runs of each arm, the median reported" },
+		{ "device", CLI_FLAG, &o->device,
+		  .help = "measure the device's limit with fio" },
+		{ "cols", CLI_U64, &o->cols, .arg = "N", .min = 1,
+		  .max = DECODE_MAX_COLS, .what = "column count",
+		  .help = "columns of each layer's matrix (default 4096)" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = o->decode ? "bench decode" : "bench arms",
-			 .usage = o->decode ? usage_decode : usage,
-			 .argc = argc, .argv = argv, .opts = opts,
-			 .operands = 0 };
-	const char *v, *sized = NULL;
-	int opt;
+	const struct cli_spec spec = {
+		.cmd = o->decode ? "bench decode" : "bench arms",
+		.about = o->decode ? about_decode : about, .opts = opts,
+	};
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		v = c.arg;
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'n':
-			sized = "--chunks";
-			if (cli_u64(v, &o->nchunks) || o->nchunks < 2 ||
-			    o->nchunks > 1u << 20)
-				return bench_bad(o->name, "chunk count", v,
-						 "give 2..1048576");
-			break;
-		case 'c':
-			sized = "--chunk";
-			if (cli_bytes(v, &o->chunk) || !o->chunk ||
-			    o->chunk % RESID_PAGE)
-				return bench_bad(o->name, "chunk size", v,
-						 "give a multiple of 4K, e.g. 8M");
-			break;
-		case 'p':
-			if (cli_u64(v, &o->passes) || !o->passes ||
-			    o->passes > 10000)
-				return bench_bad(o->name, "pass count", v,
-						 "give 1..10000");
-			break;
-		case 't':
-			if (cli_u64(v, &o->threads) || !o->threads ||
-			    o->threads > 64)
-				return bench_bad(o->name, "thread count", v,
-						 "give 1..64");
-			break;
-		case 'f':
-			if (cli_u64(v, &o->prefetch) || !o->prefetch ||
-			    o->prefetch > 64)
-				return bench_bad(o->name, "prefetch depth", v,
-						 "give 1..64");
-			break;
-		case 'm':
-			if (cli_bytes(v, &o->margin) || o->margin % RESID_PAGE)
-				return bench_bad(o->name, "margin", v,
-						 "give a multiple of 4K, e.g. 4M");
-			break;
-		case 'r':
-			if (parse_ratios(v, o))
-				return bench_bad(o->name, "ratios", v,
-						 "give up to 16 numbers in (0, 1], "
-						 "e.g. 0.25,0.5");
-			break;
-		case 'a':
-			if (parse_arms(v, o))
-				return bench_bad(o->name, "arm list", v,
-						 "use A, A-seq, A-random, A-normal, "
-						 "C, D, E, D-ahead, D-touched, "
-						 "D-whole, device, comma-separated");
-			break;
-		case 's':
-			if (cli_u64(v, &o->seed))
-				return bench_bad(o->name, "seed", v,
-						 "give a decimal number");
-			break;
-		case 'd':
-			o->dir = v;
-			break;
-		case 'o':
-			o->csv = v;
-			break;
-		case 'T':
-			o->table = v;
-			break;
-		case 'R':
-			if (cli_u64(v, &o->reps) || !o->reps ||
-			    o->reps > MAX_REPS)
-				return bench_bad(o->name, "repetition count", v,
-						 "give 1..9");
-			break;
-		case 'D':
-			o->device = 1;
-			break;
-		case 'C':
-			if (!o->decode)
-				return bench_bad(o->name, "option", "--cols",
-						 "it is for 'residctl bench decode'");
-			if (cli_u64(v, &o->cols) || !o->cols ||
-			    o->cols > DECODE_MAX_COLS)
-				return bench_bad(o->name, "column count", v,
-						 "give 1..1048576");
-			break;
-		}
-	}
+	if (!o->decode) /* --cols is decode's */
+		opts[sizeof(opts) / sizeof(opts[0]) - 2] = (struct cli_opt){ 0 };
+	if ((rc = cli_parse(&spec, argc, argv)) != CLI_RUN)
+		return rc;
 	if (o->device && !device_have_fio())
 		return bench_bad(o->name, "option", "--device",
 				 "it needs fio, which is not installed; run: "
 				 "apt-get install -y fio");
-	if (o->table && sized)
-		return bench_bad(o->name, "option with --table", sized,
-				 "the table gives the chunks; drop --chunk and --chunks");
+	if (o->table && (chunk || chunks))
+		return bench_bad(o->name, "option with --table", chunk ?
+				 "--chunk" : "--chunks", "the table gives the "
+				 "chunks; drop --chunk and --chunks");
 	return -1;
 }
 

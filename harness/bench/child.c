@@ -13,28 +13,12 @@
 #include "bench.h"
 #include "cgroup_scope.h"
 #include "child.h"
+#include "write_all.h"
 
 struct header {
 	int rc;
 	char message[512];
 };
-
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len) {
-		ssize_t w = write(fd, c, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
 
 static void child(bench_fn fn, void *arg, void *out, size_t len, int fd)
 {

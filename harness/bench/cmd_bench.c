@@ -8,19 +8,23 @@
 #include "cli.h"
 #include "commands.h"
 
-static const char usage[] =
-	"usage: residctl bench arms|decode|fetch|mkmodel [OPTIONS]\n"
-	"  arms   bytes read from the disk by the kernel's mmap (A), the pager\n"
-	"         with lru (C), with the declared order (D), with prefetch (E),\n"
-	"         against Belady (OPT), on a cyclic layer scan, budgets swept\n"
-	"  decode tokens/s of the same arms on a decode-shaped workload: each\n"
-	"         layer's f32 weights multiplied into a vector, a pass a token\n"
-	"  fetch  per-chunk fetch latency and throughput of the pager against\n"
-	"         a plain O_DIRECT pread, with a breakdown of each fetch\n"
-	"  mkmodel  writes a synthetic safetensors model (a layout for\n"
-	"         'bench arms --table' and 'verify --table')\n"
-	"  Benchmarks, not tests: they need root (memory cgroups), write a\n"
-	"  backing file on a disk and remove it. 'residctl bench arms --help'.\n";
+static const struct command benches[] = {
+	{ "arms", bench_arms, "disk bytes of mmap (A), the pager's arms, OPT" },
+	{ "decode", bench_decode, "tokens/s of the arms on a decode workload" },
+	{ "fetch", bench_fetch, "the pager's fetch path against O_DIRECT" },
+	{ "mkmodel", bench_mkmodel, "write a synthetic safetensors model" },
+};
+
+#define NBENCHES (sizeof(benches) / sizeof(benches[0]))
+
+static void usage(void)
+{
+	printf("usage: residctl bench BENCHMARK [OPTIONS]\n\nbenchmarks:\n");
+	command_list(stdout, benches, NBENCHES);
+	printf("\nBenchmarks, not tests: they need root (memory cgroups), "
+	       "write a backing\nfile on a disk and remove it. 'residctl bench "
+	       "BENCHMARK --help' describes one.\n");
+}
 
 double bench_now(void)
 {
@@ -55,23 +59,20 @@ int bench_sizes(const char *s, uint64_t *out, int max)
 
 int cmd_bench(int argc, char **argv)
 {
+	const struct command *b = argc < 2 ? NULL :
+		command_find(benches, NBENCHES, argv[1]);
+
 	if (argc < 2) {
 		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
 			"fetch or mkmodel; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, stdout);
+		usage();
 		return 0;
 	}
-	if (!strcmp(argv[1], "arms"))
-		return bench_arms(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "decode"))
-		return bench_decode(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "fetch"))
-		return bench_fetch(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "mkmodel"))
-		return bench_mkmodel(argc - 1, argv + 1);
+	if (b)
+		return b->fn(argc - 1, argv + 1);
 	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
 		"decode, fetch or mkmodel\n", argv[1]);
 	return 2;

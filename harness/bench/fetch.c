@@ -20,11 +20,7 @@
 
 #define SLACK (64 * MiB)     /* cgroup limit over what the mode holds */
 
-static const char usage[] =
-	"usage: residctl bench fetch [--sizes B,B..] [--total BYTES] [--reps N]\n"
-	"                            [--workers N] [--prefetch N] [--dir DIR]\n"
-	"                            [--pin yes|no] [--piece BYTES] [--csv FILE]\n"
-	"                            [--modes LIST] [--huge-dir DIR]\n"
+static const char about[] =
 	"  For each chunk size (default 2M,4M,8M,16M,32M,64M,128M), chunks of a\n"
 	"  --total byte file (default 1G, at least 4 chunks of the largest\n"
 	"  size) are read in order, --reps times (default 3), in five modes side\n"
@@ -54,8 +50,9 @@ const char *const mode_name[NMODES] = {
 	"huge-ahead",
 };
 
-/* --modes: names to a mask; 0 when one is unknown. */
-static unsigned parse_modes(const char *v)
+/* --modes: names to a mask. */
+static int parse_modes(void *dst, const char *where, const char *v,
+		       char *err, size_t n)
 {
 	char buf[256], *save = NULL;
 	unsigned mask = 0;
@@ -67,102 +64,76 @@ static unsigned parse_modes(const char *v)
 
 		while (k < NMODES && strcmp(t, mode_name[k]))
 			k++;
-		if (k == NMODES)
-			return 0;
+		if (k == NMODES) {
+			snprintf(err, n, "bad mode list '%s'; name modes of "
+				 "plain, warm, pager, ahead, prefetch, device, "
+				 "huge, huge-ahead", v);
+			return -1;
+		}
 		mask |= 1u << k;
 	}
-	return mask;
+	(void)where;
+	*(unsigned *)dst = mask;
+	return 0;
 }
+
+/* --sizes: up to MAX_SIZES multiples of 4K. */
+static int parse_sizes(void *dst, const char *where, const char *v,
+		       char *err, size_t n)
+{
+	struct fetch_opts *o = dst;
+
+	(void)where;
+	o->nsizes = bench_sizes(v, o->size, MAX_SIZES);
+	for (int k = 0; k < o->nsizes; k++)
+		if (!o->size[k] || o->size[k] % RESID_PAGE)
+			o->nsizes = -1;
+	if (o->nsizes > 0)
+		return 0;
+	snprintf(err, n, "bad sizes '%s'; give up to 16 multiples of 4K, e.g. "
+		 "2M,8M", v);
+	return -1;
+}
+
+
 
 static int parse(int argc, char **argv, struct fetch_opts *o)
 {
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("sizes", 'z'),
-		CLI_VALUE("total", 'T'),
-		CLI_VALUE("reps", 'r'),
-		CLI_VALUE("workers", 'w'),
-		CLI_VALUE("prefetch", 'f'),
-		CLI_VALUE("pin", 'P'),
-		CLI_VALUE("dir", 'd'),
-		CLI_VALUE("csv", 'o'),
-		CLI_VALUE("piece", 'p'),
-		CLI_VALUE("modes", 'm'),
-		CLI_VALUE("huge-dir", 'H'),
+	static const char *const yes_no[] = { "no", "yes", NULL };
+	struct cli_opt opts[] = {
+		{ "sizes", CLI_CALL, o, .arg = "B,B..", .parse = parse_sizes,
+		  .help = "chunk sizes (default 2M,4M,8M,16M,32M,64M,128M)" },
+		{ "total", CLI_BYTES, &o->total, .arg = "BYTES",
+		  .align = RESID_PAGE, .what = "file size",
+		  .help = "the file's size (default 1G)" },
+		{ "reps", CLI_U64, &o->reps, .arg = "N", .min = 1, .max = 100,
+		  .what = "rep count", .help = "runs of each mode (default 3)" },
+		{ "workers", CLI_U64, &o->workers, .arg = "N", .min = 1,
+		  .max = 256, .what = "worker count",
+		  .help = "prefetch mode's workers (default 4)" },
+		{ "prefetch", CLI_U64, &o->prefetch, .arg = "N", .min = 1,
+		  .max = 64, .what = "prefetch depth",
+		  .help = "prefetch mode's depth (default 2)" },
+		{ "pin", CLI_CHOICE, &o->pin, .choices = yes_no,
+		  .help = "the application on one CPU, the pager on the others "
+		  "(default yes)" },
+		{ "dir", CLI_TEXT, &o->dir, .arg = "DIR",
+		  .help = "where the file goes (default build; not tmpfs)" },
+		{ "csv", CLI_TEXT, &o->csv, .arg = "FILE",
+		  .help = "write every run" },
+		{ "piece", CLI_BYTES, &o->piece, .arg = "BYTES",
+		  .align = RESID_PAGE, .what = "piece size",
+		  .help = "cfg.fetch_piece (default 1M; 0: a chunk whole)" },
+		{ "modes", CLI_CALL, &o->modes, .arg = "LIST",
+		  .parse = parse_modes, .help = "run only those (default all)" },
+		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
+		  .help = "a tmpfs mounted with huge=, for the huge modes" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "bench fetch", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
-	const char *v;
-	int opt;
+	const struct cli_spec spec = { .cmd = "bench fetch", .about = about,
+				       .opts = opts };
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		v = c.arg;
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'z':
-			o->nsizes = bench_sizes(v, o->size, MAX_SIZES);
-			for (int k = 0; k < o->nsizes; k++)
-				if (!o->size[k] || o->size[k] % RESID_PAGE)
-					o->nsizes = -1;
-			if (o->nsizes < 0)
-				return bench_bad("fetch", "sizes", v,
-						 "give up to 16 multiples of 4K, "
-						 "e.g. 2M,8M");
-			break;
-		case 'T':
-			if (cli_bytes(v, &o->total) || o->total % RESID_PAGE)
-				return bench_bad("fetch", "file size", v,
-						 "give a multiple of 4K, e.g. 1G");
-			break;
-		case 'r':
-			if (cli_u64(v, &o->reps) || !o->reps || o->reps > 100)
-				return bench_bad("fetch", "rep count", v,
-						 "give 1..100");
-			break;
-		case 'w':
-			if (cli_u64(v, &o->workers) || !o->workers ||
-			    o->workers > 256)
-				return bench_bad("fetch", "worker count", v,
-						 "give 1..256");
-			break;
-		case 'f':
-			if (cli_u64(v, &o->prefetch) || !o->prefetch ||
-			    o->prefetch > 64)
-				return bench_bad("fetch", "prefetch depth", v,
-						 "give 1..64");
-			break;
-		case 'P':
-			if (strcmp(v, "yes") && strcmp(v, "no"))
-				return bench_bad("fetch", "pin", v,
-						 "give yes or no");
-			o->pin = !strcmp(v, "yes");
-			break;
-		case 'd':
-			o->dir = v;
-			break;
-		case 'o':
-			o->csv = v;
-			break;
-		case 'm':
-			if (!(o->modes = parse_modes(v)))
-				return bench_bad("fetch", "mode list", v,
-						 "name modes of plain, warm, "
-						 "pager, ahead, prefetch, device, "
-						 "huge, huge-ahead");
-			break;
-		case 'H':
-			o->huge_dir = v;
-			break;
-		case 'p':
-			if (cli_bytes(v, &o->piece) || o->piece % RESID_PAGE)
-				return bench_bad("fetch", "piece size", v,
-						 "give a multiple of 4K, or 0");
-			break;
-		}
-	}
-	return -1;
+	return cli_parse(&spec, argc, argv);
 }
 
 /* Every mode at every size, reps interleaved so that a noisy moment hits

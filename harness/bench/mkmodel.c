@@ -18,9 +18,7 @@
 #include "decode.h"
 #include "mkmodel.h"
 
-static const char usage[] =
-	"usage: residctl bench mkmodel FILE [--layers N] [--hidden H] [--ffn F]\n"
-	"                              [--vocab V] [--seed S] [--dtype F16|F32]\n"
+static const char about[] =
 	"  Writes a synthetic safetensors model to FILE: model.embed_tokens\n"
 	"  [V,H], N layers (model.layers.<i>.: input_layernorm [H], q/k/v/o\n"
 	"  projections [H,H], [H/4,H] for k and v, post_attention_layernorm [H],\n"
@@ -190,63 +188,33 @@ int bench_mkmodel(int argc, char **argv)
 {
 	struct mkmodel m = { .layers = 8, .hidden = 768, .ffn = 2048,
 			     .vocab = 8192, .seed = 1 };
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_VALUE("layers", 'l'),
-		CLI_VALUE("hidden", 'H'),
-		CLI_VALUE("ffn", 'f'),
-		CLI_VALUE("vocab", 'v'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("dtype", 'd'),
-		{ 0 },
-	};
-	struct cli c = { .cmd = "bench mkmodel", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 1 };
-	const char *path = NULL, *name = NULL;
+	static const char *const dtypes[] = { "F16", "F32", NULL };
+	const char *path = NULL;
 	uint64_t size = 0;
 	char err[600];
-	int opt;
+	struct cli_opt opts[] = {
+		{ "layers", CLI_U64, &m.layers, .arg = "N", .min = 1,
+		  .max = 1000, .what = "layers", .help = "(default 8)" },
+		{ "hidden", CLI_U64, &m.hidden, .arg = "H", .min = 1,
+		  .max = 1u << 16, .what = "hidden", .help = "(default 768)" },
+		{ "ffn", CLI_U64, &m.ffn, .arg = "F", .min = 1, .max = 1u << 16,
+		  .what = "ffn", .help = "(default 2048)" },
+		{ "vocab", CLI_U64, &m.vocab, .arg = "V", .min = 1,
+		  .max = 1u << 20, .what = "vocab", .help = "(default 8192)" },
+		CLI_SEED(&m.seed, "the content's seed (default 1)"),
+		{ "dtype", CLI_CHOICE, &m.f32, .choices = dtypes,
+		  .help = "the tensors' type (default F16)" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "bench mkmodel", .synopsis = "FILE", .about = about,
+		.opts = opts, .operands = 1,
+		.operand = { .type = CLI_TEXT, .dst = &path },
+	};
+	int rc = cli_parse(&spec, argc, argv);
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		uint64_t *dst = NULL, max = 1u << 16;
-
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case CLI_OPERAND:
-			path = c.arg;
-			continue;
-		case 'l':
-			dst = &m.layers, max = 1000, name = "layers";
-			break;
-		case 'H':
-			dst = &m.hidden, name = "hidden";
-			break;
-		case 'f':
-			dst = &m.ffn, name = "ffn";
-			break;
-		case 'v':
-			dst = &m.vocab, max = 1u << 20, name = "vocab";
-			break;
-		case 's':
-			dst = &m.seed, max = UINT64_MAX, name = "seed";
-			break;
-		case 'd':
-			if (strcmp(c.arg, "F16") && strcmp(c.arg, "F32"))
-				return bench_bad("mkmodel", "dtype", c.arg,
-						 "give F16 or F32");
-			m.f32 = !strcmp(c.arg, "F32");
-			continue;
-		}
-		if (cli_u64(c.arg, dst) ||
-		    (dst != &m.seed && (!*dst || *dst > max))) {
-			char fix[64];
-
-			snprintf(fix, sizeof(fix), "give 1..%" PRIu64, max);
-			return bench_bad("mkmodel", name, c.arg, dst == &m.seed ?
-					 "give a decimal number" : fix);
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	if (!path) {
 		fprintf(stderr, "residctl bench mkmodel: no FILE given; usage: residctl bench mkmodel FILE [--layers N]\n");
 		return 2;

@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "conformance.h"
 #include "huge_leg.h"
 #include "report.h"
 
-static const char usage[] =
-	"usage: residctl conformance [CASE...] [--json FILE] [--verbose] | --list\n"
+static const char about[] =
 	"  Runs each case of the conformance table (all when none is named): a\n"
 	"  sequence of seam calls (fill, UFFDIO_CONTINUE, UFFDIO_WAKE, punch,\n"
 	"  read(uffd), reads through mapping A, closing the uffd) on this kernel,\n"
@@ -141,47 +141,60 @@ static int write_json(const char *path, const struct conf_case *const *cs,
 	return close_tmp(f, tmp, path);
 }
 
+static void list(void)
+{
+	for (int c = 0; c < conf_ncases; c++)
+		printf("%-24s %s\n", conf_cases[c].name, conf_cases[c].what);
+}
+
+/* The cases named on the command line. */
+struct chosen {
+	const struct conf_case *c[64];
+	int n;
+};
+
+static int case_opt(void *dst, const char *where, const char *v, char *err,
+		    size_t n)
+{
+	struct chosen *ch = dst;
+
+	(void)where;
+	if (ch->n < 64 && (ch->c[ch->n] = conf_case_find(v))) {
+		ch->n++;
+		return 0;
+	}
+	snprintf(err, n, "unknown case '%s'; see residctl conformance --list",
+		 v);
+	return -1;
+}
+
 int cmd_conformance(int argc, char **argv)
 {
 	static struct conf_run lx[64], sim[64];
-	const struct conf_case *chosen[64];
+	static struct chosen ch;
+	const struct conf_case **chosen = ch.c;
 	const char *json = NULL;
-	int n = 0, verbose = 0, agree = 0, named;
+	int n, verbose = 0, agree = 0, named;
 	uint64_t tol = 0;
 	char err[512];
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the cases" },
+		CLI_JSON(&json, "write every case's steps, both sides"),
+		{ "verbose", CLI_FLAG, &verbose,
+		  .help = "print every step, not only those that differ" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "conformance", .synopsis = "[CASE...]", .about = about,
+		.opts = opts, .operands = 64,
+		.operand = { .type = CLI_CALL, .dst = &ch, .parse = case_opt },
+	};
+	int rc = cli_parse(&spec, argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
-			for (int c = 0; c < conf_ncases; c++)
-				printf("%-24s %s\n", conf_cases[c].name,
-				       conf_cases[c].what);
-			return 0;
-		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-			verbose = 1;
-		} else if (!strcmp(a, "--json")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "residctl conformance: --json "
-					"needs a FILE\n");
-				return 2;
-			}
-			json = argv[++i];
-		} else if (a[0] == '-') {
-			fprintf(stderr, "residctl conformance: unknown option "
-				"'%s'; see residctl conformance --help\n", a);
-			return 2;
-		} else if (!(chosen[n] = conf_case_find(a)) || n == 63) {
-			fprintf(stderr, "residctl conformance: unknown case "
-				"'%s'; see residctl conformance --list\n", a);
-			return 2;
-		} else {
-			n++;
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
+	n = ch.n;
 	named = n > 0;
 	err[0] = '\0';
 	if (!named && !huge_leg_available(err, sizeof(err)))

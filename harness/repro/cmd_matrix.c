@@ -14,10 +14,7 @@
 
 #define MAX_SEEDS 1000
 
-static const char usage[] =
-	"usage: residctl matrix [--seeds N] [--runs R] [--schedules N]\n"
-	"                       [--md FILE] [--json FILE] [--no-real]\n"
-	"                       [--shard K/N] [--report FILE] [--no-shrink]\n"
+static const char about[] =
 	"  The kill matrix: each of the ten bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
@@ -268,85 +265,51 @@ static int write_file(const char *path, void (*fn)(FILE *, struct cell[][NDETECT
 	return fclose(f);
 }
 
-int cmd_matrix(int argc, char **argv)
+/* What the matrix runs, as the options say. */
+struct matrix {
+	struct repro_opts o;
+	const char *md, *json, *report;
+	uint64_t seeds, runs, unit;
+	struct shard shard;
+	struct campaign *camp;
+	int real;
+};
+
+static int parse(struct matrix *m, int argc, char **argv)
 {
-	static struct cell cells[NBUGS + 1][NDETECTORS];
-	struct repro_opts o = { .seed = 1, .max_schedules = 20000,
-				.replays = 10, .shrink = 1 };
-	const char *md = NULL, *json = NULL, *report = NULL;
-	uint64_t seeds = 20, runs = 3, unit = 0;
-	struct shard shard = { 0 };
-	struct campaign *camp = NULL;
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("no-real", 'R'),
-		CLI_FLAG("no-shrink", 'N'),
-		CLI_VALUE("seeds", 'S'),
-		CLI_VALUE("runs", 'r'),
-		CLI_VALUE("schedules", 'n'),
-		CLI_VALUE("md", 'm'),
-		CLI_VALUE("json", 'j'),
-		CLI_VALUE("shard", 'k'),
-		CLI_VALUE("report", 'p'),
+	struct cli_opt opts[] = {
+		{ "seeds", CLI_U64, &m->seeds, .arg = "N", .min = 1,
+		  .max = MAX_SEEDS, .what = "seed count",
+		  .help = "scheduler seeds per cell (default 20)" },
+		{ "runs", CLI_U64, &m->runs, .arg = "R", .min = 1,
+		  .max = MAX_SEEDS, .what = "run count", .help = "real-kernel "
+		  "and TSan runs per cell (default 3)" },
+		CLI_SCHEDULES(&m->o.max_schedules, "cap each hunt (default "
+			      "20000)"),
+		{ "md", CLI_TEXT, &m->md, .arg = "FILE",
+		  .help = "write the matrix as markdown" },
+		CLI_JSON(&m->json, "write the matrix"),
+		{ "no-real", CLI_UNFLAG, &m->real,
+		  .help = "skip the real-kernel detectors" },
+		CLI_SHARD(&m->shard),
+		CLI_REPORT(&m->report),
+		{ "no-shrink", CLI_UNFLAG, &m->o.shrink, .help = "neither shrink "
+		  "nor replay a failure (the schedules to detect only)" },
 		{ 0 },
 	};
-	struct cli c = { .cmd = "matrix", .usage = usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 0 };
-	char self[4096];
-	int real = 1, bad = 0, opt;
+	const struct cli_spec spec = { .cmd = "matrix", .about = about,
+				       .opts = opts };
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		uint64_t *count = opt == 'S' ? &seeds : opt == 'r' ? &runs :
-			&o.max_schedules;
-		const char *name = opt == 'S' ? "--seeds" : opt == 'r' ?
-			"--runs" : "--schedules";
+	*m = (struct matrix){ .seeds = 20, .runs = 3, .real = 1,
+		.o = { .seed = 1, .max_schedules = 20000, .replays = 10,
+		       .shrink = 1 } };
+	return cli_parse(&spec, argc, argv);
+}
 
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'R':
-			real = 0;
-			break;
-		case 'N':
-			o.shrink = 0;
-			break;
-		case 'S':
-		case 'r':
-		case 'n':
-			if (cli_u64(c.arg, count) || !*count ||
-			    (count != &o.max_schedules && *count > MAX_SEEDS)) {
-				fprintf(stderr, "residctl matrix: bad count "
-					"'%s' for %s; give 1..%d\n", c.arg,
-					name, MAX_SEEDS);
-				return 2;
-			}
-			break;
-		case 'm':
-			md = c.arg;
-			break;
-		case 'j':
-			json = c.arg;
-			break;
-		case 'k':
-			if (shard_parse("matrix", c.arg, &shard))
-				return 2;
-			break;
-		case 'p':
-			report = c.arg;
-			break;
-		}
-	}
-	if (repro_self_path(self, sizeof(self)) < 0) {
-		fprintf(stderr, "residctl matrix: cannot find this program's "
-			"path in /proc/self/exe\n");
-		return 2;
-	}
-	o.self = self;
-	if (report && !(camp = new_campaign(&o, seeds, runs, real, &shard))) {
-		fprintf(stderr, "residctl matrix: out of memory\n");
-		return 2;
-	}
-	double t0 = repro_now();
+/* Runs every cell; how many of them judged wrong. */
+static int run_cells(struct matrix *m, struct cell cells[][NDETECTORS])
+{
+	int bad = 0;
 
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++) {
@@ -356,37 +319,65 @@ int cmd_matrix(int argc, char **argv)
 			char name[64];
 
 			snprintf(name, sizeof(name), "bug %d %s", b, det_key[det]);
-			if (camp && (sched || real))
-				row = campaign_row(camp, name, sched ? seeds : runs);
+			if (m->camp && (sched || m->real))
+				row = campaign_row(m->camp, name, sched ?
+						   m->seeds : m->runs);
 			if (row && !sched && detector_expected(b, det))
 				row_require(row, "detected");
 
 			fprintf(stderr, "matrix: bug %d, %s ...\n", b,
 				detector_name(det));
-			if (!sched && !real) {
+			if (!sched && !m->real) {
 				memset(c, 0, sizeof(*c));
 				c->expected = detector_expected(b, det);
 				c->runs = 1;
 				snprintf(c->why, sizeof(c->why), "--no-real");
 				continue;
 			}
-			run_cell(b, det, (int)(sched ? seeds : runs), &o, &shard,
-				 &unit, row, c);
+			run_cell(b, det, (int)(sched ? m->seeds : m->runs),
+				 &m->o, &m->shard, &m->unit, row, c);
 			bad += (c->ran == c->runs || b == 0) &&
-				!cell_ok(b, det, c, &shard);
+				!cell_ok(b, det, c, &m->shard);
 		}
-	write_md(stdout, cells, (int)seeds, (int)runs);
-	if ((md && write_file(md, write_md, cells, (int)seeds, (int)runs)) ||
-	    (json && write_file(json, write_json, cells, (int)seeds,
-				(int)runs)))
+	return bad;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	static struct cell cells[NBUGS + 1][NDETECTORS];
+	static struct matrix m;
+	int seeds, runs, bad, rc = parse(&m, argc, argv);
+	char self[4096];
+	double t0;
+
+	if (rc != CLI_RUN)
+		return rc;
+	if (repro_self_path(self, sizeof(self)) < 0) {
+		fprintf(stderr, "residctl matrix: cannot find this program's "
+			"path in /proc/self/exe\n");
+		return 2;
+	}
+	m.o.self = self;
+	if (m.report && !(m.camp = new_campaign(&m.o, m.seeds, m.runs, m.real,
+						&m.shard))) {
+		fprintf(stderr, "residctl matrix: out of memory\n");
+		return 2;
+	}
+	t0 = repro_now();
+	bad = run_cells(&m, cells);
+	seeds = (int)m.seeds;
+	runs = (int)m.runs;
+	write_md(stdout, cells, seeds, runs);
+	if ((m.md && write_file(m.md, write_md, cells, seeds, runs)) ||
+	    (m.json && write_file(m.json, write_json, cells, seeds, runs)))
 		return 2;
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++)
 			free(cells[b][det].replay);
-	if (camp) {
-		int err = campaign_write(camp, report, repro_now() - t0);
+	if (m.camp) {
+		int err = campaign_write(m.camp, m.report, repro_now() - t0);
 
-		campaign_free(camp);
+		campaign_free(m.camp);
 		if (err)
 			return 2;
 	}

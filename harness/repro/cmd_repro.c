@@ -10,9 +10,7 @@
 #include "commands.h"
 #include "repro.h"
 
-static const char repro_usage[] =
-	"usage: residctl repro N|all [--seed S] [--schedules N] [--no-real]\n"
-	"                      | --list\n"
+static const char about[] =
 	"  Switches bug N back on (1..10: SPEC §6's seven historical bugs and\n"
 	"  issue 12's three shapes; --list names them) and runs what\n"
 	"  catches it: the deterministic scheduler (PCT depth 3, then the random\n"
@@ -88,63 +86,48 @@ static int repro_bug(int bug, const struct repro_opts *o, int real)
 	return missed;
 }
 
+/* An operand: the bugs it names join the mask. */
+static int bug_opt(void *dst, const char *where, const char *v, char *err,
+		   size_t n)
+{
+	unsigned m;
+
+	(void)where;
+	if (bugs_parse(v, &m, err, n) < 0 || !m) {
+		snprintf(err, n, "bad bug '%s': give 1..%d or all; see residctl "
+			 "repro --list", v, NBUGS);
+		return -1;
+	}
+	*(unsigned *)dst |= m;
+	return 0;
+}
+
 int cmd_repro(int argc, char **argv)
 {
 	struct repro_opts o = { .seed = 1, .max_schedules = 20000, .shrink = 1,
 				.replays = 10, .attempts = 8 };
-	static const struct option opts[] = {
-		CLI_HELP_OPTION,
-		CLI_FLAG("list", 'l'),
-		CLI_FLAG("no-real", 'R'),
-		CLI_VALUE("seed", 's'),
-		CLI_VALUE("schedules", 'n'),
-		{ 0 },
-	};
-	struct cli c = { .cmd = "repro", .usage = repro_usage, .argc = argc,
-			 .argv = argv, .opts = opts, .operands = 16 };
 	char self[4096];
 	unsigned mask = 0;
-	int real = 1, caught = 0, n = 0, opt;
+	int real = 1, caught = 0, n = 0;
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the bugs" },
+		CLI_SEED(&o.seed, "the first hunt's seed (default 1)"),
+		CLI_SCHEDULES(&o.max_schedules, "cap each scheduler hunt "
+			      "(default 20000)"),
+		{ "no-real", CLI_UNFLAG, &real,
+		  .help = "skip the real-kernel detectors" },
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "repro", .synopsis = "N|all", .about = about,
+		.opts = opts, .operands = 16,
+		.operand = { .type = CLI_CALL, .dst = &mask, .parse = bug_opt },
+	};
+	int rc = cli_parse(&spec, argc, argv);
 
-	while ((opt = cli_next(&c)) != CLI_END) {
-		const char *v = c.arg;
-		char err[160];
-		unsigned m;
-
-		switch (opt) {
-		case CLI_EXIT:
-			return c.status;
-		case 'l':
-			list();
-			return 0;
-		case 'R':
-			real = 0;
-			break;
-		case CLI_OPERAND:
-			if (bugs_parse(v, &m, err, sizeof(err)) < 0 || !m) {
-				fprintf(stderr, "residctl repro: bad bug '%s': "
-					"give 1..%d or all; see residctl repro "
-					"--list\n", v, NBUGS);
-				return 2;
-			}
-			mask |= m;
-			break;
-		case 's':
-			if (cli_u64(v, &o.seed)) {
-				fprintf(stderr, "residctl repro: bad seed '%s'; "
-					"give a decimal number\n", v);
-				return 2;
-			}
-			break;
-		case 'n':
-			if (cli_u64(v, &o.max_schedules) || !o.max_schedules) {
-				fprintf(stderr, "residctl repro: bad schedule "
-					"count '%s'; give a number >= 1\n", v);
-				return 2;
-			}
-			break;
-		}
-	}
+	if (rc != CLI_RUN)
+		return rc;
 	if (!mask) {
 		fprintf(stderr, "residctl repro: no bug given: name one (1..%d) "
 			"or all; see residctl repro --list\n", NBUGS);

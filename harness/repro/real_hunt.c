@@ -108,6 +108,23 @@ static void classify(const char *text, int tsan, struct detection *d)
 	}
 }
 
+/* The command line argv as a user would paste it; NULL without memory. */
+static char *rerun_line(char *const argv[], int tsan)
+{
+	size_t len = 32;
+	char *line;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	line = malloc(len);
+	if (!line)
+		return NULL;
+	strcpy(line, tsan ? "TSAN_OPTIONS='...' " : "");
+	for (int i = 0; argv[i]; i++)
+		strcat(strcat(line, i ? " " : ""), argv[i]);
+	return line;
+}
+
 static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		     struct detection *d);
 
@@ -179,6 +196,8 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		argv[n++] = "synthetic";
 		argv[n++] = "--chunks";
 		argv[n++] = "equal";
+		argv[n++] = "--pages";
+		argv[n++] = "4k";
 		argv[n++] = "--bug";
 		argv[n++] = bugs;
 	}
@@ -187,12 +206,7 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	int rc = run_capture(argv, tsan ? tsan_opts : NULL, out, OUT_MAX);
 
 	d->seconds = repro_now() - t0;
-	if (asprintf(&d->replay, "%s%s check %s%s --seed %s --swarm%s%s",
-		     tsan ? "TSAN_OPTIONS='...' " : "", exe, id,
-		     clean ? " T-6 T-7" : "", seed,
-		     bug ? " --backing synthetic --chunks equal --bug " : "",
-		     bug ? bugs : "") < 0)
-		d->replay = NULL;
+	d->replay = rerun_line(argv, tsan);
 	if (rc == 0 || rc == 1 || rc == 66) {
 		d->ran = 1;
 		d->detected = rc != 0;

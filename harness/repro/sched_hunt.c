@@ -10,45 +10,9 @@
 #include "bugs.h"
 #include "explore.h"
 #include "repro_internal.h"
+#include "verdict.h"
 
 #define DFS_CAP 4000
-
-/* What said no, in a few words. */
-static void classify(const struct sim_outcome *o, char *oracle, size_t n)
-{
-	switch (o->verdict) {
-	case SIM_DEADLOCK:
-		snprintf(oracle, n, "deadlock cycle");
-		return;
-	case SIM_LOST_WAKEUP:
-		snprintf(oracle, n, "lost wakeup");
-		return;
-	case SIM_NO_SIGNAL:
-		snprintf(oracle, n, "waiter never signalled");
-		return;
-	case SIM_STEP_LIMIT:
-		snprintf(oracle, n, "hang (idle virtual time)");
-		return;
-	case SIM_CRASH:
-		snprintf(oracle, n, "crash %.*s", (int)strcspn(o->why, " "),
-			 o->why);
-		return;
-	case SIM_NO_PROGRESS:
-		snprintf(oracle, n, "%s", strstr(o->why, "budget") ?
-			 "no progress (run budget)" : "no scheduling point");
-		return;
-	default:
-		break;
-	}
-	if (strstr(o->why, "false RECONCILE"))
-		snprintf(oracle, n, "reconcile false alarm (I-7 exact)");
-	else if (!strncmp(o->why, "I-", 2))
-		snprintf(oracle, n, "%.*s", (int)strcspn(o->why, " :"), o->why);
-	else if (strstr(o->why, "bytes wrong"))
-		snprintf(oracle, n, "content check");
-	else
-		snprintf(oracle, n, "%s", sim_verdict_name(o->verdict));
-}
 
 /* Replays the line itself, as a user would paste it. */
 static void replay_line(const char *line, const struct sim_outcome *want,
@@ -173,7 +137,8 @@ static void hunt(int bug, const char *id, enum detector det,
 			explore_result_free(&w);
 		}
 	}
-	classify(&r.outcome, d->oracle, sizeof(d->oracle));
+	oracle_caught(r.outcome.verdict, r.outcome.why, d->oracle,
+		      sizeof(d->oracle));
 	snprintf(d->why, sizeof(d->why), "%s: %.380s", id, r.outcome.why);
 	d->replay = replay_encode(&r.fail);
 	if (d->replay && o->shrink)

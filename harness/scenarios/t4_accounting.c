@@ -1,8 +1,10 @@
 /* T-4 accounting: a fixed touch sequence of small chunks, then the pager's
  * bytes against fstat(memfd).st_blocks (exact) and against the cgroup's
- * memory.stat shmem (within the kernel's per-CPU flush tolerance). */
-#include <inttypes.h>
+ * memory.stat shmem (within the kernel's per-CPU flush tolerance), by the
+ * accounting oracle. Passes with memory.stat inside the tolerance, which
+ * the row notes as unknown; unknown without a cgroup to read. */
 
+#include "oracle.h"
 #include "workload.h"
 
 #define KiB 1024ull
@@ -18,7 +20,8 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	struct resid_region *r;
 	struct resid_accounting acc;
 	struct resid_stats s;
-	char why[RESID_ERRLEN];
+	char why[RESID_ERRLEN + 64];
+	enum verdict v;
 
 	resid_config_init(&cfg);
 	cfg.backing = RESID_BACKING_SYNTHETIC;
@@ -32,21 +35,18 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 		return -1;
 	for (size_t i = 0; i < sizeof(touches) / sizeof(touches[0]); i++)
 		wl_read_chunk(r, &cfg, touches[i], res);
-	resid_quiesce(r);
-	int rc = resid_reconcile(r, &acc, why);
-
+	v = oracle_accounting(r, &acc, why, sizeof(why));
 	res->checks += 1 + acc.have_cgroup;
-	if (rc < 0) {
+	if (v == VERDICT_FAIL) {
 		res->mismatches++;
 		scen_fail(res, "%s", why);
+	} else if (!acc.have_cgroup) {
+		scen_unknown(res, "%s", why);
+	} else if (v == VERDICT_UNKNOWN) {
+		/* The criterion (SPEC §5.3) holds; what the lag hides is
+		 * said, not judged. */
+		scen_note(res, "unknown: %s", why);
 	}
-	if (acc.st_bytes != acc.resident) {
-		res->mismatches++;
-		scen_fail(res, "st_blocks*512 %" PRIu64 " != pager resident %"
-			  PRIu64 " at quiescence", acc.st_bytes, acc.resident);
-	}
-	if (!acc.have_cgroup)
-		scen_fail(res, "no memory cgroup to compare memory.stat with");
 	scen_count(res, "pager_bytes", acc.resident);
 	scen_count(res, "st_bytes", acc.st_bytes);
 	scen_count(res, "shmem", acc.shmem);

@@ -17,6 +17,40 @@
 #endif
 
 #define STACK_SIZE (256u << 10)
+/* Stacks of ended runs, kept for the next: a campaign starts thousands of
+ * threads, and a fresh mapping for each cost more than the runs (page
+ * faults, and munmap's TLB flush: a third of check --sim's time). */
+#define POOL_MAX 64
+
+static __thread void *pool[POOL_MAX];
+static __thread unsigned pooled;
+
+/* A stack with its guard page, from the pool or a new mapping; NULL. */
+static void *stack_get(void)
+{
+	void *st;
+
+	if (pooled)
+		return pool[--pooled];
+	st = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (st == MAP_FAILED)
+		return NULL;
+	/* A guard page: an overflow faults instead of corrupting memory. */
+	if (mprotect(st, SIM_PAGE, PROT_NONE) < 0) {
+		munmap(st, STACK_SIZE);
+		return NULL;
+	}
+	return st;
+}
+
+static void stack_put(void *st)
+{
+	if (pooled < POOL_MAX)
+		pool[pooled++] = st;
+	else if (munmap(st, STACK_SIZE) < 0)
+		perror("sim: munmap(stack)");
+}
 
 /* ThreadSanitizer must be told which stack runs, right before the switch:
  * a wrapper's return would be booked on the new fiber's shadow stack, so
@@ -51,8 +85,8 @@ void coro_free(struct sim_thread *t)
 {
 	if (t->fiber)
 		fiber_destroy(t->fiber);
-	if (t->stack && munmap(t->stack, STACK_SIZE) < 0)
-		perror("sim: munmap(stack)");
+	if (t->stack)
+		stack_put(t->stack);
 	free(t);
 }
 
@@ -70,16 +104,8 @@ struct sim_thread *coro_new(struct sim *s, const char *name, int app)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (t->stack == MAP_FAILED) {
-		t->stack = NULL;
-		coro_free(t);
-		return NULL;
-	}
-	/* A guard page: an overflow faults instead of corrupting memory. */
-	if (mprotect(t->stack, SIM_PAGE, PROT_NONE) < 0 ||
-	    getcontext(&t->uc) < 0) {
+	t->stack = stack_get();
+	if (!t->stack || getcontext(&t->uc) < 0) {
 		coro_free(t);
 		return NULL;
 	}

@@ -125,11 +125,6 @@ typedef int (*dfs_visit_fn)(void *arg, const struct replay *rp,
 void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg);
 uint64_t pct_calibrate(const struct explore_opts *o);
 
-/* --shrink-seconds (seconds) or --shrink-mb V of command cmd into b; -1
- * after a line on stderr on a bad value (cmd_explore.c). */
-int shrink_option(const char *cmd, int seconds, const char *v,
-		  struct shrink_budget *b);
-
 /* "random" or "pct:D". -1 when unknown. */
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth);
 

@@ -13,6 +13,7 @@
 #include "rng.h"
 #include "sim_internal.h"
 #include "strategy.h"
+#include "verdict.h"
 
 #define DEFAULT_MAX_STEPS 1000000ull
 #define DEFAULT_CPU_MS 20000ull
@@ -191,19 +192,7 @@ const char *sim_why(const struct sim *s)
 
 const char *sim_verdict_name(enum sim_verdict v)
 {
-	static const char *const names[] = {
-		[SIM_PASS] = "pass",
-		[SIM_FAILED] = "failed",
-		[SIM_DEADLOCK] = "deadlock",
-		[SIM_LOST_WAKEUP] = "lost-wakeup",
-		[SIM_NO_SIGNAL] = "no-signal",
-		[SIM_STEP_LIMIT] = "step-limit",
-		[SIM_CRASH] = "crash",
-		[SIM_NO_PROGRESS] = "no-progress",
-	};
-
-	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] :
-		"unknown";
+	return (unsigned)v < SIM_NVERDICTS ? oracles[v]->name : "unknown";
 }
 
 uint64_t sim_steps(const struct sim *s)

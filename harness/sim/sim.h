@@ -28,26 +28,19 @@ enum sim_strategy {
 	SIM_DFS,
 };
 
+/* How a simulated run ended: SIM_PASS, or the oracle that said no, one
+ * verdict per line of oracles.def (SIM_FAILED: a check made as the run
+ * went, sim_fail; SIM_DEADLOCK, SIM_LOST_WAKEUP, SIM_NO_SIGNAL and
+ * SIM_STEP_LIMIT, a hang: the quiescence classifier; SIM_CRASH: a signal
+ * in a controlled thread; SIM_NO_PROGRESS: a spin, or the run's step or
+ * CPU-time budget). Each oracle's file says what it judges. */
 enum sim_verdict {
-	SIM_PASS,        /* every controlled thread exited */
-	SIM_FAILED,      /* sim_fail() was called: an oracle said no */
-	SIM_DEADLOCK,    /* a cycle in the wait-for graph of locks */
-	SIM_LOST_WAKEUP, /* a thread sleeps on a fault nobody will serve */
-	SIM_NO_SIGNAL,   /* a condition waiter nobody will signal */
-	/* Idle past idle_limit_ns with no fault, condition or lock to blame:
-	 * threads wait only on timers or joins (a livelock in virtual time;
-	 * sim_why starts with "hang"). */
-	SIM_STEP_LIMIT,
-	/* A controlled thread crashed: SIGSEGV, SIGBUS, SIGFPE, SIGILL, or
-	 * SIGABRT (abort, a failed assert); sim_why names the signal, the
-	 * thread and the function (guard.c). */
-	SIM_CRASH,
-	/* A controlled thread ran spin_limit_ms of CPU time without reaching
-	 * a scheduling point (a spin no schedule can end), or the run passed
-	 * its step or CPU-time budget (max_steps, cpu_limit_ms). */
-	SIM_NO_PROGRESS,
+	SIM_PASS,
+#define ORACLE(e, x) SIM_##e,
+#include "oracles.def"
+#undef ORACLE
+	SIM_NVERDICTS
 };
-#define SIM_NVERDICTS (SIM_NO_PROGRESS + 1)
 
 struct sim_config {
 	uint64_t seed;

@@ -116,6 +116,7 @@ static void add_suites(void)
 	suite_fault();
 	suite_sim();
 	suite_sim_guard();
+	suite_oracles();
 	suite_bugs();
 	suite_misuse();
 	suite_cli();

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "fault.h"
 #include "scenario.h"
 #include "suites.h"
@@ -793,20 +794,25 @@ static void libfiu_control(void)
 
 static void from_environment(void)
 {
-	char err[512] = "";
+	struct cli_opt opts[] = { CLI_FAULT(&plan, ""), { 0 } };
+	const struct cli_spec spec = { .cmd = "test", .opts = opts };
+	char *argv[] = { "test" }, err[512] = "";
 
 	CU_ASSERT_EQUAL_FATAL(unsetenv(ENV), 0);
-	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cli_parse(&spec, 1, argv), CLI_RUN);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "", 1), 0);
-	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cli_parse(&spec, 1, argv), CLI_RUN);
 	CU_ASSERT_EQUAL(plan.on, 0);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,bogus=1", 1), 0);
-	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(cli_parse(&spec, 1, argv), 2);
+	CU_ASSERT_EQUAL(plan.on, 0);
+	CU_ASSERT_EQUAL(fault_plan_opt(&plan, ENV, "wake@2,bogus=1", err,
+				       sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ENV));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"bogus\""));
 	CU_ASSERT_EQUAL(plan.on, 0);
 	CU_ASSERT_EQUAL_FATAL(setenv(ENV, "wake@2,punch=1", 1), 0);
-	CU_ASSERT_EQUAL(fault_plan_env(&plan, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cli_parse(&spec, 1, argv), CLI_RUN);
 	CU_ASSERT_EQUAL(unsetenv(ENV), 0);
 	rewrap();
 	CU_ASSERT_EQUAL(wake(), 0);

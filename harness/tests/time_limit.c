@@ -28,6 +28,7 @@
 
 #include "suites.h"
 #include "workload.h"
+#include "write_all.h"
 
 #define MAX_TESTS 1024
 #define REPORT_MAX 4096 /* bytes of one failure's file and condition */
@@ -41,20 +42,11 @@ static time_limit_fn limit_of;
 
 /* ---- the child: run the test, send back what CUnit recorded ---- */
 
+/* A pipe the parent stopped reading: the report is cut short, a crash. */
 static void put(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(3);
-		c += w;
-		n -= (size_t)w;
-	}
+	if (write_all(fd, p, n))
+		_exit(3);
 }
 
 static void put_str(int fd, const char *s)

@@ -6,11 +6,11 @@
 # Exit 0: every cell passed (or is n/a); 1: a cell failed; 3: no cell failed
 # but one could not be run (infrastructure, retried once); 2: bad input.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . kernels/fetch.sh
 . kernels/steps.sh
 
-usage="usage: scripts/kernel-matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
+usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
                                 [--shard K/N] [--report FILE] [--newest]
                                 [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
@@ -40,7 +40,7 @@ SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.
 OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
 cells="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
 
-bad() { echo "scripts/kernel-matrix.sh: $*" >&2; exit 2; }
+bad() { echo "kernels/matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--help | -h) echo "$usage"; exit 0 ;;
@@ -53,14 +53,14 @@ while [ $# -gt 0 ]; do
 	--out) [ -n "${2:-}" ] || bad "--out needs a directory"; OUT=$2; shift ;;
 	--cache) [ -n "${2:-}" ] || bad "--cache needs a directory"; CACHE=$2; shift ;;
 	--shard)
-		[[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
-			[ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
+		{ [[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+			[ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ]; } ||
 			bad "bad shard '${2:-}'; give K/N with 1 <= K <= N, K counting from 1 (Kubernetes: JOB_COMPLETION_INDEX + 1)"
 		SHARD_K=$((10#${BASH_REMATCH[1]})) SHARD_N=$((10#${BASH_REMATCH[2]})); shift ;;
 	--report) [ -n "${2:-}" ] || bad "--report needs a file"; REPORT=$2; shift ;;
 	--newest) newest=1 ;;
 	--kernel)
-		[ -f "${2:-}" ] && bzimage_release "$2" >/dev/null ||
+		{ [ -f "${2:-}" ] && bzimage_release "$2" >/dev/null; } ||
 			bad "--kernel '${2:-}' is not a bzImage; give arch/x86/boot/bzImage or a vmlinuz"
 		OWN_KERNEL=$(realpath "$2"); shift ;;
 	--kernel-config) [ -f "${2:-}" ] || bad "--kernel-config '${2:-}' is not a file; give the kernel's .config"; OWN_CONFIG=$(realpath "$2"); shift ;;
@@ -76,7 +76,7 @@ if [ $newest = 1 ]; then
 	newest_list=$(mktemp /tmp/residctl-km-newest.XXXXXX)
 	trap 'rm -f "$newest_list"' EXIT
 	for flavour in plain rt; do
-		line=$(kernel_newest $flavour) || { echo "scripts/kernel-matrix.sh: infrastructure: the mirror could not be asked for the newest kernels" >&2; exit 3; }
+		line=$(kernel_newest $flavour) || { echo "kernels/matrix.sh: infrastructure: the mirror could not be asked for the newest kernels" >&2; exit 3; }
 		echo "$line" >>"$newest_list"
 		read -r nid nsuite npkg nver _ <<<"$line"
 		echo "kernel matrix: newest $flavour kernel: $npkg $nver ($nsuite), $(awk -v p="$npkg" '$3 == p {f=1} END {print f ? "kernels.list'"'"'s" : "not in kernels.list, as"}' "$KLIST") $nid" >&2
@@ -212,7 +212,8 @@ step_rc() { awk -v n="$2" '$1 == "@step" && $2 == n && $3 == "end" {print $4}' "
 # judge DIR NA QRC LACKS: sets VERDICT (pass, fail, n/a, infrastructure)
 # and REASON.
 judge() {
-	local d=$1 na=$2 qrc=$3 lacks=$4 r=$d/results.txt name rc want bad
+	local d=$1 na=$2 qrc=$3 lacks=$4 name rc want bad
+	local r=$d/results.txt
 	VERDICT=fail REASON=""
 	if ! grep -q '^@cell ' "$r"; then
 		VERDICT=infrastructure REASON="the guest did not boot (qemu status $qrc; see $d/console.log)"
@@ -238,12 +239,15 @@ judge() {
 		fi
 		return
 	fi
-	for name in $(awk '$1 == "@step" && $3 == "begin" {print $2}' "$r"); do
+	while read -r name; do
 		rc=$(step_rc "$d" "$name")
 		want=0
-		[ "$na" = 1 ] && { [ "$name" = probe ] && want=1 || want=2; }
+		if [ "$na" = 1 ]; then
+			want=2
+			[ "$name" != probe ] || want=1
+		fi
 		[ "$rc" = "$want" ] || REASON="$REASON$name exited ${rc:-?} (want $want); "
-	done
+	done < <(awk '$1 == "@step" && $3 == "begin" {print $2}' "$r")
 	# A no for another reason (e.g. swap, when no trial cgroup could be
 	# made) would hide a probe that misses the absent controller.
 	[[ $na = 1 && $lacks = *CONFIG_MEMCG_V1* ]] &&
@@ -330,19 +334,21 @@ export RESIDCTL_KM_OWNER=$$
 km_jobs=$(mktemp /tmp/residctl-km-jobs.XXXXXX)
 km_cmd=$(tr '\0' ' ' </proc/$$/cmdline)
 km_marked() { grep -lsxz "RESIDCTL_KM_OWNER=$RESIDCTL_KM_OWNER" /proc/[0-9]*/environ | cut -d/ -f3; }
-km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS and to every marked process
-	local sig=$1
+km_end() { # SIGNAL PIDS..: sends SIGNAL to PIDS (lists of them) and to every marked process
+	local sig=$1 pids
 	shift
-	kill "-$sig" "$@" $(km_marked) 2>/dev/null
+	read -r -d '' -a pids <<<"$* $(km_marked)"
+	kill "-$sig" "${pids[@]}" 2>/dev/null
 }
 km_job() { # the background job just started
 	echo "$!" >>"$km_jobs"
 }
 km_orphans() { # the listed jobs still running: the script's command line
 	local p
-	for p in $(cat "$km_jobs" 2>/dev/null); do
-		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "$km_cmd" ] && echo "$p"
-	done
+	[ -f "$km_jobs" ] || return 0
+	while read -r p; do
+		[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" != "$km_cmd" ] || echo "$p"
+	done <"$km_jobs"
 }
 km_tree() { # the descendants of PID, from one ps
 	ps -e -o pid=,ppid= | awk -v root="$1" '{up[$1] = $2}
@@ -355,19 +361,20 @@ km_guard() {
 		kids=$(km_tree "$RESIDCTL_KM_OWNER")
 		sleep 1
 	done
-	km_end TERM $kids $(km_orphans)
+	km_end TERM "$kids" "$(km_orphans)"
 	sleep 1
-	km_end KILL $kids $(km_orphans)
+	km_end KILL "$kids" "$(km_orphans)"
 	rm -f "$km_jobs"
 }
 # not a job of this shell (its last wait would wait for it); its pid
 km_guard_pid=$( (km_guard </dev/null >/dev/null 2>&1 & echo $!) )
+# shellcheck disable=SC2317 # called by the traps below
 km_stop() { # SIGNAL STATUS
 	trap '' INT TERM
-	km_end TERM $(jobs -p) # its jobs ignore SIGINT (bash, no job control)
+	km_end TERM "$(jobs -p)" # its jobs ignore SIGINT (bash, no job control)
 	wait
 	kill -KILL "$km_guard_pid" 2>/dev/null
-	echo "scripts/kernel-matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2
+	echo "kernels/matrix.sh: interrupted (SIG$1): the cells stopped, results incomplete in $OUT" >&2
 	exit "$2"
 }
 trap 'km_stop INT 130' INT
@@ -381,8 +388,8 @@ bg_wait() {
 	wait $!
 }
 
-if ! bg_wait bash scripts/kernel-deps.sh; then
-	echo "scripts/kernel-matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
+if ! bg_wait bash kernels/deps.sh; then
+	echo "kernels/matrix.sh: infrastructure: the matrix's packages are missing (see above)" >&2
 	exit 3
 fi
 bg_wait make -s all || bad "the build failed"
@@ -413,9 +420,9 @@ jq -sc 'sort_by(.n)[]' "$OUT/cells.jsonl" >"$OUT/cells.sorted" && mv "$OUT/cells
 fails=$(jq -r 'select(.verdict == "fail") | .id' "$OUT/cells.jsonl" | wc -l)
 infra=$(jq -r 'select(.verdict == "infrastructure") | .id' "$OUT/cells.jsonl" | wc -l)
 echo "kernel matrix: $(grep -c . "$OUT/cells.jsonl") cells, $fails failed, $infra infrastructure ($OUT/cells.jsonl)"
-echo "what changed between kernels (scripts/kernel-diff.sh $OUT/cells.jsonl):"
-bash scripts/kernel-diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
-[ -z "$REPORT" ] || bash scripts/kernel-report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
+echo "what changed between kernels (kernels/diff.sh $OUT/cells.jsonl):"
+bash kernels/diff.sh "$OUT/cells.jsonl" | sed 's/^/  /'
+[ -z "$REPORT" ] || bash kernels/report.sh "$OUT/cells.jsonl" "$REPORT" "$SHARD_K" "$SHARD_N" \
 	"profile=$PROFILE storm=$STORM smoke=$smoke cells=$(awk '{print $2}' <<<"$chosen" | paste -sd,)" \
 	"$(awk '{print $1}' <<<"$chosen" | paste -sd,)" \
 	"${OWN_KERNEL:+--kernel $OWN_KERNEL}${OWN_CONFIG:+ --kernel-config $OWN_CONFIG}${OWN_MODULES:+ --kernel-modules $OWN_MODULES}${newest_list:+--newest}" || exit 2

@@ -16,7 +16,7 @@ static struct sim_thread *waits_for(struct sim *s, struct sim_thread *t)
 
 /* From the first thread in id order that reaches itself; s->run is free
  * scratch here. */
-int oracle_deadlock(struct sim *s)
+static int explain(struct sim *s)
 {
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		struct sim_thread *t = s->threads[i], *u = waits_for(s, t);
@@ -54,3 +54,9 @@ int oracle_deadlock(struct sim *s)
 	}
 	return 0;
 }
+
+const struct oracle deadlock_oracle = {
+	.name = "deadlock",
+	.caught = "deadlock cycle",
+	.quiescent = explain,
+};

@@ -1,6 +1,8 @@
-/* A controlled thread that crashed or spun (guard.c caught it): the verdict
- * names the signal, the thread and the function, as one line that is the
- * same in every replay (no address that moves between processes). */
+/* A controlled thread that crashed or spun (guard.c caught it): the reason
+ * names the signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, or SIGABRT: abort, a
+ * failed assert) or the spin, the thread and the function, as one line
+ * that is the same in every replay (no address that moves between
+ * processes). A crash is SIM_CRASH, a spin SIM_NO_PROGRESS. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,3 +74,14 @@ void oracle_crash(struct sim *s)
 			 "ms of CPU time in thread %u (%s), %s",
 			 (unsigned long long)s->spin_ms, t->id, t->name, at);
 }
+
+static void classify(const char *why, char *buf, size_t n)
+{
+	snprintf(buf, n, "crash %.*s", (int)strcspn(why, " "), why);
+}
+
+const struct oracle crash_oracle = {
+	.name = "crash",
+	.caught = "crash",
+	.classify = classify,
+};

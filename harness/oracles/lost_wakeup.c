@@ -4,12 +4,13 @@
 #include "oracle.h"
 #include "sim_internal.h"
 
-int oracle_lost_wakeup(struct sim *s)
+static int explain(struct sim *s)
 {
-	struct sim_thread *t = oracle_first_waiting(s, W_FAULT);
-
-	if (!t)
-		return 0;
-	oracle_blame(s, t, "lost wakeup");
-	return 1;
+	return oracle_blame_first(s, W_FAULT, "lost wakeup");
 }
+
+const struct oracle lost_wakeup_oracle = {
+	.name = "lost-wakeup",
+	.caught = "lost wakeup",
+	.quiescent = explain,
+};

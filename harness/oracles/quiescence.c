@@ -1,5 +1,6 @@
 /* The quiescence classifier (SPEC §4): when no thread can run and no timer
- * is pending (or only timers fire, idly), ask the oracles why, in order. A
+ * is pending (or only timers fire, idly), ask the oracles why, in the
+ * registry's order (oracles.def), each its `quiescent` function. A
  * lock left held by an exited thread never gets here: the thread's exit
  * fails the run. */
 #include <stdarg.h>
@@ -62,12 +63,15 @@ static void describe_wait(struct sim *s, const struct sim_thread *t, char *buf,
 	}
 }
 
-struct sim_thread *oracle_first_waiting(struct sim *s, int w)
+int oracle_blame_first(struct sim *s, int w, const char *what)
 {
-	for (uint32_t i = 0; i < s->nthreads; i++)
-		if ((int)s->threads[i]->wait == w)
-			return s->threads[i];
-	return NULL;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if ((int)s->threads[i]->wait == w) {
+			oracle_blame(s, s->threads[i], what);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void oracle_blame(struct sim *s, const struct sim_thread *t, const char *what)
@@ -82,29 +86,11 @@ void oracle_blame(struct sim *s, const struct sim_thread *t, const char *what)
 						    1000000));
 }
 
-/* Threads that wait only on timers or joins, idly: a livelock in virtual
- * time. */
-static int hang(struct sim *s)
-{
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		if (s->threads[i]->wait != W_EXITED) {
-			oracle_blame(s, s->threads[i], "hang");
-			return 1;
-		}
-	}
-	return 0;
-}
-
 enum sim_verdict oracle_quiescence(struct sim *s)
 {
-	if (oracle_deadlock(s))
-		return SIM_DEADLOCK;
-	if (oracle_lost_wakeup(s))
-		return SIM_LOST_WAKEUP;
-	if (oracle_no_signal(s))
-		return SIM_NO_SIGNAL;
-	if (hang(s))
-		return SIM_STEP_LIMIT;
+	for (int v = SIM_FAILED; v < SIM_NVERDICTS; v++)
+		if (oracles[v]->quiescent && oracles[v]->quiescent(s))
+			return (enum sim_verdict)v;
 	snprintf(s->why, sizeof(s->why), "every thread exited: %u threads, "
 		 "%llu steps", s->nthreads, (unsigned long long)s->steps);
 	return SIM_PASS;

@@ -8,15 +8,15 @@
 # kernel side changed (its steps, before -> after); the first kernel's
 # manifest in full. One cell stands for its kernel: v2 before v1, swap off
 # before on, the root before a scope, among the cells that kept a manifest.
-# usage: scripts/kernel-diff.sh CELLS... (cells.jsonl of a run, or
+# usage: kernels/diff.sh CELLS... (cells.jsonl of a run, or
 # results/kernels.json; a cell in a later file replaces one of the same id
 # unless it has no manifest)
 set -euo pipefail
-usage="usage: scripts/kernel-diff.sh CELLS.jsonl|KERNELS.json..."
+usage="usage: kernels/diff.sh CELLS.jsonl|KERNELS.json..."
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
-[ "$1" != --help ] && [ "$1" != -h ] || { echo "$usage"; exit 0; }
+{ [ "$1" != --help ] && [ "$1" != -h ]; } || { echo "$usage"; exit 0; }
 for f in "$@"; do
-	[ -s "$f" ] || { echo "scripts/kernel-diff.sh: '$f' is missing or empty; give a run's cells.jsonl or results/kernels.json" >&2; exit 2; }
+	[ -s "$f" ] || { echo "kernels/diff.sh: '$f' is missing or empty; give a run's cells.jsonl or results/kernels.json" >&2; exit 2; }
 done
 jq -c 'if type == "array" then .[] else . end' "$@" | jq -rs '
 	def words: (. // "") | split(" ") | map(select(. != ""));

@@ -20,7 +20,7 @@ qemu_ok || missing+=(qemu-system-x86)
 have_src() { grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; }
 [ ${#missing[@]} -eq 0 ] && have_src && exit 0
 if [ "$(id -u)" -ne 0 ]; then
-	echo "residctl kernels: need bookworm-backports and ${missing[*]:-nothing else}; as root run: bash scripts/kernel-deps.sh" >&2
+	echo "residctl kernels: need bookworm-backports and ${missing[*]:-nothing else}; as root run: bash kernels/deps.sh" >&2
 	exit 1
 fi
 if ! have_src; then

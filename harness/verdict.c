@@ -1,0 +1,32 @@
+/* The oracle registry (oracles.def) as a table, and the verdicts' names. */
+#include <stdio.h>
+
+#include "verdict.h"
+
+const char *verdict_name(enum verdict v)
+{
+	return v == VERDICT_PASS ? "pass" : v == VERDICT_FAIL ? "fail" :
+		"unknown";
+}
+
+/* Every controlled thread exited and no check said no. */
+static const struct oracle pass_oracle = { .name = "pass" };
+
+const struct oracle *const oracles[] = {
+	&pass_oracle,
+#define ORACLE(e, x) &x##_oracle,
+#include "oracles.def"
+#undef ORACLE
+};
+const int noracles = sizeof(oracles) / sizeof(oracles[0]);
+
+void oracle_caught(int v, const char *why, char *buf, size_t n)
+{
+	const struct oracle *o = v >= 0 && v < noracles ? oracles[v] : NULL;
+
+	if (o && o->classify)
+		o->classify(why, buf, n);
+	else
+		snprintf(buf, n, "%s", o && o->caught ? o->caught :
+			 o ? o->name : "unknown");
+}

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# The prologue of the scripts that build the tool and measure or record with
+# it (bench-*, record-*, gate.sh, ...), sourced first:
+#   . "$(dirname "$0")/lib/common.sh"
+# strict mode and the tree's root as the working directory, then the
+# helpers below.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+
+# prologue [PACKAGE...]: the Debian packages residctl needs and these (a
+# benchmark's tools), the build, and results/ to write into.
+prologue() {
+	bash scripts/deps.sh "$@"
+	make -s all
+	mkdir -p results
+}
+
+# scratch [PATH...]: a temporary directory in $tmp, removed on exit with
+# the PATHs (what the script makes elsewhere, e.g. a model in build/).
+scratch() {
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # the names are fixed here
+	trap "rm -rf $(printf '%q ' "$tmp" "$@")" EXIT
+}
+
+# The machine a figure was measured on, and its load average (1, 5, 15 min).
+machine() { echo "$(uname -r), $(nproc) CPUs"; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# plot PNG WIDTH HEIGHT: draws the gnuplot commands on stdin into PNG
+# (pngcairo, 10 pt; gnuplot-nox, which prologue installs when asked).
+plot() {
+	{ printf 'set terminal pngcairo size %s,%s font ",10"\nset output "%s"\n' "$2" "$3" "$1"; cat; } | gnuplot
+}
