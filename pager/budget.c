@@ -66,18 +66,15 @@ static int evict_locked(struct resid_region *r, uint32_t v, uint64_t upto)
 	return rc;
 }
 
+/* Under the budget lock a RESIDENT chunk stays RESIDENT (only an eviction
+ * ends it), and its pin and dropped prefix do not change. */
 int budget_evict_rest(struct resid_region *r, struct chunk *c)
 {
 	int rc = -EAGAIN;
 
 	K(r, lock, &r->budget_lock);
-	chunk_lock(r, c);
-	if (chunk_state(c) == CH_RESIDENT && c->dropped && !c->pin &&
-	    !failure_dead(r))
-		rc = punch_locked(r, c, c->hold);
-	chunk_unlock(r, c);
-	if (rc == 0)
-		reconcile_locked(r, 1);
+	if (chunk_state(c) == CH_RESIDENT && c->dropped && !c->pin)
+		rc = evict_locked(r, (uint32_t)(c - r->chunks), c->hold);
 	K(r, unlock, &r->budget_lock);
 	return rc;
 }
