@@ -8,13 +8,10 @@
 #   results/bench-overlap.csv  every run
 # 8 MiB chunks (16, 8 passes); BIG=1 adds 128 MiB chunks (8, 4 passes).
 # Extra arguments go to every run (e.g. --dir /mnt/disk, --reps 5).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/deps.sh
-make -s all
-mkdir -p results
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+prologue
+scratch
 
 sizes="8M:16:8"
 [ "${BIG:-0}" = 1 ] && sizes="$sizes 128M:8:4"
@@ -47,9 +44,9 @@ ratios() {
 {
 	echo "# Eviction that overlaps consumption"
 	echo
-	echo "\`scripts/bench-overlap.sh\` on $(uname -r), $(nproc) CPUs," \
+	echo "\`scripts/bench-overlap.sh\` on $(machine)," \
 		"$(date -u '+%Y-%m-%d %H:%M') UTC, load average" \
-		"$(cut -d' ' -f1-3 /proc/loadavg). Wall times are medians of 3" \
+		"$(load). Wall times are medians of 3" \
 		"runs per arm, the arms interleaved run by run; bytes read are" \
 		"in the tables below (E-overlap must read what D and Belady do)."
 	echo
