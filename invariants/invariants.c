@@ -213,6 +213,30 @@ int inv_pin(uint32_t chunk, int32_t pin, int quiescent)
 	return 0;
 }
 
+int inv_dropped(uint32_t chunk, int state_resident, uint64_t dropped,
+		uint64_t hold, uint64_t folio)
+{
+	if (!dropped || (state_resident && dropped < hold &&
+			 dropped % folio == 0))
+		return 1;
+	inv_report(4, "chunk %u has %" PRIu64 " bytes dropped%s, of %" PRIu64
+		   " held (folio %" PRIu64 "): a dropped prefix is whole "
+		   "folios of a RESIDENT chunk, short of its end", chunk,
+		   dropped, state_resident ? "" : " while not RESIDENT", hold,
+		   folio);
+	return 0;
+}
+
+int inv_resident_sum(uint64_t held_sum, uint64_t resident)
+{
+	if (held_sum == resident)
+		return 1;
+	inv_report(7, "resident %" PRIu64 " but the RESIDENT chunks hold %"
+		   PRIu64 " (each its hold less its dropped prefix)", resident,
+		   held_sum);
+	return 0;
+}
+
 int inv_conservation(const struct resid_stats *s, uint64_t fetched_len_sum)
 {
 	if (s->fetches == s->continues_ok && s->fetches == s->latency_count &&

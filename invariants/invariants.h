@@ -53,6 +53,14 @@ int inv_folios(int huge, uint64_t large, const char *why);
 int inv_budget(uint64_t resident, uint64_t budget);
 /* I-12: a pin count never negative; zero at quiescence. */
 int inv_pin(uint32_t chunk, int32_t pin, int quiescent);
+/* I-4 for eviction that overlaps consumption (overlap_evict): a chunk with
+ * a dropped (punched) prefix is RESIDENT, and the prefix is whole folios
+ * within what the chunk holds. */
+int inv_dropped(uint32_t chunk, int state_resident, uint64_t dropped,
+		uint64_t hold, uint64_t folio);
+/* I-7 in the pager's own books, at quiescence: resident is what the
+ * RESIDENT chunks hold, each its hold less its dropped prefix. */
+int inv_resident_sum(uint64_t held_sum, uint64_t resident);
 /* I-14: counter conservation. */
 int inv_conservation(const struct resid_stats *s, uint64_t fetched_len_sum);
 

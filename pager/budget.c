@@ -13,39 +13,70 @@ static void set_resident(struct resid_region *r, uint64_t v)
 	INV_ASSERT(inv_budget(v, r->budget));
 }
 
-/* Punches the victim. Returns 0, or -errno when the punch failed (the chunk
- * then stays RESIDENT and the caller gives up this round). */
-static int evict_locked(struct resid_region *r, uint32_t v)
+/* With the budget and chunk locks: punches [dropped, upto) of a RESIDENT
+ * chunk; up to its hold, it is evicted (ABSENT). 0 or -errno. */
+static int punch_locked(struct resid_region *r, struct chunk *c,
+			uint64_t upto)
+{
+	uint64_t t0 = phase_clock(r), len = upto - c->dropped;
+	int rc;
+
+	INV_ASSERT(inv_punch_ok((uint32_t)(c - r->chunks),
+				chunk_state(c) == CH_RESIDENT, c->pin,
+				c->retained));
+	rc = K(r, punch, r->memfd, c->off + c->dropped, len);
+	if (r->cfg.phase_timers)
+		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
+	if (rc < 0) {
+		STAT_INC(r, punch_errors);
+		CODE_PROBE(1, evict_punch_failed);
+		return rc;
+	}
+	set_resident(r, r->resident - len);
+	if (upto < c->hold) {
+		c->dropped = upto;
+		c->drop_woken = 0;
+		INV_ASSERT(inv_dropped((uint32_t)(c - r->chunks), 1, upto,
+				       c->hold, r->folio));
+		STAT_INC(r, drops);
+		STAT_ADD(r, dropped_bytes, len);
+		return 0;
+	}
+	c->dropped = c->consumed = c->drop_woken = 0;
+	chunk_set_state(r, c, CH_ABSENT);
+	STAT_INC(r, evictions);
+	STAT_ADD(r, evicted_bytes, len);
+	return 0;
+}
+
+/* Punches the victim up to upto (its hold: the whole chunk). Returns 0,
+ * or -errno when the punch failed (the chunk then stays RESIDENT and the
+ * caller gives up this round). */
+static int evict_locked(struct resid_region *r, uint32_t v, uint64_t upto)
 {
 	struct chunk *c = &r->chunks[v];
 	int rc;
 
 	chunk_lock(r, c);
 	/* After the dispatcher died a punched chunk could not come back. */
-	if (failure_dead(r)) {
-		chunk_unlock(r, c);
-		return -EPIPE;
-	}
-	INV_ASSERT(inv_punch_ok(v, chunk_state(c) == CH_RESIDENT, c->pin,
-				c->retained));
-	uint64_t t0 = phase_clock(r);
-
-	rc = K(r, punch, r->memfd, c->off, c->hold);
-	if (r->cfg.phase_timers)
-		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
-	if (rc < 0) {
-		STAT_INC(r, punch_errors);
-		CODE_PROBE(1, evict_punch_failed);
-		chunk_unlock(r, c);
-		return rc;
-	}
-	chunk_set_state(r, c, CH_ABSENT);
+	rc = failure_dead(r) ? -EPIPE : punch_locked(r, c, upto);
 	chunk_unlock(r, c);
-	set_resident(r, r->resident - c->hold);
-	STAT_INC(r, evictions);
-	STAT_ADD(r, evicted_bytes, c->hold);
-	reconcile_locked(r, 1);
-	return 0;
+	if (rc == 0)
+		reconcile_locked(r, 1);
+	return rc;
+}
+
+/* Under the budget lock a RESIDENT chunk stays RESIDENT (only an eviction
+ * ends it), and its pin and dropped prefix do not change. */
+int budget_evict_rest(struct resid_region *r, struct chunk *c)
+{
+	int rc = -EAGAIN;
+
+	K(r, lock, &r->budget_lock);
+	if (chunk_state(c) == CH_RESIDENT && c->dropped && !c->pin)
+		rc = evict_locked(r, (uint32_t)(c - r->chunks), c->hold);
+	K(r, unlock, &r->budget_lock);
+	return rc;
 }
 
 /* Resident, unpinned chunks other than self. A prefetch also leaves alone
@@ -107,9 +138,7 @@ static void check_pins_explained(struct resid_region *r)
 		inv_pin(i, c->pin, 0);
 		held += c->pin > c->retained ? (uint32_t)(c->pin - c->retained) : 0;
 	}
-	K(r, lock, &r->q_lock);
-	inflight = r->inflight;
-	K(r, unlock, &r->q_lock);
+	inflight = queue_inflight(r);
 	if (held + 1 > inflight)
 		inv_report(12, "%u pins beyond retention with %u other jobs in "
 			   "flight: a pin was never released", held,
@@ -178,6 +207,58 @@ static uint32_t spare_partner(struct resid_region *r, const struct chunk *self,
 	return n;
 }
 
+/* overlap_evict: the resident, unpinned chunk other than self whose
+ * consumed bytes not dropped yet are used furthest (for the chunk being
+ * read, at its use after this one), when they are used no sooner than the
+ * policy's whole victim v (Belady, page by page) and, for a prefetch,
+ * strictly later than its target. -1: none. */
+static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
+			      int64_t v, uint64_t must_exceed)
+{
+	int64_t best = -1;
+	uint64_t best_use = 0;
+
+	K(r, lock, &r->policy_lock);
+	uint64_t floor = v >= 0 ? policy_next_use(r->policy, (uint32_t)v) : 0;
+	int self_now = policy_near(r->policy, (uint32_t)(self - r->chunks),
+				     0, 0);
+
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		const struct chunk *c = &r->chunks[i];
+
+		if (c == self || c->pin || c->consumed <= c->dropped ||
+		    chunk_state(c) != CH_RESIDENT)
+			continue;
+		uint64_t use = policy_next_use_consumed(r->policy, i);
+
+		/* Pieces of the visit in progress only: of the chunk being
+		 * read, or of the one read before once the application is at
+		 * self. A chunk consumed a cycle ago goes whole or not at all
+		 * (a part of it would be fetched again whole). */
+		if (!policy_near(r->policy, i, 0, 0) &&
+		    !(self_now && policy_near(r->policy, i, 1, 0)))
+			continue;
+		if (use >= floor && (must_exceed == POLICY_NEVER ||
+				     use > must_exceed) &&
+		    (best < 0 || use > best_use)) {
+			best = i;
+			best_use = use;
+		}
+	}
+	K(r, unlock, &r->policy_lock);
+	return best;
+}
+
+/* The end of the consumed bytes of c to drop for `short_by` more bytes of
+ * room: whole folios (pages on the 4 KiB path), at most what was consumed. */
+static uint64_t drop_to(const struct resid_region *r, const struct chunk *c,
+			uint64_t short_by)
+{
+	uint64_t to = c->dropped + (short_by + r->folio - 1) / r->folio * r->folio;
+
+	return to < c->consumed ? to : c->consumed;
+}
+
 /* With the budget lock: evicts until `need` more bytes fit or nothing may
  * go. must_exceed is POLICY_NEVER for a demand fetch, which may also break a
  * retention; otherwise only chunks used strictly later than must_exceed go.
@@ -186,7 +267,8 @@ static uint32_t spare_partner(struct resid_region *r, const struct chunk *self,
  * Returns the evictions made. */
 static uint32_t make_room_locked(struct resid_region *r,
 				 const struct chunk *self, uint64_t need,
-				 uint64_t must_exceed, int *landing)
+				 uint64_t must_exceed, int *landing,
+				 int drops_only)
 {
 	uint32_t evicted = 0;
 
@@ -200,12 +282,27 @@ static uint32_t make_room_locked(struct resid_region *r,
 		K(r, lock, &r->policy_lock);
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
 		K(r, unlock, &r->policy_lock);
+		int64_t d = r->cfg.overlap_evict ?
+			drop_candidate(r, self, v, must_exceed) : -1;
+
+		if (d >= 0) {
+			struct chunk *c = &r->chunks[d];
+
+			if (evict_locked(r, (uint32_t)d, drop_to(r, c,
+			    r->resident + r->reserved + need - r->budget)) < 0)
+				break;
+			CODE_PROBE(1, consumed_dropped);
+			evicted++;
+			continue;
+		}
+		if (drops_only)
+			break;
 		if (landing && victim_landing(r, self, v)) {
 			*landing = 1;
 			break;
 		}
 		if (v >= 0) {
-			if (evict_locked(r, (uint32_t)v) < 0)
+			if (evict_locked(r, (uint32_t)v, r->chunks[v].hold) < 0)
 				break;
 			r->chunks[v].evicted_for = (uint32_t)(self - r->chunks) + 1;
 			evicted++;
@@ -230,7 +327,7 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 	K(r, lock, &r->budget_lock);
 	make_room_locked(r, self, need, must_exceed,
 			 may_wait && must_exceed == POLICY_NEVER ? &landing :
-			 NULL);
+			 NULL, 0);
 	if (landing) {
 		K(r, unlock, &r->budget_lock);
 		return -EBUSY;
@@ -347,9 +444,48 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 		return;
 	K(r, lock, &r->budget_lock);
 	uint32_t evicted = make_room_locked(r, &r->chunks[next],
-					    r->chunks[next].hold, must, NULL);
+					    r->chunks[next].hold, must, NULL,
+					    0);
 
 	STAT_ADD(r, evict_ahead, evicted);
 	CODE_PROBE(evicted > 0, evict_ahead);
+	K(r, unlock, &r->budget_lock);
+}
+
+int budget_reserve_piece(struct resid_region *r, struct chunk *c,
+			 uint64_t need, uint64_t must_exceed)
+{
+	int rc = -EAGAIN;
+
+	K(r, lock, &r->budget_lock);
+	make_room_locked(r, c, need, must_exceed, NULL, 1);
+	if (r->resident + r->reserved + need <= r->budget) {
+		r->reserved += need;
+		rc = 0;
+	}
+	K(r, unlock, &r->budget_lock);
+	return rc;
+}
+
+/* The consumed prefix, whole folios (pages on the 4 KiB path), recorded
+ * while the chunk is RESIDENT or FETCHING (its early pieces are read
+ * while the rest is fetched). A smaller prefix than the one recorded
+ * starts a new visit; so does budget_forget_consumed (an eviction too). */
+void budget_consumed(struct resid_region *r, struct chunk *c, uint64_t bytes)
+{
+	uint64_t to = bytes >= c->len ? c->hold : bytes / r->folio * r->folio;
+	int st;
+
+	K(r, lock, &r->budget_lock);
+	st = chunk_state(c);
+	if (st == CH_RESIDENT || st == CH_FETCHING)
+		c->consumed = to > c->dropped ? to : c->dropped;
+	K(r, unlock, &r->budget_lock);
+}
+
+void budget_forget_consumed(struct resid_region *r, struct chunk *c)
+{
+	K(r, lock, &r->budget_lock);
+	c->consumed = c->dropped;
 	K(r, unlock, &r->budget_lock);
 }

@@ -109,25 +109,13 @@ static int has_word(const char *list, size_t len, char sep, const char *tok)
 	return 0;
 }
 
-const char *cg_version_name(int version)
-{
-	switch (version) {
-	case CG_V1:
-		return "v1";
-	case CG_V2:
-		return "v2";
-	default:
-		return "none";
-	}
-}
-
 const char *cg_limit_file(int version)
 {
 	return version == CG_V1 ? v1_files[0] :
 	       version == CG_V2 ? v2_files[0] : NULL;
 }
 
-const char *cg_usage_file(int version)
+static const char *usage_file(int version)
 {
 	return version == CG_V1 ? "memory.usage_in_bytes" :
 	       version == CG_V2 ? "memory.current" : NULL;
@@ -155,54 +143,6 @@ int cg_parse_limit(int version, const char *text, uint64_t *out)
 		return -1;
 	*out = version == CG_V1 && v >= CG_V1_UNLIMITED_MIN ? CG_UNLIMITED : v;
 	return 0;
-}
-
-int cg_format_limit(int version, uint64_t v, char *buf, size_t n)
-{
-	int w;
-
-	if (version != CG_V1 && version != CG_V2)
-		return -1;
-	if (v == CG_UNLIMITED)
-		w = snprintf(buf, n, "%s", version == CG_V2 ? "max" : "-1");
-	else
-		w = snprintf(buf, n, "%" PRIu64, v);
-	return w < 0 || (size_t)w >= n ? -1 : 0;
-}
-
-int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
-		    struct cg_write out[CG_MAX_WRITES])
-{
-	int v = cur->version, k = 0, swap_first;
-	uint64_t swap_value;
-
-	if ((v != CG_V1 && v != CG_V2) || limit == 0 ||
-	    limit == CG_UNLIMITED || limit % RESID_PAGE)
-		return -1;
-	/* v1 refuses limit > memsw: when raising past the current memsw,
-	 * memsw must move first; otherwise limit first. v2's two files are
-	 * independent: forbid swap first so lowering the limit cannot swap. */
-	swap_first = v == CG_V2 || limit > cur->swap_limit;
-	swap_value = v == CG_V2 ? 0 : limit;
-	if (cur->has_swap_file && swap_first) {
-		out[k].file = cg_swap_file(v);
-		if (cg_format_limit(v, swap_value, out[k].value,
-				    sizeof(out[k].value)))
-			return -1;
-		k++;
-	}
-	out[k].file = cg_limit_file(v);
-	if (cg_format_limit(v, limit, out[k].value, sizeof(out[k].value)))
-		return -1;
-	k++;
-	if (cur->has_swap_file && !swap_first) {
-		out[k].file = cg_swap_file(v);
-		if (cg_format_limit(v, swap_value, out[k].value,
-				    sizeof(out[k].value)))
-			return -1;
-		k++;
-	}
-	return k;
 }
 
 /* Splits a mountinfo line in place; root and mount point are unescaped
@@ -709,7 +649,7 @@ static int read_usage_at(const struct cg_env *e, int version, const char *dir,
 
 	if (version == CG_NONE)
 		return -ENOENT;
-	if (join(path, sizeof(path), dir, cg_usage_file(version)))
+	if (join(path, sizeof(path), dir, usage_file(version)))
 		return -ENAMETOOLONG;
 	rc = slurp(e, path, CG_SMALL_MAX, &text);
 	if (rc)
@@ -719,12 +659,6 @@ static int read_usage_at(const struct cg_env *e, int version, const char *dir,
 	rc = end == text || errno || (*end && *end != '\n') ? -EBADMSG : 0;
 	free(text);
 	return rc;
-}
-
-int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
-		  uint64_t *bytes)
-{
-	return read_usage_at(e, m->version, m->dir, bytes);
 }
 
 int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
@@ -740,7 +674,7 @@ int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
 		return 0;
 	strcpy(dir, m->dir);
 	do {
-		uint64_t limit, usage, room;
+		uint64_t limit, usage = 0, room;
 		int rc = read_limit_at(e, m->version, dir,
 				       cg_limit_file(m->version), &limit, err, n);
 
@@ -751,7 +685,7 @@ int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
 		rc = read_usage_at(e, m->version, dir, &usage);
 		if (rc < 0) {
 			snprintf(err, n, "%s/%s: %s", dir,
-				 cg_usage_file(m->version), strerror(-rc));
+				 usage_file(m->version), strerror(-rc));
 			return -1;
 		}
 		room = usage < limit ? limit - usage : 0;
@@ -799,26 +733,4 @@ uint64_t cg_flush_tolerance(const char *kernel_release, unsigned online_cpus)
 	    ((major == 5 && minor >= 15) || (major == 6 && minor == 0)))
 		threshold = 32;
 	return (64 + threshold) * RESID_PAGE * (online_cpus ? online_cpus : 1);
-}
-
-int cg_describe(const struct cg_memory *m, char *buf, size_t n)
-{
-	char lim[24], swp[24];
-	int w;
-
-	if (m->version == CG_NONE) {
-		w = snprintf(buf, n, "cgroup none swap_total=%" PRIu64,
-			     m->swap_total);
-	} else {
-		/* "max" on either version: a description, not a value to write */
-		if (cg_format_limit(CG_V2, m->limit, lim, sizeof(lim)) ||
-		    cg_format_limit(CG_V2, m->swap_limit, swp, sizeof(swp)))
-			return -1;
-		w = snprintf(buf, n, "cgroup %s dir=%s %s=%s %s=%s swap_total=%" PRIu64,
-			     cg_version_name(m->version), m->dir,
-			     cg_limit_file(m->version), lim,
-			     cg_swap_file(m->version),
-			     m->has_swap_file ? swp : "absent", m->swap_total);
-	}
-	return w < 0 || (size_t)w >= n ? -1 : 0;
 }

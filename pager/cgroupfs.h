@@ -1,7 +1,8 @@
-/* The memory cgroup as the pager sees it (SPEC §2.6, I-3, I-10), and THE one
- * place where cgroup v1 and v2 memory settings are mapped onto each other:
- * libcgroup 2.0 does not translate them, so no other file spells a memory.*
- * file name or value. No OS calls here: every read goes through the caller's
+/* The memory cgroup as the pager sees it (SPEC §2.6, I-3, I-10), and where
+ * cgroup v1 and v2 memory settings are mapped onto each other: libcgroup
+ * 2.0 does not translate them, so no other file spells a memory.* file
+ * name or value (the harness's writes, cgroup_limits.h, are built on the
+ * names here). No OS calls here: every read goes through the caller's
  * read_text (the pager passes its seam's). */
 #ifndef RESID_CGROUPFS_H
 #define RESID_CGROUPFS_H
@@ -74,32 +75,11 @@ int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
 		   size_t n);
 
 /* The mapping. */
-const char *cg_version_name(int version);   /* "none", "v1", "v2" */
 const char *cg_limit_file(int version);     /* NULL for CG_NONE */
 const char *cg_swap_file(int version);      /* NULL for CG_NONE */
-const char *cg_usage_file(int version);     /* NULL for CG_NONE */
 /* A limit file's text: a number, "max" on v2, v1's unlimited (the largest
  * page-counter value) as CG_UNLIMITED. 0, or -1 on anything else. */
 int cg_parse_limit(int version, const char *text, uint64_t *out);
-/* A value as the kernel accepts it; CG_UNLIMITED is "max" (v2), "-1" (v1). */
-int cg_format_limit(int version, uint64_t v, char *buf, size_t n);
-
-struct cg_write {
-	const char *file;
-	char value[24];
-};
-#define CG_MAX_WRITES 2
-
-/* The ordered writes that set `limit` with swap forbidden in a cgroup whose
- * current state is `cur` (version, swap_limit, has_swap_file). v1 keeps
- * memsw >= limit at every step: the lower of the two moves first. v2 forbids
- * swap before the limit can push pages out. Without a swap file only the
- * limit is written (I-3 then rests on SwapTotal 0). Returns the number of
- * writes, or -1 when the version is CG_NONE or limit is not a finite,
- * positive multiple of RESID_PAGE. */
-int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
-		    struct cg_write out[CG_MAX_WRITES]);
-
 /* The room the tree leaves the cgroup: the smallest limit - usage over
  * m->dir and its ancestors up to the mount point (a sibling's usage is in
  * its parent's), as containers and systemd slices put the limit above the
@@ -138,19 +118,10 @@ int cg_stat_shmem(int version, const char *stat, uint64_t *bytes,
 int cg_read_shmem(const struct cg_env *e, const struct cg_memory *m,
 		  uint64_t *bytes);
 
-/* The cgroup's charged bytes now (v1 memory.usage_in_bytes, v2
- * memory.current). 0, -errno of the read (-ENOENT for CG_NONE), or -EBADMSG
- * when it is not a number. */
-int cg_read_usage(const struct cg_env *e, const struct cg_memory *m,
-		  uint64_t *bytes);
-
 /* memory.stat lags by up to what the kernel has not flushed: per online CPU,
  * a batch of 64 pages not yet counted plus the flush threshold (64 pages on
  * >= 6.1, 32 on 5.15..6.0; 64, conservative, for any other or unparseable
  * release). online_cpus 0 counts as 1. */
 uint64_t cg_flush_tolerance(const char *kernel_release, unsigned online_cpus);
-
-/* One line: version, dir, limits, swap total (probe, manifest). */
-int cg_describe(const struct cg_memory *m, char *buf, size_t n);
 
 #endif

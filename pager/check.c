@@ -42,7 +42,7 @@ static int check_folios(struct resid_region *r)
 int resid_check_quiescent(struct resid_region *r)
 {
 	struct resid_stats s;
-	uint64_t fetched = 0, blocks = 0;
+	uint64_t fetched = 0, blocks = 0, held = 0;
 	int bad = 0;
 
 	resid_quiesce(r);
@@ -57,7 +57,11 @@ int resid_check_quiescent(struct resid_region *r)
 		bad += !inv_pin(i, c->pin - (c->retained &&
 					     chunk_state(c) == CH_RESIDENT), 1);
 		fetched += c->fetched * c->len;
+		bad += !inv_dropped(i, chunk_state(c) == CH_RESIDENT, c->dropped,
+				    c->hold, r->folio);
+		held += chunk_state(c) == CH_RESIDENT ? c->hold - c->dropped : 0;
 	}
+	bad += !inv_resident_sum(held, r->resident);
 	if (K(r, fstat_blocks, r->memfd, &blocks) == 0)
 		bad += !inv_accounting_quiescent(blocks * 512, r->resident,
 						 r->reserved);

@@ -51,10 +51,24 @@
 	X(retention_rotated, 0, "a new prefetch target pushed the oldest "     \
 	  "retention pin out of the FIFO")                                     \
 	X(evict_ahead, 1, "evict-ahead made room for the predicted next chunk") \
+	X(consumed_dropped, 0, "overlap_evict: a fetch made room by punching " \
+	  "consumed pieces of a resident chunk")                               \
+	X(piece_reserved, 0, "overlap_evict: a prefetch reserved its next "    \
+	  "piece")                                                             \
+	X(piece_waits_room, 0, "overlap_evict: a prefetch waited for the "     \
+	  "application to consume room for its next piece")                   \
+	X(dropped_fault_late, 0, "overlap_evict: a fault on a dropped page, "  \
+	  "answered with a wake (a message read late, or a first try)")        \
+	X(dropped_refault, 0, "overlap_evict: a fault on a dropped piece; "    \
+	  "the chunk's rest was evicted and the chunk fetched again")          \
 	X(evict_punch_failed, 0, "an eviction's punch failed; the chunk stayed " \
 	  "RESIDENT and the round gave up")                                    \
 	X(punch_retried, 1, "an abandoned fetch's punch failed and was tried " \
 	  "again")                                                             \
+	X(punch_owed, 0, "an abandoned fetch's punch failed every retry; "   \
+	  "the punch is owed and its reservation kept")                        \
+	X(punch_paid, 0, "the dispatcher's tick paid an owed punch and "      \
+	  "released its reservation")                                          \
 	X(wake_retried, 1, "a UFFDIO_WAKE failed and was tried again")        \
 	X(watchdog_reset, 1, "the FETCHING watchdog reset an orphaned chunk "  \
 	  "and woke its waiters")                                              \

@@ -112,6 +112,12 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 			 "or 0 to let the budget choose", c->fetch_workers);
 		return -1;
 	}
+	if (c->overlap_evict && c->policy != RESID_POLICY_DECLARED) {
+		snprintf(err, n, "overlap_evict needs the policy "
+			 "layer_order_declared (its order says when a consumed "
+			 "piece is used again): set policy, or overlap_evict 0");
+		return -1;
+	}
 	if (c->prefetch_depth > 64) {
 		snprintf(err, n, "prefetch_depth %u is out of range: use 0..64",
 			 c->prefetch_depth);

@@ -1,7 +1,7 @@
 /* The dispatcher: drains the uffd until EAGAIN (poll is only a hint: one
  * CONTINUE can wake many faulters and empty the queue) and dispatches each
  * fault on its chunk's state, never on the fault type. It never does I/O.
- * Between drains it runs the FETCHING watchdog. */
+ * Between drains it runs the FETCHING watchdog and pays what is owed. */
 #include <errno.h>
 
 #include "internal.h"
@@ -11,6 +11,32 @@
 /* uffd reads that may fail in a row, each after a back-off doubling from
  * 1 ms, before the dispatcher gives up and fails the region (failure.c). */
 #define READ_FAILURES 8
+
+/* With the chunk locked and ABSENT: its fetch, asked for by a fault. */
+static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
+{
+	chunk_set_state(r, c, CH_FETCHING);
+	c->fetching_since = K(r, clock_ns);
+	c->waiters = 1;
+	K(r, lock, &r->policy_lock);
+	policy_on_fault(r->policy, id, ++r->fault_seq);
+	K(r, unlock, &r->policy_lock);
+	queue_demand(r, id);
+}
+
+/* A fault on a dropped page of a RESIDENT chunk may be a message read
+ * late, from before the piece was mapped (its CONTINUE woke that thread
+ * long ago). The first since the last drop is answered with a wake; the
+ * next, a thread really waiting or another one, is a refault. (Telling
+ * pages apart would let two threads' faults wake each other for ever.) */
+static int refault(struct chunk *c)
+{
+	if (c->drop_woken)
+		return 1;
+	c->drop_woken = 1;
+	CODE_PROBE(1, dropped_fault_late);
+	return 0;
+}
 
 static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 {
@@ -33,6 +59,29 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		failure_fault(r, c, addr, m->arg.pagefault.feat.ptid);
 		break;
 	case CH_RESIDENT:
+		/* A dropped piece read again (overlap_evict): the chunk's rest
+		 * goes and the chunk is fetched anew. */
+		if (off - c->off < c->dropped && refault(c)) {
+			/* The budget lock comes before a chunk lock it may
+			 * take: let go of this one meanwhile. */
+			chunk_unlock(r, c);
+			int rc = budget_evict_rest(r, c);
+
+			chunk_lock(r, c);
+			if (rc == 0) {
+				STAT_INC(r, dropped_refaults);
+				CODE_PROBE(1, dropped_refault);
+			}
+			if (chunk_state(c) == CH_ABSENT) {
+				start_demand(r, c, id);
+				break;
+			}
+			if (chunk_state(c) == CH_FETCHING) {
+				STAT_INC(r, dedup_fetching);
+				c->waiters++;
+				break;
+			}
+		}
 		/* The fault raced with a fetch that has completed. */
 		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
 		STAT_INC(r, dedup_resident);
@@ -60,27 +109,10 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 			break;
 		}
 #endif
-		chunk_set_state(r, c, CH_FETCHING);
-		c->fetching_since = K(r, clock_ns);
-		c->waiters = 1;
-		K(r, lock, &r->policy_lock);
-		policy_on_fault(r->policy, id, ++r->fault_seq);
-		K(r, unlock, &r->policy_lock);
-		queue_demand(r, id);
+		start_demand(r, c, id);
 		break;
 	}
 	chunk_unlock(r, c);
-}
-
-/* Marks the dispatcher busy with messages it has read, so that quiescence
- * (resid_quiesce) also waits for a message read but not yet dispatched. */
-static void set_draining(struct resid_region *r, int on)
-{
-	K(r, lock, &r->q_lock);
-	r->draining = on;
-	if (!on && !r->inflight && !r->demand.count && !r->prefetch.count)
-		K(r, cond_broadcast, &r->idle_cond);
-	K(r, unlock, &r->q_lock);
 }
 
 /* Returns 0 when the queue is empty, -errno when reads keep failing. */
@@ -89,7 +121,7 @@ static int drain(struct resid_region *r)
 	struct uffd_msg msgs[BATCH];
 	int rc = 0, failures = 0;
 
-	set_draining(r, 1);
+	queue_set_draining(r, 1);
 	for (;;) {
 		long n = K(r, uffd_read, r->uffd, msgs, BATCH);
 
@@ -106,7 +138,7 @@ static int drain(struct resid_region *r)
 				rc = (int)n;
 				break;
 			}
-			K(r, sleep_ns, 1000000ull << (failures - 1));
+			K(r, sleep_ns, NS_PER_MS << (failures - 1));
 			continue;
 		}
 		failures = 0;
@@ -114,21 +146,8 @@ static int drain(struct resid_region *r)
 			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
 				on_fault(r, &msgs[i]);
 	}
-	set_draining(r, 0);
+	queue_set_draining(r, 0);
 	return rc;
-}
-
-/* Wakes that failed every retry (wake_range) are retried each tick: a lost
- * wake is a faulter asleep for good. */
-static void pay_owed_wakes(struct resid_region *r)
-{
-	for (uint32_t i = 0; i < r->nchunks; i++) {
-		struct chunk *c = &r->chunks[i];
-
-		if (!__atomic_exchange_n(&c->wake_owed, 0, __ATOMIC_ACQ_REL))
-			continue;
-		wake_range(r, (uint64_t)(uintptr_t)(r->a + c->off), c->len);
-	}
 }
 
 /* A chunk FETCHING for longer than the time-out whose lock nobody holds was
@@ -136,7 +155,7 @@ static void pay_owed_wakes(struct resid_region *r)
 static void watchdog(struct resid_region *r)
 {
 	uint64_t now = K(r, clock_ns);
-	uint64_t limit = (uint64_t)r->cfg.fetching_timeout_ms * 1000000ull;
+	uint64_t limit = (uint64_t)r->cfg.fetching_timeout_ms * NS_PER_MS;
 
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];
@@ -153,16 +172,6 @@ static void watchdog(struct resid_region *r)
 	}
 }
 
-static int stopping(struct resid_region *r)
-{
-	int stop;
-
-	K(r, lock, &r->q_lock);
-	stop = r->stopping;
-	K(r, unlock, &r->q_lock);
-	return stop;
-}
-
 void *dispatch_main(void *arg)
 {
 	struct resid_region *r = arg;
@@ -175,9 +184,9 @@ void *dispatch_main(void *arg)
 			/* poll is only a hint: drain after a tick instead. */
 			if (ready != -EINTR) {
 				STAT_INC(r, poll_errors);
-				K(r, sleep_ns, TICK_MS * 1000000ull);
+				K(r, sleep_ns, TICK_MS * NS_PER_MS);
 			}
-			if (stopping(r))
+			if (queue_stopping(r))
 				break;
 		} else if (ready & 2) {
 			break;
@@ -190,9 +199,9 @@ void *dispatch_main(void *arg)
 		}
 		uint64_t now = K(r, clock_ns);
 
-		if (now - last_scan >= TICK_MS * 1000000ull) {
+		if (now - last_scan >= TICK_MS * NS_PER_MS) {
 			watchdog(r);
-			pay_owed_wakes(r);
+			abandon_pay_owed(r);
 			last_scan = now;
 		}
 	}

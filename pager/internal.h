@@ -39,11 +39,24 @@ struct chunk {
 	uint32_t evicted_for;     /* budget lock: 1 + the chunk whose room
 				   * evicted it last, 0: none */
 	int wake_owed;            /* a wake that failed, retried by the tick */
+	int punch_owed;           /* a punch that failed every retry, its
+				   * reservation kept (chunk lock; abandon.c) */
 	/* Every piece mapped, its faulters woken, not committed yet: set and
 	 * cleared by the fetching job, read atomically by evictors, with the
 	 * region's access_seq when it was set. */
 	int landing;
 	uint64_t landed_access;
+	/* overlap_evict (budget.c): [0, consumed) announced consumed in this
+	 * visit (budget lock); [0, dropped) of a RESIDENT chunk punched
+	 * already (written under the budget and chunk locks), so it holds
+	 * hold - dropped bytes. */
+	uint64_t consumed, dropped;
+	int drop_woken;           /* a fault on a dropped page was woken
+				   * since the last drop (chunk lock;
+				   * dispatch.c's refault) */
+	/* The bytes of r->reserved its fetch in flight, or its owed punch,
+	 * holds (chunk lock). */
+	uint64_t res;
 	int32_t pin;              /* budget lock */
 	int retained;             /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
@@ -92,6 +105,7 @@ struct resid_region {
 	resid_cond q_cond, idle_cond;
 	struct ring demand, prefetch;
 	uint32_t inflight;
+	uint32_t punches_owed;    /* chunks with punch_owed */
 	int draining;             /* the dispatcher holds read messages */
 	int stopping;
 
@@ -155,6 +169,8 @@ struct resid_region {
  * the other. The headroom counts it. */
 #define FETCH_BOUNCE (2u << 20)
 #define FETCH_SLOT (FETCH_BOUNCE / 2)
+
+#define NS_PER_MS 1000000ull
 
 /* The seam, spelled short. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
@@ -224,13 +240,60 @@ int ring_remove(struct ring *q, uint32_t id);
 /* dispatch.c */
 void *dispatch_main(void *arg);
 
-/* fetch.c */
-void *worker_main(void *arg);
+/* queue.c */
+void queue_demand(struct resid_region *r, uint32_t id);
+void queue_prefetch(struct resid_region *r, uint32_t id);
+/* A worker's next job, demand first: 1, or 0 once the region stops. Each
+ * job taken is in flight until queue_done. */
+int queue_take(struct resid_region *r, uint32_t *id, int *prefetch);
+void queue_done(struct resid_region *r);
+uint32_t queue_inflight(struct resid_region *r);
+/* The dispatcher holds messages it has read: the pager is not idle. */
+void queue_set_draining(struct resid_region *r, int on);
+/* A punch owed (1) or paid (0): the pager is not idle while one is owed. */
+void queue_owe_punch(struct resid_region *r, int owed);
+int queue_stopping(struct resid_region *r);
+
+/* abandon.c */
 void wake_range(struct resid_region *r, uint64_t addr, uint64_t len);
 void fetch_abandon(struct resid_region *r, struct chunk *c, int populated,
 		   int reserved);
-void queue_prefetch(struct resid_region *r, uint32_t id);
-void queue_demand(struct resid_region *r, uint32_t id);
+/* A fetch that read or mapped nothing usable: abandoned, so the next fault
+ * tries again after a back-off, until 8 in a row fail the chunk for good. */
+void fetch_failed(struct resid_region *r, struct chunk *c, int err);
+/* Before a chunk's fetch after failed ones: 1 ms, doubling. */
+void fetch_backoff(struct resid_region *r, struct chunk *c);
+/* With the chunk locked: 1 when it owed a punch, whose reservation the
+ * caller now holds (a fetch writes over those pages), else 0. */
+int abandon_take_owed(struct resid_region *r, struct chunk *c);
+/* The dispatcher's tick: the wakes and punches owed. */
+void abandon_pay_owed(struct resid_region *r);
+
+/* A fetch worker's own: its bounce buffer (NULL: reads go into B) and its
+ * reader (0: none; every read then runs in series with the page work). */
+struct worker {
+	uint8_t *bounce;
+	resid_reader rd;
+};
+
+/* fill.c */
+/* Hands the read of part k (at `at`) to the worker's reader; whether it
+ * did (not without a reader, nor past the backing store's end). */
+int part_start(struct resid_region *r, const struct chunk *c,
+	       const struct worker *w, uint64_t at, uint64_t k);
+/* Waits for and drops the read in flight, if started. */
+void part_drain(struct resid_region *r, const struct worker *w, int started);
+/* Reads, writes and maps the whole chunk; t[2], t[3]: read and map time.
+ * The bytes mapped, or -errno. */
+int64_t fill_and_map(struct resid_region *r, struct chunk *c, uint64_t t[4],
+		     const struct worker *w, int started);
+/* fetch.c, for fill_and_map: room for the chunk up to byte `to` (a piece's
+ * end) when its fetch reserves piece by piece; 0, or -EBUSY when none
+ * came (the fetch is then declined). */
+int fetch_piece_room(struct resid_region *r, struct chunk *c, uint64_t to);
+
+/* fetch.c */
+void *worker_main(void *arg);
 
 /* budget.c */
 int budget_reserve(struct resid_region *r, struct chunk *c, uint64_t need,
@@ -241,6 +304,19 @@ void budget_unpin(struct resid_region *r, struct chunk *c);
 void budget_retain(struct resid_region *r, struct chunk *c);
 void budget_unretain(struct resid_region *r, struct chunk *c);
 void budget_evict_ahead(struct resid_region *r, uint32_t id);
+/* overlap_evict: reserves need more bytes for a prefetch's next piece,
+ * making room only by dropping consumed pieces. 0 or -EAGAIN. */
+int budget_reserve_piece(struct resid_region *r, struct chunk *c,
+			 uint64_t need, uint64_t must_exceed);
+/* Without the chunk lock (taken inside the budget lock, as an evictor
+ * takes a victim's): a RESIDENT, unpinned chunk with a dropped prefix has
+ * its rest punched and is ABSENT. 0, or -errno (it stays as it was). */
+int budget_evict_rest(struct resid_region *r, struct chunk *c);
+/* resid_notify_consumed's record: [0, bytes) of c consumed. */
+void budget_consumed(struct resid_region *r, struct chunk *c, uint64_t bytes);
+/* A new visit of the chunk (BEFORE_READ's announcement, or its fetch
+ * abandoned): nothing consumed yet beyond what was dropped. */
+void budget_forget_consumed(struct resid_region *r, struct chunk *c);
 
 /* prefetch.c */
 void prefetch_top_up(struct resid_region *r, uint32_t id);

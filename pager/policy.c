@@ -14,6 +14,9 @@ struct kind {
 	void (*on_fault)(void *s, uint32_t chunk, uint64_t seq);
 	void (*on_access)(void *s, uint32_t chunk);
 	uint64_t (*next_use)(void *s, uint32_t chunk);
+	uint64_t (*next_use_consumed)(void *s, uint32_t chunk); /* or NULL */
+	int (*near)(void *s, uint32_t chunk, uint32_t before,
+		    uint32_t after);                                 /* or NULL */
 	uint32_t (*predict)(void *s, uint32_t chunk, uint32_t *out,
 			    uint32_t max);
 };
@@ -21,16 +24,17 @@ struct kind {
 static const struct kind kinds[] = {
 	[RESID_POLICY_LRU] = {
 		policy_lru_create, policy_lru_destroy, policy_lru_on_fault,
-		NULL, policy_lru_next_use, NULL,
+		NULL, policy_lru_next_use, NULL, NULL, NULL,
 	},
 	[RESID_POLICY_LEARNED] = {
 		policy_learned_create, policy_learned_destroy,
-		policy_learned_on_fault, NULL, policy_learned_next_use,
-		policy_learned_predict,
+		policy_learned_on_fault, NULL, policy_learned_next_use, NULL,
+		NULL, policy_learned_predict,
 	},
 	[RESID_POLICY_DECLARED] = {
 		policy_declared_create, policy_declared_destroy, NULL,
 		policy_declared_on_access, policy_declared_next_use,
+		policy_declared_next_use_consumed, policy_declared_near,
 		policy_declared_predict,
 	},
 };
@@ -152,6 +156,22 @@ uint64_t policy_next_use(struct policy *p, uint32_t chunk)
 	if (chunk >= p->nchunks)
 		return POLICY_NEVER;
 	return p->k->next_use(p->s, chunk);
+}
+
+uint64_t policy_next_use_consumed(struct policy *p, uint32_t chunk)
+{
+	if (chunk >= p->nchunks)
+		return POLICY_NEVER;
+	if (!p->k->next_use_consumed)
+		return p->k->next_use(p->s, chunk);
+	return p->k->next_use_consumed(p->s, chunk);
+}
+
+int policy_near(struct policy *p, uint32_t chunk, uint32_t before,
+		uint32_t after)
+{
+	return chunk < p->nchunks && p->k->near &&
+		p->k->near(p->s, chunk, before, after);
 }
 
 int64_t policy_victim(struct policy *p, const uint32_t *candidates, uint32_t n,

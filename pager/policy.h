@@ -37,6 +37,17 @@ void policy_on_access(struct policy *p, uint32_t chunk);
  * chunk's age (faults since its last fault), so the oldest ranks furthest. */
 uint64_t policy_next_use(struct policy *p, uint32_t chunk);
 
+/* The distance to the next use of the bytes of `chunk` consumed in its
+ * current visit: for the chunk being read, its use after this one. The
+ * declared order knows it; the other kinds answer policy_next_use. */
+uint64_t policy_next_use_consumed(struct policy *p, uint32_t chunk);
+
+/* Whether `chunk` is within `before` positions before the one being read
+ * and `after` positions after it, as far as the policy knows (the declared
+ * order); 0 for the other kinds. */
+int policy_near(struct policy *p, uint32_t chunk, uint32_t before,
+		uint32_t after);
+
 /* Chooses the victim among candidates[0..n) (resident, unpinned chunks): the
  * one with the largest policy_next_use, ties to the lowest chunk id. With
  * must_exceed != POLICY_NEVER only a candidate whose next use is strictly

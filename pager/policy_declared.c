@@ -120,6 +120,35 @@ uint64_t policy_declared_next_use(void *s, uint32_t chunk)
 	return pos == NONE ? POLICY_NEVER : d->bias + ahead(d, d->from, pos);
 }
 
+/* The chunk at the cursor is the one being read: its consumed bytes are
+ * next used at its following occurrence (a full cycle later when it occurs
+ * once). Any other chunk's are used at its next occurrence. */
+uint64_t policy_declared_next_use_consumed(void *s, uint32_t chunk)
+{
+	struct declared *d = s;
+	uint32_t pos = occurrence(d, chunk, d->from), again;
+
+	if (pos == NONE)
+		return POLICY_NEVER;
+	if (pos != d->from)
+		return d->bias + ahead(d, d->from, pos);
+	again = occurrence(d, chunk, (uint32_t)(((uint64_t)pos + 1) % d->len));
+	return d->bias + (again == pos ? d->len : ahead(d, pos, again));
+}
+
+/* At one of the positions from the cursor - before to the cursor + after. */
+int policy_declared_near(void *s, uint32_t chunk, uint32_t before,
+			 uint32_t after)
+{
+	struct declared *d = s;
+
+	for (uint64_t i = d->from + (uint64_t)d->len - before;
+	     i <= d->from + (uint64_t)d->len + after; i++)
+		if (d->seq[i % d->len] == chunk)
+			return 1;
+	return 0;
+}
+
 /* The cycle after `chunk`'s next occurrence. A position is the first of its
  * chunk in the walk exactly when it is that chunk's next occurrence from the
  * walk's start, which keeps the output distinct without marks. */

@@ -23,6 +23,9 @@ void *policy_declared_create(const struct policy_params *p);
 void policy_declared_destroy(void *s);
 void policy_declared_on_access(void *s, uint32_t chunk);
 uint64_t policy_declared_next_use(void *s, uint32_t chunk);
+uint64_t policy_declared_next_use_consumed(void *s, uint32_t chunk);
+int policy_declared_near(void *s, uint32_t chunk, uint32_t before,
+			 uint32_t after);
 uint32_t policy_declared_predict(void *s, uint32_t chunk, uint32_t *out,
 				 uint32_t max);
 

@@ -1,4 +1,5 @@
-/* Prefetch: when a chunk lands, queue up to prefetch_depth of the policy's
+/* Prefetch, and the application's announcements that steer it and the
+ * evictions (resid_notify_access, resid_notify_consumed). When a chunk lands, queue up to prefetch_depth of the policy's
  * predicted successors that are absent and not backing off. Admission (a
  * prefetch may evict only what is used strictly later) and retention pins
  * are applied by the worker that runs the job. */
@@ -42,5 +43,21 @@ int resid_notify_access(struct resid_region *r, uint32_t chunk)
 	K(r, unlock, &r->policy_lock);
 	/* A consumed prefetch target gives up its retention pin. */
 	budget_unretain(r, &r->chunks[chunk]);
+	if (r->cfg.overlap_evict && r->cfg.signal == RESID_SIGNAL_BEFORE_READ)
+		budget_forget_consumed(r, &r->chunks[chunk]);
+	return 0;
+}
+
+int resid_notify_consumed(struct resid_region *r, uint32_t chunk,
+			  uint64_t bytes)
+{
+	int rc = region_usable(r);
+
+	if (rc)
+		return rc;
+	if (chunk >= r->nchunks)
+		return -EINVAL;
+	if (r->cfg.overlap_evict)
+		budget_consumed(r, &r->chunks[chunk], bytes);
 	return 0;
 }

@@ -398,20 +398,3 @@ int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
 	*len = r->chunks[chunk].len;
 	return 0;
 }
-
-void resid_quiesce(struct resid_region *r)
-{
-	K(r, lock, &r->q_lock);
-	while (r->inflight || r->draining || r->demand.count ||
-	       r->prefetch.count) {
-		K(r, cond_wait, &r->idle_cond, &r->q_lock);
-#ifdef RESID_HARNESS
-		/* Bug 8: the wait as if under `if`: a wakeup that finds the
-		 * pager still busy (spurious, or work queued since the
-		 * broadcast) returns anyway. */
-		if (BUG(8))
-			break;
-#endif
-	}
-	K(r, unlock, &r->q_lock);
-}

@@ -113,9 +113,10 @@ static void *reader_main(void *arg)
 
 	while (reading(s)) {
 		uint32_t c = (uint32_t)rng_below(&rng, n);
-		uint64_t off, len, take;
+		uint64_t off, len, take, coff;
 
 		resid_chunk_range(s->r, c, &off, &len);
+		coff = off;
 		if (off + len > s->cfg.region_len)
 			len = s->cfg.region_len - off;
 		if (rng_below(&rng, 8) == 0) {
@@ -132,6 +133,12 @@ static void *reader_main(void *arg)
 		uint64_t bad = read_check(&e, resid_base(s->r) + off, off, take,
 					  &s->out->bytes_checked,
 					  &s->out->mismatches);
+
+		/* overlap_evict: the chunk announced consumed up to where
+		 * this read ended, though the prefix was not all read: drops
+		 * race with the other readers, whose reads of a dropped page
+		 * must fetch it again. */
+		resid_notify_consumed(s->r, c, off + take - coff);
 		uint64_t dt = now_ns() - t0;
 
 		if (dt > worst)
@@ -275,6 +282,11 @@ static void child(const struct storm_config *c, int fd)
 	s.h.eager_reconcile = 1;
 	s.cfg.harness = &s.h;
 	s.cfg.evict_ahead = c->evict_ahead;
+	/* Eviction that overlaps consumption in half the rounds of the
+	 * declared policy, a bit of the seed (no draw: the other draws of a
+	 * seed stay as they were). */
+	s.cfg.overlap_evict = c->policy == RESID_POLICY_DECLARED &&
+		(c->seed >> 5) & 1;
 	s.cfg.huge_dir = c->huge_dir;
 	if (c->fetching_timeout_ms)
 		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;

@@ -70,6 +70,7 @@ static int open_pager(const struct arm_job *j, struct scan *s, char *err,
 	cfg.signal = RESID_SIGNAL_BEFORE_READ;
 	cfg.prefetch_depth = j->arm->prefetch ? (uint32_t)j->o->prefetch : 0;
 	cfg.evict_ahead = j->arm->evict_ahead;
+	cfg.overlap_evict = j->arm->overlap;
 	if (j->arm->whole)
 		cfg.fetch_piece = 0;
 	cfg.phase_timers = 1;
@@ -219,6 +220,7 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 	struct scan s = {
 		.lay = &o->lay, .passes = (uint32_t)o->passes,
 		.threads = (uint32_t)o->threads, .touched = j->arm->touched,
+		.overlap = j->arm->overlap,
 		.seed = j->f->seed, .dec = o->decode ? &o->dec : NULL,
 	};
 	uint64_t io0 = 0, io1 = 0;

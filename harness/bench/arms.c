@@ -29,6 +29,10 @@ static const char about[] =
 	"                own (differs from D only where layers straddle chunks)\n"
 	"    D-whole  D reading each chunk whole before mapping it (fetch_piece\n"
 	"             0; D maps it 1 MiB at a time as it is read)\n"
+	"    E-overlap  E with overlap_evict: the scan announces its progress\n"
+	"             through each chunk (resid_notify_consumed, per MiB with\n"
+	"             one thread, per layer with more), the consumed pieces\n"
+	"             make room for the next chunk's prefetch as they go\n"
 	"  device  the file read once with O_DIRECT (no workload)\n"
 	"  (--arms default A,C,D,E). Over the scan's own trace: 'bound', a true\n"
 	"  lower bound on any pager's bytes; 'FNU', furthest-next-use (Belady's\n"
@@ -64,16 +68,17 @@ static const char about_decode[] =
 	"  was wrong, 2 on bad input.\n";
 
 const struct arm arms[NARMS] = {
-	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0, 0 },
-	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0, 0 },
-	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0, 0 },
-	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0, 0 },
-	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0, 0 },
-	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0 },
-	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0, 0 },
-	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0, 0 },
-	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1, 0 },
-	{ "device", -1, 0, 0, 0, 0, 0, 1 },
+	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0, 0, 0 },
+	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0, 0, 0 },
+	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0, 0, 0 },
+	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0, 0, 0 },
+	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0, 0, 0 },
+	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0, 0 },
+	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0, 0, 0 },
+	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0, 0, 0 },
+	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1, 0, 0 },
+	{ "E-overlap", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0, 1 },
+	{ "device", -1, 0, 0, 0, 0, 0, 1, 0 },
 };
 
 static int parse_ratios(void *dst, const char *where, const char *v,

@@ -13,7 +13,7 @@
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
-#define NARMS 10
+#define NARMS 11
 #define MAX_REPS 9
 
 struct arm {
@@ -24,9 +24,12 @@ struct arm {
 	int touched;             /* announce every chunk a layer touches */
 	int whole;               /* fetch_piece 0: a chunk read whole */
 	int reader;              /* no workload: the file read by O_DIRECT */
+	int overlap;             /* overlap_evict, the scan announcing its
+				  * progress through each chunk */
 };
 
-/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole, and
+/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole,
+ * E-overlap, and
  * "device" (the file read once with O_DIRECT, in the sweep's rotation so
  * the device is measured run by run beside the pager); the tables name C,
  * D, E. */

@@ -79,6 +79,7 @@ struct scan {
 	const struct layout *lay;
 	uint32_t passes, threads;
 	int touched;
+	int overlap;            /* announce progress: resid_notify_consumed */
 	uint64_t seed;
 	struct resid_region *r; /* NULL: a plain mapping (arm A) */
 	uint32_t *trace;

@@ -61,6 +61,31 @@ static void consume(struct worker *w, uint64_t off, uint64_t len)
 	w->bad += bad;
 }
 
+/* E-overlap: the bytes up to `end` of the region consumed, announced to
+ * the chunk holding the last of them (each chunk passed, whole). */
+static void announce(struct scan *s, uint64_t from, uint64_t end)
+{
+	for (uint32_t c = resid_chunk_of(s->r, from);
+	     c != RESID_NO_CHUNK && c <= resid_chunk_of(s->r, end - 1); c++) {
+		uint64_t off, len;
+
+		resid_chunk_range(s->r, c, &off, &len);
+		resid_notify_consumed(s->r, c, end - off < len ? end - off : len);
+	}
+}
+
+/* One thread: the layer consumed a MiB at a time, each announced. */
+#define ANNOUNCE_STEP (1ull << 20)
+static void consume_announced(struct worker *w, uint64_t off, uint64_t len)
+{
+	for (uint64_t at = 0; at < len; at += ANNOUNCE_STEP) {
+		uint64_t n = len - at < ANNOUNCE_STEP ? len - at : ANNOUNCE_STEP;
+
+		consume(w, off + at, n);
+		announce(w->s, off + at, off + at + n);
+	}
+}
+
 /* Thread 0, before a layer: the chunks it enters, announced and traced. */
 static void enter_layer(struct scan *s, uint32_t layer, uint32_t *last)
 {
@@ -131,10 +156,15 @@ static void *worker_main(void *arg)
 
 			if (s->dec)
 				decode(w, l);
+			else if (s->r && s->overlap && s->threads == 1)
+				consume_announced(w, y->off + from, to - from);
 			else
 				consume(w, y->off + from, to - from);
 			if (s->threads > 1)
 				pthread_barrier_wait(w->bar);
+			if (s->r && s->overlap && w->id == 0 &&
+			    (s->threads > 1 || s->dec))
+				announce(s, y->off, y->off + y->len);
 			if (s->dec && w->id == 0)
 				check_output(w, l);
 		}

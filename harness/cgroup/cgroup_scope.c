@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_limits.h"
 #include "cgroup_procs.h"
 #include "cgroup_scope.h"
 #include "seam.h"

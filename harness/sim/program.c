@@ -52,6 +52,27 @@ static uint64_t chunk_bytes(struct run *run, uint32_t c)
 		len;
 }
 
+/* Reads [skip, skip+len) of chunk c at off into buf; with overlap_evict a
+ * page at a time, each announced consumed from the chunk's start (with a
+ * skip the announcement is more than was read: the pager must refetch a
+ * dropped page read later, not serve a hole). */
+static int app_read_bytes(struct run *run, uint32_t c, uint64_t off,
+			  uint64_t skip, uint64_t len, uint8_t *buf)
+{
+	const uint8_t *a = resid_base(run->r) + off + skip;
+
+	if (!run->cfg.overlap_evict)
+		return sim_read(run->s, a, buf, len);
+	for (uint64_t at = 0; at < len; at += RESID_PAGE) {
+		uint64_t n = len - at < RESID_PAGE ? len - at : RESID_PAGE;
+
+		if (sim_read(run->s, a + at, buf + at, n) < 0)
+			return -1;
+		resid_notify_consumed(run->r, c, skip + at + n);
+	}
+	return 0;
+}
+
 /* Reads [skip, skip+len) of chunk c; len 0: to the chunk's end. */
 static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		       uint64_t len)
@@ -66,7 +87,7 @@ static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		sim_fail(run->s, "chunk %u out of range", c);
 		return;
 	}
-	if (sim_read(run->s, resid_base(run->r) + off + skip, buf, len) < 0) {
+	if (app_read_bytes(run, c, off, skip, len, buf) < 0) {
 		uint32_t at;
 		int e = resid_failure(run->r, &at);
 
@@ -297,6 +318,10 @@ static void configure(struct run *run, const struct sim_config *sc)
 		if (!run->unequal)
 			c->region_len -= RESID_PAGE + 123;
 	}
+	/* Every other pair of huge cycles, the declared policy drops what
+	 * the application announces consumed (overlap_evict). */
+	c->overlap_evict = c->policy == RESID_POLICY_DECLARED &&
+		(sc->seed / 12) % 2;
 	resid_harness_init(&run->h);
 	run->h.eager_reconcile = 1;
 	run->h.demand_retries = 8;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup_limits.h"
 #include "cgroupfs.h"
 #include "seam.h"
 #include "suites.h"

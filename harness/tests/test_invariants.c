@@ -84,6 +84,20 @@ static void budget_and_pins(void)
 	CU_ASSERT_EQUAL(seen, 5);
 }
 
+/* overlap_evict's dropped prefixes (I-4) and the books they leave (I-7). */
+static void dropped_prefixes(void)
+{
+	seen = 0;
+	CU_ASSERT(inv_dropped(1, 0, 0, 65536, 4096));
+	CU_ASSERT(inv_dropped(1, 1, 8192, 65536, 4096));
+	CU_ASSERT(!inv_dropped(1, 0, 8192, 65536, 4096));
+	CU_ASSERT(!inv_dropped(1, 1, 65536, 65536, 4096));
+	CU_ASSERT(!inv_dropped(1, 1, 4096, 65536 * 32, 2 << 20));
+	CU_ASSERT(inv_resident_sum(57344, 57344));
+	CU_ASSERT(!inv_resident_sum(65536, 57344));
+	CU_ASSERT_EQUAL(seen, 4);
+}
+
 static int install(void)
 {
 	inv_set_handler(count, NULL);
@@ -105,4 +119,5 @@ void suite_invariants(void)
 		    large_folios_only_when_huge);
 	CU_add_test(s, "I-7 two-sided accounting", accounting_two_sided);
 	CU_add_test(s, "I-11, I-12, I-4", budget_and_pins);
+	CU_add_test(s, "I-4, I-7 of dropped prefixes", dropped_prefixes);
 }

@@ -195,6 +195,14 @@ struct resid_config {
 	/* Evict ahead of need: when a fetch has landed, make room at once for
 	 * the chunk the policy predicts next. Off: 0. */
 	int evict_ahead;
+	/* Eviction that overlaps consumption (layer_order_declared only): the
+	 * application announces its progress through a chunk
+	 * (resid_notify_consumed), and a fetch that needs room drops the
+	 * consumed pieces of the chunk being read, from its start, where the
+	 * policy ranks them furthest, as Belady would page by page; a
+	 * prefetch then reserves its target piece by piece from them, so the
+	 * next chunk is read while the last is consumed. Off: 0. */
+	int overlap_evict;
 	/* Bytes read and mapped at a time within a chunk (a multiple of
 	 * RESID_PAGE; 0: the whole chunk at once). A faulter on an early piece
 	 * runs while the later ones are read; the chunk stays FETCHING, locked,
@@ -240,6 +248,11 @@ struct resid_stats {
 	 * punch_ns: every eviction's punch. */
 	uint64_t fetch_ns, reserve_ns, read_ns, continue_ns, punch_ns;
 	uint64_t evict_ahead; /* evictions made ahead of need */
+	/* overlap_evict: punches of consumed pieces of resident chunks and
+	 * their bytes (a chunk dropped whole counts in evictions too), and
+	 * faults on a dropped piece (the chunk's rest was evicted and the
+	 * chunk fetched again). */
+	uint64_t drops, dropped_bytes, dropped_refaults;
 	/* CONTINUEs that mapped a piece before a chunk's last (fetch_piece);
 	 * continues_ok counts the chunks whose last piece was mapped. */
 	uint64_t continue_pieces;
@@ -290,6 +303,16 @@ int resid_chunk_range(const struct resid_region *r, uint32_t chunk,
  * policy uses it; it is cheap under the others. 0, or -EINVAL when
  * chunk >= resid_nchunks(). */
 int resid_notify_access(struct resid_region *r, uint32_t chunk);
+
+/* With cfg.overlap_evict: the application has consumed bytes [0, bytes)
+ * of chunk in its current visit and will not read them again before the
+ * chunk's next use in the declared order (a chunk's reads from its start,
+ * in order: with several threads, the prefix every thread has passed).
+ * A dropped byte read again anyway is fetched again: correct, not free.
+ * Without overlap_evict it does nothing. 0, or -EINVAL when chunk >=
+ * resid_nchunks(). */
+int resid_notify_consumed(struct resid_region *r, uint32_t chunk,
+			  uint64_t bytes);
 
 /* The first failure of the region, as a positive errno (0: none), and in
  * *chunk (may be NULL) the chunk it hit (-EINVAL for a NULL region,
