@@ -18,7 +18,7 @@ struct replay {
 	unsigned depth;          /* PCT depth */
 	uint64_t steps;          /* PCT: k, the length the change points span */
 	uint64_t seed;
-	unsigned bugs;           /* the bug switches on (harness/bugs.h) */
+	unsigned bugs;           /* the bug switches on (harness/fault/bugs.h) */
 	uint32_t ops;
 	/* The chunks come from a table of unequal sizes drawn from the seed,
 	 * the last ending unaligned (program.c); "+unequal" after SCENARIO. */

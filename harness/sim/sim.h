@@ -6,7 +6,7 @@
  * memory.stat (optionally lagging), backing reads, a virtual clock, and
  * threads, locks and condition variables that are coroutines run one at a
  * time. Failing and short reads, like every injected fault, come from the
- * fault seam wrapped around it (harness/fault.h), which draws from the
+ * fault seam wrapped around it (harness/fault/fault.h), which draws from the
  * run's decision stream (sim_draw). Every seam call is a scheduling point:
  * the strategy picks which runnable thread goes next, from that one stream
  * seeded by sim_config.seed, so a seed (or a recorded schedule) replays the
