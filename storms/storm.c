@@ -252,6 +252,43 @@ static void *stall_watchdog(void *arg)
 	report(s);
 }
 
+/* The region's configuration from the storm's (table: unequal chunks). */
+static void configure(struct storm *s, struct resid_chunk_spec *table)
+{
+	const struct storm_config *c = s->c;
+	uint64_t rng = c->seed, max_chunk = c->chunk_size;
+
+	resid_config_init(&s->cfg);
+	s->cfg.region_len = c->region_len;
+	s->cfg.chunk_size = c->chunk_size;
+	s->cfg.seed = c->seed;
+	s->cfg.policy = c->policy;
+	s->cfg.fetch_workers = c->workers;
+	s->cfg.prefetch_depth = c->prefetch_depth;
+	s->cfg.backing = RESID_BACKING_SYNTHETIC;
+	resid_harness_init(&s->h);
+	s->h.eager_reconcile = 1;
+	s->cfg.harness = &s->h;
+	s->cfg.evict_ahead = c->evict_ahead;
+	/* Eviction that overlaps consumption in half the rounds of the
+	 * declared policy, a bit of the seed (no draw: the other draws of a
+	 * seed stay as they were). */
+	s->cfg.overlap_evict = c->policy == RESID_POLICY_DECLARED &&
+		(c->seed >> 5) & 1;
+	s->cfg.huge_dir = c->huge_dir;
+	if (c->fetching_timeout_ms)
+		s->cfg.fetching_timeout_ms = c->fetching_timeout_ms;
+	if (!c->chunk_size) {
+		s->cfg.table_len = unequal_table(c->region_len, 16 * RESID_PAGE,
+						 1024 * RESID_PAGE, &rng, table,
+						 MAX_TABLE);
+		s->cfg.table = table;
+		max_chunk = unequal_largest(table, s->cfg.table_len);
+	}
+	s->cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
+					   max_chunk);
+}
+
 /* In the child: the storm itself. Writes the result to fd and exits. */
 static void child(const struct storm_config *c, int fd)
 {
@@ -262,7 +299,6 @@ static void child(const struct storm_config *c, int fd)
 	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
 	struct storm s = { .c = c, .out = &out, .fd = fd, .mark = mark };
 	char err[RESID_ERRLEN];
-	uint64_t rng = c->seed, max_chunk = c->chunk_size;
 	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
 	uint32_t started = 0;
 	pthread_t stall;
@@ -270,35 +306,7 @@ static void child(const struct storm_config *c, int fd)
 	coverage_mark(mark);
 	memset(&out, 0, sizeof(out));
 	pthread_mutex_init(&s.msg_lock, NULL);
-	resid_config_init(&s.cfg);
-	s.cfg.region_len = c->region_len;
-	s.cfg.chunk_size = c->chunk_size;
-	s.cfg.seed = c->seed;
-	s.cfg.policy = c->policy;
-	s.cfg.fetch_workers = c->workers;
-	s.cfg.prefetch_depth = c->prefetch_depth;
-	s.cfg.backing = RESID_BACKING_SYNTHETIC;
-	resid_harness_init(&s.h);
-	s.h.eager_reconcile = 1;
-	s.cfg.harness = &s.h;
-	s.cfg.evict_ahead = c->evict_ahead;
-	/* Eviction that overlaps consumption in half the rounds of the
-	 * declared policy, a bit of the seed (no draw: the other draws of a
-	 * seed stay as they were). */
-	s.cfg.overlap_evict = c->policy == RESID_POLICY_DECLARED &&
-		(c->seed >> 5) & 1;
-	s.cfg.huge_dir = c->huge_dir;
-	if (c->fetching_timeout_ms)
-		s.cfg.fetching_timeout_ms = c->fetching_timeout_ms;
-	if (!c->chunk_size) {
-		s.cfg.table_len = unequal_table(c->region_len, 16 * RESID_PAGE,
-						1024 * RESID_PAGE, &rng, table,
-						MAX_TABLE);
-		s.cfg.table = table;
-		max_chunk = unequal_largest(table, s.cfg.table_len);
-	}
-	s.cfg.budget_bytes = budget_share(c->region_len, c->budget_ratio,
-					  max_chunk);
+	configure(&s, table);
 	if (c->huge_mount && huge_leg_enter(c->huge_dir, out.message,
 					    sizeof(out.message)) < 0)
 		report(&s);
