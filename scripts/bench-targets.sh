@@ -3,8 +3,9 @@
 # memory cgroups; 12 minutes on an idle 2-CPU machine, 25 or more when it
 # is loaded):
 #   1. the arms at budget ratio 0.5, each run 3 times, interleaved run by
-#      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E)
-#      and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E), each with
+#      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E,
+#      E-overlap) and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E,
+#      E-overlap: eviction that overlaps consumption, issue 21 §2), each with
 #      the arm 'device' (the file read alone with O_DIRECT) in the same
 #      rotation, and fio on the same file before and after each sweep
 #      (bench arms --device);
@@ -45,10 +46,10 @@ else
 	when=$(date -u '+%Y-%m-%d %H:%M UTC')
 	load_before=$(load)
 	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
-		--arms A,D,D-whole,E,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
+		--arms A,D,D-whole,E,E-overlap,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
 		>"$tmp/a8.md"
 	build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
-		--arms A-seq,D,D-whole,E,device --reps 3 --device --csv "$tmp/a128.csv" \
+		--arms A-seq,D,D-whole,E,E-overlap,device --reps 3 --device --csv "$tmp/a128.csv" \
 		"$@" >"$tmp/a128.md"
 	# The scan's own work: D with a budget that holds the file, each chunk
 	# fetched once, every later pass a hit.
@@ -107,7 +108,7 @@ targets() {
 			Wk[s, a, k] = each[k]; Fk[s, a, k] = rate[k]
 		}
 		if (a ~ /^A-/ && (!(s in A) || w < A[s])) { A[s] = w; An[s] = a }
-		if (a == "D" || a == "D-whole" || a == "E") {
+		if (a == "D" || a == "D-whole" || a == "E" || a == "E-overlap") {
 			W[s, a] = w; B[s, a] = $col["bytes_read"]
 			F[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["fetch_ns"] / 1e9)
 			R[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["read_ns"] / 1e9)
@@ -126,6 +127,9 @@ targets() {
 			if (!(s in sizes)) continue
 			r = byrun(s, "D", "wall"); l = lo; h = hi
 			printf "| D wall <= 0.85 x A, %d MiB chunks, ratio 0.5 | D %.2f s, %s %.2f s (medians); D / the fastest A of the same run: %s; D-whole %.2f x, E %.2f x; D read %.0f MiB, Belady %.0f | %s |\n", s, W[s, "D"], An[s], A[s], spread(r), byrun(s, "D-whole", "wall"), byrun(s, "E", "wall"), B[s, "D"] / 1048576, fnu[s] / 1048576, met(r <= 0.85) (B[s, "D"] == fnu[s] ? "" : "; D bytes != Belady")
+			if (!((s, "E-overlap") in W)) continue
+			r = byrun(s, "E-overlap", "wall")
+			printf "| the same with eviction overlapping consumption (E-overlap, issue 21 §2), %d MiB chunks | E-overlap %.2f s (median); / the fastest A of the same run: %s; read %.0f MiB, Belady %.0f | %s |\n", s, W[s, "E-overlap"], spread(r), B[s, "E-overlap"] / 1048576, fnu[s] / 1048576, met(r <= 0.85) (B[s, "E-overlap"] == fnu[s] ? "" : "; bytes != Belady")
 		}
 		for (s = 8; s <= 128; s *= 16) {
 			if (!(s in sizes)) continue
