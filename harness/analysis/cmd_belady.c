@@ -56,18 +56,13 @@ int cmd_belady(int argc, char **argv)
 	};
 	const struct cli_spec spec = {
 		.cmd = "belady", .synopsis = "TRACE", .about = about,
-		.opts = opts, .operands = 1,
+		.opts = opts, .operands = 1, .required = 1,
 		.operand = { .type = CLI_TEXT, .dst = &path },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 
 	if (rc != CLI_RUN)
 		return rc;
-	if (!path) {
-		fprintf(stderr, "residctl belady: no TRACE given; usage: "
-			"residctl belady TRACE --capacity BYTES\n");
-		return 2;
-	}
 	if (!cap) {
 		fprintf(stderr, "residctl belady: no --capacity given; e.g. "
 			"--capacity 64M\n");

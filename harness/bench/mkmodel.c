@@ -208,17 +208,13 @@ int bench_mkmodel(int argc, char **argv)
 	};
 	const struct cli_spec spec = {
 		.cmd = "bench mkmodel", .synopsis = "FILE", .about = about,
-		.opts = opts, .operands = 1,
+		.opts = opts, .operands = 1, .required = 1,
 		.operand = { .type = CLI_TEXT, .dst = &path },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 
 	if (rc != CLI_RUN)
 		return rc;
-	if (!path) {
-		fprintf(stderr, "residctl bench mkmodel: no FILE given; usage: residctl bench mkmodel FILE [--layers N]\n");
-		return 2;
-	}
 	uint64_t est = (m.f32 ? 4 : 2) * (2 * m.vocab * m.hidden + m.layers *
 			    (2 * m.hidden * m.hidden + m.hidden * m.hidden / 2 +
 			     3 * m.ffn * m.hidden));

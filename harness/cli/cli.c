@@ -266,6 +266,12 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv)
 		if (o->seen)
 			*o->seen = 1;
 	}
+	if (w.seen < s->required) {
+		fprintf(stderr, "residctl %s: no %s given; usage: residctl %s "
+			"%s [OPTIONS]\n", s->cmd, s->synopsis, s->cmd,
+			s->synopsis);
+		return 2;
+	}
 	return CLI_RUN;
 }
 

@@ -59,6 +59,8 @@ struct cli_spec {
 	struct cli_opt *opts; /* ..., { 0 } */
 	struct cli_opt operand; /* TEXT or CALL; its name is parse's where */
 	int operands;         /* how many are accepted */
+	int required;         /* how many must be given (the synopsis names
+			       * them in the "no ... given" line) */
 };
 
 #define CLI_RUN (-1)
