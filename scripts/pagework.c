@@ -1,14 +1,19 @@
 /* The fetch's costs without the pager (scripts/bench-pagework.sh): on a
  * file read with O_DIRECT and a memfd, per MiB, median of --reps runs:
+ *   device    1 MiB pread into one reused buffer: the device alone
+ *   device4   the same in 4 MiB parts
  *   serial    1 MiB pread into a buffer, then pwrite into the memfd
  *   reader    the same with a reader thread and two 1 MiB slots: the next
  *             read in flight while this one is written (the pager's way)
+ *   reader4   the same with two 4 MiB slots
  *   pwrite    pwrite of a buffer into punched memfd pages, not counting
  *             the punches
  *   allocate  fallocate of the same pages (allocated and zeroed)
  *   punch     the punch of populated pages, by one thread and by two at once
  * Each read pass punches the memfd two chunks behind, as eviction would.
- * usage: pagework FILE CHUNK_MIB REPS */
+ * With DIR (a tmpfs mounted with huge=), the memfd is an O_TMPFILE there,
+ * filled with huge folios, as B on the pager's huge path.
+ * usage: pagework FILE CHUNK_MIB REPS [DIR] */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +28,11 @@
 #include <unistd.h>
 
 #define MIB (1ul << 20)
-#define PART MIB
 #define MAX_REPS 9
 
 static int file_fd, mfd;
-static size_t file_len, chunk;
+/* The read and write size: the pager's bounce slot, or a kind's own. */
+static size_t file_len, chunk, part = MIB;
 
 static void die(const char *what)
 {
@@ -52,13 +57,13 @@ static void punch(size_t off, size_t len)
 
 static void read_part(uint8_t *dst, size_t off)
 {
-	if (pread(file_fd, dst, PART, (off_t)off) != (ssize_t)PART)
+	if (pread(file_fd, dst, part, (off_t)off) != (ssize_t)part)
 		die("pread");
 }
 
 static void write_part(const uint8_t *src, size_t off)
 {
-	if (pwrite(mfd, src, PART, (off_t)off) != (ssize_t)PART)
+	if (pwrite(mfd, src, part, (off_t)off) != (ssize_t)part)
 		die("pwrite");
 }
 
@@ -87,7 +92,7 @@ static void *reader(void *arg)
 		while (p >= rd.written + 2)
 			pthread_cond_wait(&rd.cv, &rd.m);
 		pthread_mutex_unlock(&rd.m);
-		read_part(rd.slots + (p % 2) * PART, p * PART);
+		read_part(rd.slots + (p % 2) * part, p * part);
 		pthread_mutex_lock(&rd.m);
 		rd.done = p + 1;
 		pthread_cond_broadcast(&rd.cv);
@@ -96,14 +101,25 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static double pass_serial(uint8_t *buf)
+static double pass_device(uint8_t *buf, int unused)
+{
+	double t0 = now();
+
+	(void)unused;
+	for (size_t off = 0; off < file_len; off += part)
+		read_part(buf, off);
+	return now() - t0;
+}
+
+static double pass_serial(uint8_t *buf, int unused)
 {
 	double t0;
 
+	(void)unused;
 	punch(0, file_len);
 	t0 = now();
 
-	for (size_t off = 0; off < file_len; off += PART) {
+	for (size_t off = 0; off < file_len; off += part) {
 		evict_behind(off);
 		read_part(buf, off);
 		write_part(buf, off);
@@ -111,25 +127,26 @@ static double pass_serial(uint8_t *buf)
 	return now() - t0;
 }
 
-static double pass_reader(uint8_t *buf)
+static double pass_reader(uint8_t *buf, int unused)
 {
 	pthread_t th;
 	double t0;
 
+	(void)unused;
 	punch(0, file_len);
 	t0 = now();
 	rd.slots = buf;
-	rd.parts = file_len / PART;
+	rd.parts = file_len / part;
 	rd.done = rd.written = 0;
 	if (pthread_create(&th, NULL, reader, NULL))
 		die("pthread_create");
 	for (size_t p = 0; p < rd.parts; p++) {
-		evict_behind(p * PART);
+		evict_behind(p * part);
 		pthread_mutex_lock(&rd.m);
 		while (rd.done <= p)
 			pthread_cond_wait(&rd.cv, &rd.m);
 		pthread_mutex_unlock(&rd.m);
-		write_part(buf + (p % 2) * PART, p * PART);
+		write_part(buf + (p % 2) * part, p * part);
 		pthread_mutex_lock(&rd.m);
 		rd.written = p + 1;
 		pthread_cond_broadcast(&rd.cv);
@@ -147,13 +164,13 @@ static double pass_fill(uint8_t *buf, int allocate)
 	double t = 0;
 
 	punch(0, file_len);
-	for (size_t off = 0; off < file_len; off += PART) {
+	for (size_t off = 0; off < file_len; off += part) {
 		evict_behind(off);
 		double t0 = now();
 
 		if (!allocate)
 			write_part(buf, off);
-		else if (fallocate(mfd, 0, (off_t)off, PART) < 0)
+		else if (fallocate(mfd, 0, (off_t)off, part) < 0)
 			die("fallocate");
 		t += now() - t0;
 	}
@@ -174,7 +191,7 @@ static double pass_punch(uint8_t *buf, int threads)
 	pthread_t th;
 	double t0;
 
-	for (size_t off = 0; off < file_len; off += PART)
+	for (size_t off = 0; off < file_len; off += part)
 		write_part(buf, off);
 	t0 = now();
 	if (threads == 1) {
@@ -196,19 +213,75 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* ShmemHugePages of /proc/meminfo, kB: the huge folios shmem holds. */
+static long shmem_huge_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ShmemHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* The memfd, or with dir an O_TMPFILE on a tmpfs mounted with huge=,
+ * whose huge folios are checked once it is filled. */
+static void open_memfd(const char *dir)
+{
+	mfd = dir ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) :
+		memfd_create("pagework", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)file_len) < 0)
+		die(dir ? dir : "memfd");
+}
+
+static void check_huge(const uint8_t *buf, long before)
+{
+	for (size_t off = 0; off < file_len; off += part)
+		write_part(buf, off);
+	if (shmem_huge_kb() - before < (long)(file_len / 2 / 1024)) {
+		fprintf(stderr, "pagework: the file in the tmpfs did not get "
+			"huge folios: mount it with huge=within_size\n");
+		exit(2);
+	}
+	punch(0, file_len);
+}
+
+/* The kinds, in the order they run and print; part: their read and
+ * write size. */
+static const struct kind {
+	const char *name;
+	double (*pass)(uint8_t *buf, int arg);
+	int arg;
+	size_t part;
+} kinds[] = {
+	{ "device", pass_device, 0, MIB },
+	{ "device4", pass_device, 0, 4 * MIB },
+	{ "serial", pass_serial, 0, MIB },
+	{ "reader", pass_reader, 0, MIB },
+	{ "reader4", pass_reader, 0, 4 * MIB },
+	{ "pwrite", pass_fill, 0, MIB },
+	{ "allocate", pass_fill, 1, MIB },
+	{ "punch", pass_punch, 1, MIB },
+	{ "punch2", pass_punch, 2, MIB },
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
 int main(int argc, char **argv)
 {
-	static const char *const name[] = { "serial", "reader", "pwrite",
-					    "allocate", "punch", "punch2" };
-	double t[6][MAX_REPS];
+	double t[NKINDS][MAX_REPS];
 	struct stat st;
 	uint8_t *buf;
 	int reps;
 
-	if (argc != 4 || atoi(argv[2]) < 1 || atoi(argv[3]) < 1 ||
-	    atoi(argv[3]) > MAX_REPS) {
-		fprintf(stderr, "usage: pagework FILE CHUNK_MIB REPS (1..%d)\n",
-			MAX_REPS);
+	if ((argc != 4 && argc != 5) || atoi(argv[2]) < 1 ||
+	    atoi(argv[3]) < 1 || atoi(argv[3]) > MAX_REPS) {
+		fprintf(stderr, "usage: pagework FILE CHUNK_MIB REPS (1..%d) "
+			"[DIR]\n", MAX_REPS);
 		return 2;
 	}
 	chunk = (size_t)atoi(argv[2]) * MIB;
@@ -222,28 +295,28 @@ int main(int argc, char **argv)
 			argv[1]);
 		return 2;
 	}
-	mfd = memfd_create("pagework", MFD_CLOEXEC);
-	if (mfd < 0 || ftruncate(mfd, (off_t)file_len) < 0)
-		die("memfd");
-	buf = aligned_alloc(2 * MIB, 2 * MIB);
+	long huge_before = shmem_huge_kb();
+
+	open_memfd(argc == 5 ? argv[4] : NULL);
+	buf = aligned_alloc(2 * MIB, 8 * MIB);
 	if (!buf)
 		die("aligned_alloc");
-	madvise(buf, 2 * MIB, MADV_HUGEPAGE); /* as the pager's, best effort */
-	memset(buf, 1, 2 * MIB);
+	madvise(buf, 8 * MIB, MADV_HUGEPAGE); /* as the pager's, best effort */
+	memset(buf, 1, 8 * MIB);
+	if (argc == 5)
+		check_huge(buf, huge_before);
 	/* The kinds interleaved rep by rep, so a noisy moment hits them all. */
-	for (int r = 0; r < reps; r++) {
-		t[0][r] = pass_serial(buf);
-		t[1][r] = pass_reader(buf);
-		t[2][r] = pass_fill(buf, 0);
-		t[3][r] = pass_fill(buf, 1);
-		t[4][r] = pass_punch(buf, 1);
-		t[5][r] = pass_punch(buf, 2);
-	}
-	for (int k = 0; k < 6; k++) {
+	for (int r = 0; r < reps; r++)
+		for (size_t k = 0; k < NKINDS; k++) {
+			part = kinds[k].part;
+			t[k][r] = kinds[k].pass(buf, kinds[k].arg);
+		}
+	for (size_t k = 0; k < NKINDS; k++) {
 		qsort(t[k], (size_t)reps, sizeof(double), cmp);
 		double s = t[k][reps / 2];
 
-		printf("%s,%zu,%.3f,%.0f\n", name[k], chunk / MIB,
+		printf("%s,%s,%zu,%.3f,%.0f\n", argc == 5 ? "huge" : "4k",
+		       kinds[k].name, chunk / MIB,
 		       s * 1e3 / (double)(file_len / MIB),
 		       (double)(file_len / MIB) / s);
 	}
