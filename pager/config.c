@@ -75,6 +75,19 @@ uint32_t config_workers(const struct resid_config *c)
 	return n < 1 ? 1 : n > AUTO_WORKERS_MAX ? AUTO_WORKERS_MAX : (uint32_t)n;
 }
 
+/* A fetch worker's bounce slot: FETCH_SLOT_BIG where the largest chunk
+ * holds two of them. */
+uint64_t config_slot(const struct resid_config *c)
+{
+	uint64_t largest = c->chunk_size;
+
+	for (uint32_t i = 0; i < c->table_len && c->table; i++)
+		if (c->table[i].len > largest)
+			largest = c->table[i].len;
+	return largest >= 2 * FETCH_SLOT_BIG ? FETCH_SLOT_BIG :
+		FETCH_SLOT_SMALL;
+}
+
 /* The checks that need no chunk table; the table's own are in chunks.c. */
 int config_check(const struct resid_config *c, char *err, size_t n)
 {

@@ -241,16 +241,17 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 void *worker_main(void *arg)
 {
 	struct resid_region *r = arg;
+	uint64_t slot = config_slot(&r->cfg);
 	struct worker w = {
-		.bounce = r->fill_b ? NULL :
-			aligned_alloc(FETCH_BOUNCE, FETCH_BOUNCE),
+		.bounce = r->fill_b ? NULL : aligned_alloc(2 * slot, 2 * slot),
+		.slot = slot,
 	};
 	int prefetch;
 
 	/* Best effort: on small pages the reused bounce is still far
 	 * faster than fresh pages in B. Without it, reads go into B. */
 	if (w.bounce)
-		(void)K(r, hugepage, w.bounce, FETCH_BOUNCE);
+		(void)K(r, hugepage, w.bounce, 2 * slot);
 	if (K(r, reader_open, &w.rd, backing_read_job, r) < 0)
 		w.rd = 0;
 	for (uint32_t id; queue_take(r, &id, &prefetch);) {

@@ -102,12 +102,12 @@ static int fill_tail(struct resid_region *r, struct chunk *c,
 		memset(r->b + c->off + at, 0, c->hold - at);
 		return 0;
 	}
-	/* Only as much as the tail needs: the bounce is FETCH_BOUNCE. */
-	memset(w->bounce, 0, c->hold - at < FETCH_BOUNCE ? c->hold - at :
-	       FETCH_BOUNCE);
+	/* Only as much as the tail needs: the bounce is two slots. */
+	uint64_t most = 2 * w->slot;
+
+	memset(w->bounce, 0, c->hold - at < most ? c->hold - at : most);
 	while (at < c->hold) {
-		uint64_t n = c->hold - at < FETCH_BOUNCE ? c->hold - at :
-			FETCH_BOUNCE;
+		uint64_t n = c->hold - at < most ? c->hold - at : most;
 		int rc = write_memfd(r, c, w->bounce, at, n);
 
 		if (rc < 0)
@@ -123,23 +123,30 @@ static uint64_t piece_len(const struct resid_region *r, const struct chunk *c)
 	return r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
 }
 
-/* A fetch goes part by part: from at to the end of its piece, at most one
- * bounce slot. */
+/* A fetch goes part by part. Into B: from at to the end of its piece.
+ * Through the bounce: a slot, or less at the chunk's end; the first part
+ * ends with the first piece, which its faulter waits for, and a later
+ * part spanning a piece boundary ends at the last one it spans, so that
+ * reads stay large while pieces are mapped as soon as they are whole. */
 static uint64_t part_len(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at)
 {
-	uint64_t piece = piece_len(r, c);
-	uint64_t end = (at / piece + 1) * piece;
-	uint64_t n = (end < c->len ? end : c->len) - at;
+	uint64_t piece = piece_len(r, c), end;
 
-	return w->bounce && n > FETCH_SLOT ? FETCH_SLOT : n;
+	if (!w->bounce || at < piece)
+		end = (at / piece + 1) * piece;
+	else if ((end = at + w->slot) / piece * piece > at)
+		end = end / piece * piece;
+	if (w->bounce && end > at + w->slot)
+		end = at + w->slot;
+	return (end < c->len ? end : c->len) - at;
 }
 
 /* Where part k, at `at`, is read: bounce slot k % 2, or B itself. */
 static uint8_t *part_dst(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at, uint64_t k)
 {
-	return w->bounce ? w->bounce + (k & 1) * FETCH_SLOT :
+	return w->bounce ? w->bounce + (k & 1) * w->slot :
 		r->b + c->off + at;
 }
 
@@ -239,11 +246,13 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
  * bytes mapped, or -errno from the read, write or CONTINUE that failed;
  * what was mapped before stays until the caller's punch. */
 /* A fetch that reserves its chunk piece by piece (overlap_evict's
- * prefetch: c->res < c->hold) needs room for the piece holding `at`, up to
- * whole folios, before its bytes enter the memfd. 0 or -EBUSY. */
-static int room_for(struct resid_region *r, struct chunk *c, uint64_t at)
+ * prefetch: c->res < c->hold) needs room for the pieces a part up to
+ * `next` writes, up to whole folios, before its bytes enter the memfd.
+ * 0 or -EBUSY. */
+static int room_for(struct resid_region *r, struct chunk *c, uint64_t next)
 {
-	uint64_t piece = piece_len(r, c), end = (at / piece + 1) * piece;
+	uint64_t piece = piece_len(r, c);
+	uint64_t end = (next + piece - 1) / piece * piece;
 
 	if (c->res >= c->hold)
 		return 0;
@@ -260,15 +269,49 @@ static int may_read(struct resid_region *r, const struct chunk *c,
 		c->res >= at + part_len(r, c, w, at);
 }
 
+/* Writes the part [at, next), read into dst, into the memfd (from a
+ * bounce slot) a piece at a time, and maps each piece as soon as it is
+ * whole; *from is where the unmapped bytes start. */
+static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
+		      const struct worker *w, const uint8_t *dst, uint64_t at,
+		      uint64_t next, uint64_t *from)
+{
+	uint64_t piece = piece_len(r, c);
+
+	for (uint64_t p = at, end; p < next; p = end) {
+		uint64_t t0 = phase_clock(r);
+		int rc = 0;
+
+		end = (p / piece + 1) * piece < next ? (p / piece + 1) * piece :
+			next;
+		if (w->bounce && (rc = write_memfd(r, c, dst + (p - at), p,
+						   end - p)) < 0) {
+			CODE_PROBE(1, abandon_read_error);
+			return rc;
+		}
+		t[2] += phase_clock(r) - t0;
+		if (end % piece && end < c->len)
+			continue;
+		if (end == c->len && c->hold > c->len)
+			rc = fill_tail(r, c, w);
+		if (rc == 0)
+			rc = map_piece(r, c, t, *from, end);
+		if (rc < 0)
+			return rc;
+		*from = end;
+	}
+	return 0;
+}
+
 int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			    uint64_t t[4], const struct worker *w, int started)
 {
-	uint64_t piece = piece_len(r, c), from = 0;
+	uint64_t from = 0;
 
 	for (uint64_t at = 0, k = 0; at < c->len; k++) {
 		uint64_t len = part_len(r, c, w, at), next = at + len;
 		uint64_t t0 = phase_clock(r);
-		int rc = room_for(r, c, at);
+		int rc = room_for(r, c, next);
 
 		if (rc < 0) {
 			part_drain(r, w, started);
@@ -280,28 +323,16 @@ int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 		started = next < c->len && may_read(r, c, w, next) &&
 			part_start(r, c, w, next, k + 1);
 		rc = read_into(r, c, dst, at, len, first);
-
-		if (rc == 0 && w->bounce)
-			rc = write_memfd(r, c, dst, at, len);
-		if (rc < 0) {
-			CODE_PROBE(1, abandon_read_error);
-			part_drain(r, w, started);
-			return rc;
-		}
 		t[2] += phase_clock(r) - t0;
-		at = next;
-		if (at % piece && at < c->len)
-			continue;
-		if (at == c->len && c->hold > c->len)
-			rc = fill_tail(r, c, w);
-		if (rc == 0)
-			rc = map_piece(r, c, t, from, at);
+		if (rc < 0)
+			CODE_PROBE(1, abandon_read_error);
+		else
+			rc = place_part(r, c, t, w, dst, at, next, &from);
 		if (rc < 0) {
 			part_drain(r, w, started);
 			return rc;
 		}
-		from = at;
+		at = next;
 	}
 	return (int64_t)c->len;
 }
-

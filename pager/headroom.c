@@ -36,7 +36,7 @@ static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 		nchunks = (cfg->region_len + cfg->chunk_size - 1) /
 			cfg->chunk_size;
 	return BASE_BYTES + (uint64_t)config_workers(cfg) *
-		(2 * WORKER_BYTES + FETCH_BOUNCE) +
+		(2 * WORKER_BYTES + 2 * config_slot(cfg)) +
 		pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
 		(cpus ? cpus : 1) * CPU_STOCK_BYTES;
 }

@@ -160,15 +160,18 @@ struct resid_region {
 #define INV_ASSERT(check) ((void)sizeof((check), 0))
 #endif
 
-/* A fetch reads through a bounce buffer of this size, one per worker,
- * huge-page backed where the kernel allows: O_DIRECT into one contiguous
- * buffer makes a few large device requests where a read into B's fresh
- * 4 KiB pages made many small ones, and the write into the memfd then
- * allocates whole pages without zeroing them first (results/performance.md).
- * Two slots: the worker's reader reads into one while the worker writes
- * the other. The headroom counts it. */
-#define FETCH_BOUNCE (2u << 20)
-#define FETCH_SLOT (FETCH_BOUNCE / 2)
+/* A fetch reads through a bounce buffer, one per worker, huge-page backed
+ * where the kernel allows: O_DIRECT into one contiguous buffer makes a few
+ * large device requests where a read into B's fresh 4 KiB pages made many
+ * small ones, and the write into the memfd then allocates whole pages
+ * without zeroing them first (results/performance.md). Two slots: the
+ * worker's reader reads into one while the worker writes the other. A slot
+ * is 4 MiB where a chunk is 8 MiB or more (4 MiB reads ran 1.2-1.6 x the
+ * rate of 1 MiB ones, results/bench-pagework.md), else 1 MiB: a chunk is
+ * then one or two parts, and a bigger buffer would be headroom for
+ * nothing (config_slot). The headroom counts it. */
+#define FETCH_SLOT_SMALL (1ull << 20)
+#define FETCH_SLOT_BIG (4ull << 20)
 
 #define NS_PER_MS 1000000ull
 
@@ -211,6 +214,7 @@ int region_usable(const struct resid_region *r);
 int config_check(const struct resid_config *c, char *err, size_t n);
 /* fetch_workers, or the number the budget chooses when it is 0. */
 uint32_t config_workers(const struct resid_config *c);
+uint64_t config_slot(const struct resid_config *c);
 int config_check_budget(const struct resid_region *r, char *err, size_t n);
 int config_check_declared(const struct resid_region *r, char *err, size_t n);
 
@@ -273,6 +277,7 @@ void abandon_pay_owed(struct resid_region *r);
  * reader (0: none; every read then runs in series with the page work). */
 struct worker {
 	uint8_t *bounce;
+	uint64_t slot;
 	resid_reader rd;
 };
 
