@@ -3,8 +3,10 @@
 # cgroups; a few minutes): this tree and the commit REV, each built in its
 # own tree, run arm D of bench arms at budget ratio 0.5 alternately, RUNS
 # times each (default 5): 16 chunks of 8 MiB, 8 passes, and 8 chunks of
-# 128 MiB, 4 passes. Alternating runs share the machine's moments, so the
-# ratio of the medians holds where a run's own time swings with the load.
+# 128 MiB, 4 passes; then bench fetch's modes ahead (the 4 KiB path) and
+# huge-ahead (huge folios in B) at 8 and 128 MiB chunks, one rep a run.
+# Alternating runs share the machine's moments, so the ratio of the
+# medians holds where a run's own time swings with the load.
 # Writes results/bench-ab.md (or $AB_OUT).
 #   usage: scripts/bench-ab.sh REV [RUNS]
 # shellcheck source=scripts/lib/common.sh
@@ -40,6 +42,13 @@ for ((i = 1; i <= runs; i++)); do
 				--ratios 0.5 --arms D --csv "$tmp/$side-$chunk-$i.csv" >/dev/null
 		done
 	done
+	for side in old new; do
+		bin=build/residctl
+		[ $side = old ] && bin="$old/build/residctl"
+		echo "bench-ab: run $i of $runs, bench fetch, $side" >&2
+		"$bin" bench fetch --sizes 8M,128M --reps 1 --modes ahead,huge-ahead \
+			--csv "$tmp/fetch-$side-$i.csv" >/dev/null
+	done
 done
 
 # Per side and size: wall, fetch and read rates of each run.
@@ -58,8 +67,13 @@ for s in "${sizes[@]}"; do
 	rows new "$chunk"
 done >"$tmp/all.txt"
 
-median() { # side size column
-	awk -v side="$1" -v size="$2" -v col="$3" '$1 == side && $2 == size { print $col }' "$tmp/all.txt" |
+# med FILE COLUMN KEY..: the median of COLUMN over the lines of FILE whose
+# first fields are the KEYs.
+med() {
+	local f=$1 col=$2
+	shift 2
+	awk -v col="$col" -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
+		{ for (i = 1; i <= n; i++) if ($i != k[i]) next; print $col }' "$f" |
 		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 {
@@ -75,11 +89,31 @@ median() { # side size column
 	echo "| chunk MiB | wall s, old | wall s, new | new / old | fetch MiB/s, old | new | new / old | read MiB/s, old | new |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for size in 8 128; do
-		wo=$(median old $size 3) wn=$(median new $size 3)
-		fo=$(median old $size 4) fn=$(median new $size 4)
-		ro=$(median old $size 5) rn=$(median new $size 5)
+		wo=$(med "$tmp/all.txt" 3 old $size) wn=$(med "$tmp/all.txt" 3 new $size)
+		fo=$(med "$tmp/all.txt" 4 old $size) fn=$(med "$tmp/all.txt" 4 new $size)
+		ro=$(med "$tmp/all.txt" 5 old $size) rn=$(med "$tmp/all.txt" 5 new $size)
 		awk -v s=$size -v wo="$wo" -v wn="$wn" -v fo="$fo" -v fn="$fn" -v ro="$ro" -v rn="$rn" \
 			'BEGIN { printf "| %s | %.2f | %.2f | %.3f | %d | %d | %.3f | %d | %d |\n", s, wo, wn, wn / wo, fo, fn, fn / fo, ro, rn }'
+	done
+	echo
+	echo "\`bench fetch\`, MiB/s of a fetch as the application sees it (median"
+	echo "of the runs) and the wait for a chunk's first byte, ms:"
+	echo
+	echo "| chunk MiB | mode | MiB/s, old | new | new / old | first byte ms, old | new |"
+	echo "|---|---|---|---|---|---|---|"
+	for side in old new; do
+		for ((i = 1; i <= runs; i++)); do
+			awk -F, -v side=$side 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+				{ printf "%s %d %s %s %.2f\n", side, $c["chunk_bytes"] / 1048576, $c["mode"], $c["mib_s"], $c["first_byte_ns"] / 1e6 }' \
+				"$tmp/fetch-$side-$i.csv"
+		done
+	done >"$tmp/fetch.txt"
+	for size in 8 128; do
+		for mode in ahead huge-ahead; do
+			awk -v z=$size -v m=$mode -v o="$(med "$tmp/fetch.txt" 4 old $size $mode)" -v n="$(med "$tmp/fetch.txt" 4 new $size $mode)" \
+				-v fo="$(med "$tmp/fetch.txt" 5 old $size $mode)" -v fn="$(med "$tmp/fetch.txt" 5 new $size $mode)" \
+				'BEGIN { printf "| %s | %s | %.0f | %.0f | %.3f | %.2f | %.2f |\n", z, m, o, n, n / o, fo, fn }'
+		done
 	done
 	echo
 	echo "Every run (side, chunk MiB, wall s, fetch MiB/s, read MiB/s, MiB read from the disk):"
