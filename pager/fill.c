@@ -238,13 +238,6 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
 	return 0;
 }
 
-/* Reads, writes and maps the chunk part by part. The next part's read goes
- * to the reader before this part is written into the memfd, so the disk
- * works while the worker does the page work; a piece is mapped as
- * soon as its last part is in, and CONTINUE wakes its faulters while the
- * next is read. started: part 0's read is in flight already. Returns the
- * bytes mapped, or -errno from the read, write or CONTINUE that failed;
- * what was mapped before stays until the caller's punch. */
 /* A fetch that reserves its chunk piece by piece (overlap_evict's
  * prefetch: c->res < c->hold) needs room for the pieces a part up to
  * `next` writes, up to whole folios, before its bytes enter the memfd.
@@ -303,6 +296,13 @@ static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
 	return 0;
 }
 
+/* Reads, writes and maps the chunk part by part. The next part's read goes
+ * to the reader before this part is written into the memfd, so the disk
+ * works while the worker does the page work; a piece is mapped as soon as
+ * it is written, and CONTINUE wakes its faulters while the rest is read.
+ * started: part 0's read is in flight already. Returns the bytes mapped,
+ * or -errno from the read, write or CONTINUE that failed; what was mapped
+ * before stays until the caller's punch. */
 int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			    uint64_t t[4], const struct worker *w, int started)
 {
