@@ -123,20 +123,22 @@ static uint64_t piece_len(const struct resid_region *r, const struct chunk *c)
 	return r->cfg.fetch_piece ? r->cfg.fetch_piece : c->len;
 }
 
-/* A fetch goes part by part. Into B: from at to the end of its piece.
- * Through the bounce: a slot, or less at the chunk's end; the first part
- * ends with the first piece, which its faulter waits for, and a later
- * part spanning a piece boundary ends at the last one it spans, so that
- * reads stay large while pieces are mapped as soon as they are whole. */
+/* A fetch goes part by part: from at to the end of its piece, at most one
+ * bounce slot. Through a big slot (chunks of 8 MiB or more) a part after
+ * the first piece, which its faulter waits for, spans pieces, up to the
+ * last piece boundary within a slot, so that reads stay large while each
+ * piece is still mapped as soon as it is written; not while the chunk is
+ * reserved piece by piece (overlap_evict's prefetch), whose room comes a
+ * piece at a time. */
 static uint64_t part_len(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at)
 {
-	uint64_t piece = piece_len(r, c), end;
+	uint64_t piece = piece_len(r, c), end = (at / piece + 1) * piece;
+	uint64_t span = (at + w->slot) / piece * piece;
 
-	if (!w->bounce || at < piece)
-		end = (at / piece + 1) * piece;
-	else if ((end = at + w->slot) / piece * piece > at)
-		end = end / piece * piece;
+	if (w->bounce && w->slot == FETCH_SLOT_BIG && at >= piece &&
+	    c->res >= c->hold && span > end)
+		end = span;
 	if (w->bounce && end > at + w->slot)
 		end = at + w->slot;
 	return (end < c->len ? end : c->len) - at;
