@@ -28,6 +28,10 @@ static int overlap;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
 static int whole_budget;      /* the budget holds every chunk */
+/* big_chunks: 4 chunks of 16 MiB (a 4 MiB bounce slot); slot_reads: the
+ * backing reads of a whole slot. */
+static int big_chunks;
+static unsigned long slot_reads;
 static int odd_tail;          /* the region ends 100 bytes into a page */
 static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
@@ -71,6 +75,7 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 		if (end > __atomic_load_n(to, __ATOMIC_RELAXED))
 			__atomic_store_n(to, end, __ATOMIC_RELAXED);
 	}
+	__atomic_add_fetch(&slot_reads, len == 4u << 20, __ATOMIC_RELAXED);
 	if (short_reads && len > 4096)
 		len = len / 2 + 1; /* the next read starts mid-page */
 	return resid_seam_linux.backing_pread(ctx, fd, buf, len, off);
@@ -231,8 +236,9 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
-/* Three passes over 8 chunks of 256 KiB under a 2-chunk budget (or one that
- * holds them all); returns the mismatched bytes. */
+/* Three passes over 8 chunks of 256 KiB (big_chunks: 4 of 16 MiB) under a
+ * 2-chunk budget (or one that holds them all); returns the mismatched
+ * bytes. */
 static uint64_t scan(struct resid_stats *s)
 {
 	struct resid_config c;
@@ -241,9 +247,9 @@ static uint64_t scan(struct resid_stats *s)
 	uint64_t bad = 0;
 
 	resid_config_init(&c);
-	c.region_len = (2 << 20) + (odd_tail ? 100 : 0);
-	c.chunk_size = 256 << 10;
-	c.budget_bytes = whole_budget ? c.region_len : 512 << 10;
+	c.region_len = (big_chunks ? 64 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
+	c.chunk_size = big_chunks ? 16 << 20 : 256 << 10;
+	c.budget_bytes = whole_budget ? c.region_len : 2 * c.chunk_size;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
 	if (reconcile_every)
@@ -259,7 +265,7 @@ static uint64_t scan(struct resid_stats *s)
 	h.seam = &bent;
 	c.harness = &h;
 	violations = 0;
-	memfd_writes = written_ahead = 0;
+	memfd_writes = written_ahead = slot_reads = 0;
 	memset(started_to, 0, sizeof(started_to));
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);
@@ -302,7 +308,7 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = late_blocks = stuck_blocks = overlap = 0;
-	whole_budget = odd_tail = 0;
+	whole_budget = odd_tail = big_chunks = 0;
 	fail_first = 0;
 	reconcile_every = 0;
 	piece = 0;
@@ -417,6 +423,23 @@ static void next_part_read_while_writing(void)
 		CU_ASSERT_EQUAL(memfd_writes, 4 * s.fetches);
 		CU_ASSERT_EQUAL(written_ahead, none ? 0 : 3 * s.fetches);
 	}
+}
+
+/* Chunks of 16 MiB, pieces of 1 MiB: after the first piece, which its
+ * faulter waits for, a fetch reads a 4 MiB slot at a time (1 + 4 + 4 + 4 +
+ * 3 MiB) and still writes and maps each piece apart. */
+static void big_chunks_read_by_slot(void)
+{
+	struct resid_stats s;
+
+	big_chunks = 1;
+	piece = 1 << 20;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.fetches > 0);
+	CU_ASSERT_EQUAL(slot_reads, 3 * s.fetches);
+	CU_ASSERT_EQUAL(memfd_writes, 16 * s.fetches);
+	CU_ASSERT_EQUAL(s.continue_pieces, 15 * s.fetches);
 }
 
 /* The Linux reader runs its reads on its own thread, returns each one's
@@ -744,6 +767,8 @@ void suite_pager(void)
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
 		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "chunks of 16 MiB are read a 4 MiB slot at a time",
+		    big_chunks_read_by_slot);
 	CU_add_test(s, "eviction overlapping consumption reads Belady's bytes",
 		    overlap_scan_reads_belady);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
