@@ -36,6 +36,7 @@ static int eio_chunk_on, eintr_chunk_on, eof_chunk_on;
 static int no_poison, poll_errno, read_errno;
 static uint64_t chunk_bytes;
 static int wake_failures; /* the next this many wakes fail */
+static int read_eintrs;   /* the next this many uffd reads are interrupted */
 /* The next this many reads of BAD_CHUNK past its first page fail, and
  * punches of BAD_CHUNK (fetch_piece: pieces mapped one at a time). */
 static int tail_read_failures, punch_failures;
@@ -78,6 +79,10 @@ static long broken_read(void *ctx, int fd, struct uffd_msg *m, size_t n)
 
 	if (e)
 		return -e;
+	if (__atomic_load_n(&read_eintrs, __ATOMIC_RELAXED) > 0) {
+		__atomic_sub_fetch(&read_eintrs, 1, __ATOMIC_RELAXED);
+		return -EINTR;
+	}
 	return inner.uffd_read(ctx, fd, m, n);
 }
 
@@ -117,7 +122,7 @@ static void unbreak(void)
 {
 	eio_chunk_on = eintr_chunk_on = eof_chunk_on = no_poison = 0;
 	poll_errno = read_errno = 0;
-	wake_failures = tail_read_failures = punch_failures = 0;
+	wake_failures = tail_read_failures = punch_failures = read_eintrs = 0;
 	fetch_piece = 0;
 }
 
@@ -576,6 +581,20 @@ static void poll_errors_survived(void)
 	}
 }
 
+/* read(uffd) interrupted more times in a row than a failing read may be
+ * retried: an interrupt is no failure, the region goes on. */
+static void uffd_read_eintr_survived(void)
+{
+	struct simrun sr = { 0 };
+
+	read_eintrs = 20;
+	CU_ASSERT_EQUAL(sim_go(&sr, sim_reader_all), SIM_PASS);
+	CU_ASSERT_EQUAL(sr.bus_bad, 0);
+	CU_ASSERT(sr.good_ok);
+	CU_ASSERT_EQUAL(sr.st.uffd_eintr, 20);
+	CU_ASSERT_EQUAL(sr.err, 0);
+}
+
 /* read(uffd) failing for good: the region fails, the readers get SIGBUS
  * instead of sleeping forever. */
 static void uffd_read_error_fails_region(void)
@@ -957,6 +976,8 @@ void suite_misuse(void)
 	CU_add_test(s, "sim: EIO on one chunk, no UFFDIO_POISON",
 		    sim_eio_without_poison);
 	CU_add_test(s, "poll errors survived", poll_errors_survived);
+	CU_add_test(s, "interrupted uffd reads survived",
+		    uffd_read_eintr_survived);
 	CU_add_test(s, "uffd read error fails the region",
 		    uffd_read_error_fails_region);
 	CU_add_test(s, "uffd read error, no UFFDIO_POISON",
