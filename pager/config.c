@@ -76,7 +76,7 @@ uint32_t config_workers(const struct resid_config *c)
 }
 
 /* A fetch worker's bounce slot: FETCH_SLOT_BIG where the largest chunk
- * holds two of them. */
+ * holds eight of them. */
 uint64_t config_slot(const struct resid_config *c)
 {
 	uint64_t largest = c->chunk_size;
@@ -84,7 +84,7 @@ uint64_t config_slot(const struct resid_config *c)
 	for (uint32_t i = 0; i < c->table_len && c->table; i++)
 		if (c->table[i].len > largest)
 			largest = c->table[i].len;
-	return largest >= 2 * FETCH_SLOT_BIG ? FETCH_SLOT_BIG :
+	return largest >= 8 * FETCH_SLOT_BIG ? FETCH_SLOT_BIG :
 		FETCH_SLOT_SMALL;
 }
 

@@ -124,7 +124,7 @@ static uint64_t piece_len(const struct resid_region *r, const struct chunk *c)
 }
 
 /* A fetch goes part by part: from at to the end of its piece, at most one
- * bounce slot. Through a big slot (chunks of 8 MiB or more) a part after
+ * bounce slot. Through a big slot (chunks of 32 MiB or more) a part after
  * the first piece, which its faulter waits for, spans pieces, up to the
  * last piece boundary within a slot, so that reads stay large while each
  * piece is still mapped as soon as it is written; not while the chunk is

@@ -166,10 +166,10 @@ struct resid_region {
  * small ones, and the write into the memfd then allocates whole pages
  * without zeroing them first (results/performance.md). Two slots: the
  * worker's reader reads into one while the worker writes the other. A slot
- * is 4 MiB where a chunk is 8 MiB or more (4 MiB reads ran 1.2-1.6 x the
- * rate of 1 MiB ones, results/bench-pagework.md), else 1 MiB: a chunk is
- * then one or two parts, and a bigger buffer would be headroom for
- * nothing (config_slot). The headroom counts it. */
+ * is 4 MiB where a chunk is 32 MiB or more, else 1 MiB (config_slot):
+ * results/bench-ab-slot.md, 4 MiB slots from 8 MiB chunks up, measured
+ * the fetch 1.25 x faster at 128 MiB chunks and no faster at 8 MiB, where
+ * a chunk is then only three parts. The headroom counts it. */
 #define FETCH_SLOT_SMALL (1ull << 20)
 #define FETCH_SLOT_BIG (4ull << 20)
 

@@ -28,7 +28,7 @@ static int overlap;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
 static int whole_budget;      /* the budget holds every chunk */
-/* big_chunks: 4 chunks of 16 MiB (a 4 MiB bounce slot); slot_reads: the
+/* big_chunks: 4 chunks of 32 MiB (a 4 MiB bounce slot); slot_reads: the
  * backing reads of a whole slot. */
 static int big_chunks;
 static unsigned long slot_reads;
@@ -236,7 +236,7 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
-/* Three passes over 8 chunks of 256 KiB (big_chunks: 4 of 16 MiB) under a
+/* Three passes over 8 chunks of 256 KiB (big_chunks: 4 of 32 MiB) under a
  * 2-chunk budget (or one that holds them all); returns the mismatched
  * bytes. */
 static uint64_t scan(struct resid_stats *s)
@@ -247,8 +247,8 @@ static uint64_t scan(struct resid_stats *s)
 	uint64_t bad = 0;
 
 	resid_config_init(&c);
-	c.region_len = (big_chunks ? 64 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
-	c.chunk_size = big_chunks ? 16 << 20 : 256 << 10;
+	c.region_len = (big_chunks ? 128 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
+	c.chunk_size = big_chunks ? 32 << 20 : 256 << 10;
 	c.budget_bytes = whole_budget ? c.region_len : 2 * c.chunk_size;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
@@ -425,8 +425,8 @@ static void next_part_read_while_writing(void)
 	}
 }
 
-/* Chunks of 16 MiB, pieces of 1 MiB: after the first piece, which its
- * faulter waits for, a fetch reads a 4 MiB slot at a time (1 + 4 + 4 + 4 +
+/* Chunks of 32 MiB, pieces of 1 MiB: after the first piece, which its
+ * faulter waits for, a fetch reads a 4 MiB slot at a time (1 + 7 x 4 +
  * 3 MiB) and still writes and maps each piece apart. */
 static void big_chunks_read_by_slot(void)
 {
@@ -437,9 +437,9 @@ static void big_chunks_read_by_slot(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.fetches > 0);
-	CU_ASSERT_EQUAL(slot_reads, 3 * s.fetches);
-	CU_ASSERT_EQUAL(memfd_writes, 16 * s.fetches);
-	CU_ASSERT_EQUAL(s.continue_pieces, 15 * s.fetches);
+	CU_ASSERT_EQUAL(slot_reads, 7 * s.fetches);
+	CU_ASSERT_EQUAL(memfd_writes, 32 * s.fetches);
+	CU_ASSERT_EQUAL(s.continue_pieces, 31 * s.fetches);
 }
 
 /* The Linux reader runs its reads on its own thread, returns each one's
@@ -767,7 +767,7 @@ void suite_pager(void)
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
 		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
-	CU_add_test(s, "chunks of 16 MiB are read a 4 MiB slot at a time",
+	CU_add_test(s, "chunks of 32 MiB are read a 4 MiB slot at a time",
 		    big_chunks_read_by_slot);
 	CU_add_test(s, "eviction overlapping consumption reads Belady's bytes",
 		    overlap_scan_reads_belady);

@@ -68,7 +68,7 @@
  * Memory: the process's memory cgroup must leave room for the budget plus
  * the pager's own memory (threads, page tables of the two mappings, chunk
  * tables, and about 2.1 MiB per fetch worker: its 2 MiB bounce buffer,
- * 8 MiB where a chunk is 8 MiB or more, its thread and its reader's
+ * 8 MiB where a chunk is 32 MiB or more, its thread and its reader's
  * thread): resid_open() refuses when the room
  * is below budget_bytes + resid_headroom(cfg), and names the numbers and
  * the cgroup. The room is the smallest limit - usage over the process's
