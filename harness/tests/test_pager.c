@@ -503,9 +503,11 @@ static void next_fetch_waits_for_landing_pin(void)
  * room piece by piece from the pieces of the chunk being read as they are
  * consumed, so it runs while that chunk is read. Belady reads 8 misses,
  * then 6, then 7 (as above); the pager may also prefetch past the end of
- * the trace, and a fetch that loses the race with the application to a
- * piece is repeated, so the count is bounded, not exact: a pager taking
- * room from the chunk a kept one consumed a cycle ago read 26-34. */
+ * the trace, and a prefetch that loses the race with the application is
+ * repeated, so the count is bounded, not exact (22-26 seen, 26 on a loaded
+ * machine). What is exact: no piece is dropped before it was consumed, so
+ * none is faulted again while its chunk stays (a pager that dropped
+ * unread pieces refaulted them). */
 static void overlap_scan_reads_belady(void)
 {
 	struct resid_stats s;
@@ -515,7 +517,8 @@ static void overlap_scan_reads_belady(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.fetches >= 8 + 6 + 7);
-	CU_ASSERT(s.fetches <= 8 + 6 + 7 + 3);
+	CU_ASSERT(s.fetches <= 8 + 6 + 7 + 6);
+	CU_ASSERT_EQUAL(s.dropped_refaults, 0);
 	CU_ASSERT(s.drops > 0);
 	CU_ASSERT(s.prefetch_jobs > 0);
 	CU_ASSERT(s.resident_max <= s.budget);
