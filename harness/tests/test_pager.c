@@ -504,10 +504,11 @@ static void next_fetch_waits_for_landing_pin(void)
  * consumed, so it runs while that chunk is read. Belady reads 8 misses,
  * then 6, then 7 (as above); the pager may also prefetch past the end of
  * the trace, and a prefetch that loses the race with the application is
- * repeated, so the count is bounded, not exact (22-26 seen, 26 on a loaded
- * machine). What is exact: no piece is dropped before it was consumed, so
- * none is faulted again while its chunk stays (a pager that dropped
- * unread pieces refaulted them). */
+ * repeated, so the count is bounded, not exact: a pager taking room from
+ * the chunk a kept one consumed a cycle ago read 26-34, one that dropped
+ * past what was consumed more than 24 (mutant O01). On a loaded machine
+ * the races reach 25-26 about once in 30 runs (an open problem). What is
+ * exact: no dropped piece is faulted again while its chunk stays. */
 static void overlap_scan_reads_belady(void)
 {
 	struct resid_stats s;
@@ -517,7 +518,7 @@ static void overlap_scan_reads_belady(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.fetches >= 8 + 6 + 7);
-	CU_ASSERT(s.fetches <= 8 + 6 + 7 + 6);
+	CU_ASSERT(s.fetches <= 8 + 6 + 7 + 3);
 	CU_ASSERT_EQUAL(s.dropped_refaults, 0);
 	CU_ASSERT(s.drops > 0);
 	CU_ASSERT(s.prefetch_jobs > 0);
