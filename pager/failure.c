@@ -38,6 +38,19 @@ int resid_failure(const struct resid_region *r, uint32_t *chunk)
 	return err;
 }
 
+int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
+{
+	int rc = region_usable(r);
+
+	if (rc)
+		return rc;
+	if (chunk >= r->nchunks)
+		return -EINVAL;
+	/* A failed chunk never leaves CH_FAILED, so a yes stays true. */
+	return failure_dead(r) ||
+	       chunk_state(&r->chunks[chunk]) == CH_FAILED;
+}
+
 int failure_dead(const struct resid_region *r)
 {
 	return __atomic_load_n(&r->dead, __ATOMIC_SEQ_CST);

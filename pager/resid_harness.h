@@ -50,6 +50,10 @@ int resid_folio_census(struct resid_region *r, uint64_t *large);
 /* Whether B holds huge folios: the region's folio choice (resid_config
  * huge_dir; the manifest's b_folios says why). */
 int resid_huge(const struct resid_region *r);
+/* Whether chunk failed for good (its accesses raise SIGBUS) or the region
+ * failed: 1 or 0; -EINVAL for a NULL region or a chunk out of range,
+ * -ECHILD in a forked child. resid_failure() names only the first. */
+int resid_chunk_failed(const struct resid_region *r, uint32_t chunk);
 /* At quiescence: huge pages only where chosen (I-9), pins balance (I-12), counters are
  * conserved (I-14), the budget was never exceeded (I-11). Returns the
  * number of violations, each reported through the invariants module. */

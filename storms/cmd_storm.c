@@ -55,6 +55,8 @@ struct totals {
 	uint64_t missing, minor, dedup_fetching, dedup_resident, evictions;
 	uint64_t fetches, worst_fetch_ns, worst_touch_ns, hangs, st_lag;
 	uint64_t file_rounds, direct_rounds, huge_rounds;
+	/* Reads that raised the contract's SIGBUS, and the rounds with any. */
+	uint64_t refused_reads, refused_rounds;
 	uint64_t fired[FP_COUNT];
 	struct coverage cov;
 };
@@ -143,6 +145,8 @@ static void add(struct totals *t, const struct storm_result *r)
 	t->hangs += (uint64_t)r->hung;
 	t->direct_rounds += (uint64_t)r->direct;
 	t->huge_rounds += (uint64_t)r->huge;
+	t->refused_reads += r->refused_reads;
+	t->refused_rounds += r->refused_reads > 0;
 	t->st_lag += r->stats.st_blocks_lag;
 	if (r->stats.latency_max_ns > t->worst_fetch_ns)
 		t->worst_fetch_ns = r->stats.latency_max_ns;
@@ -167,6 +171,8 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 		", fetches %" PRIu64 ", evictions %" PRIu64 "\n", t->missing,
 		t->minor, t->dedup_fetching, t->dedup_resident, t->fetches,
 		t->evictions);
+	fprintf(f, "  reads refused by contract (failed chunks): %" PRIu64
+		" in %" PRIu64 " rounds\n", t->refused_reads, t->refused_rounds);
 	fprintf(f, "  worst fetch latency %.3f ms, worst read %.3f ms\n",
 		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
 	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
@@ -219,13 +225,14 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
 		PRIu64 ",\n  \"file_rounds\": %" PRIu64
 		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"huge_rounds\": %"
-		PRIu64 ",\n  \"watchdog\": \"%s\",\n"
+		PRIu64 ",\n  \"refused_reads\": %" PRIu64
+		",\n  \"refused_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
 		t->st_lag, t->file_rounds, t->direct_rounds, t->huge_rounds,
-		t->hangs ? "fired" : "quiet");
+		t->refused_reads, t->refused_rounds, t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
@@ -274,6 +281,8 @@ static int write_report(const char *path, struct campaign *c,
 	row_count(row, "evictions", t->evictions);
 	row_count(row, "hangs", t->hangs);
 	row_count(row, "st_blocks_lag", t->st_lag);
+	row_count(row, "refused_reads", t->refused_reads);
+	row_count(row, "refused_rounds", t->refused_rounds);
 	row_max(row, "worst_fetch_ns", t->worst_fetch_ns);
 	row_max(row, "worst_read_ns", t->worst_touch_ns);
 	for (int i = 0; i < FP_COUNT; i++)

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "cgroup_scope.h"
 #include "child.h"
 #include "content_file.h"
+#include "contract.h"
 #include "coverage.h"
 #include "oracle.h"
 #include "read_check.h"
@@ -52,6 +54,20 @@ struct reader {
 	uint32_t id;
 	pthread_t th;
 };
+
+/* Where a reader's SIGBUS goes: set only around its read through A. */
+static __thread sigjmp_buf *sigbus_jump;
+
+/* A failed chunk's SIGBUS (SPEC §9) lands in the read that raised it; one
+ * anywhere else is a crash, so it ends the child as before and the parent
+ * says the storm process died. */
+static void on_sigbus(int sig)
+{
+	if (sigbus_jump)
+		siglongjmp(*sigbus_jump, 1);
+	if (signal(sig, SIG_DFL) == SIG_ERR || raise(sig) != 0)
+		abort();
+}
 
 static uint64_t now_ns(void)
 {
@@ -101,6 +117,42 @@ static int reading(struct storm *s)
 	return 0;
 }
 
+/* Reads [off, off + take) through A and checks it: 0 with the wrong bytes
+ * in *bad, or -1 when the read raised SIGBUS. Its own frame, so that no
+ * caller's variable lives across the siglongjmp. */
+static int guarded_read(const struct expected *e, struct storm *s,
+			uint64_t off, uint64_t take, uint64_t *bad)
+{
+	sigjmp_buf jump;
+
+	if (sigsetjmp(jump, 1)) {
+		sigbus_jump = NULL;
+		return -1;
+	}
+	sigbus_jump = &jump;
+	*bad = read_check(e, resid_base(s->r) + off, off, take,
+			  &s->out->bytes_checked, &s->out->mismatches);
+	sigbus_jump = NULL;
+	return 0;
+}
+
+/* A read of chunk c raised SIGBUS: counted when the contract says so
+ * (the chunk failed for good, every error injected), else the round's
+ * failure. */
+static void refused(struct storm *s, uint32_t id, uint32_t c, uint64_t off,
+		    uint64_t take)
+{
+	char why[256];
+
+	if (oracle_sigbus_contract(s->r, c, s->fs, why, sizeof(why))) {
+		__atomic_add_fetch(&s->out->refused_reads, 1,
+				   __ATOMIC_RELAXED);
+		return;
+	}
+	note(s, "reader %u: SIGBUS reading [%" PRIu64 ", +%" PRIu64 ") of "
+	     "chunk %u: %s", id, off, take, c, why);
+}
+
 /* Reads random pieces, whole chunks now and then, while reading() says. */
 static void *reader_main(void *arg)
 {
@@ -129,11 +181,13 @@ static void *reader_main(void *arg)
 					     len - skip : PIECE_MAX);
 		}
 		resid_notify_access(s->r, c);
-		uint64_t t0 = now_ns();
-		uint64_t bad = read_check(&e, resid_base(s->r) + off, off, take,
-					  &s->out->bytes_checked,
-					  &s->out->mismatches);
+		uint64_t t0 = now_ns(), bad;
 
+		if (guarded_read(&e, s, off, take, &bad) < 0) {
+			refused(s, rd->id, c, off, take);
+			touches++;
+			continue;
+		}
 		/* overlap_evict: the chunk announced consumed up to where
 		 * this read ended, though the prefix was not all read: drops
 		 * race with the other readers, whose reads of a dropped page
@@ -217,7 +271,9 @@ static void __attribute__((noreturn)) report(struct storm *s)
 
 static uint64_t progress_of(struct storm *s)
 {
+	/* A read refused by SIGBUS was answered: progress too. */
 	return __atomic_load_n(&s->out->bytes_checked, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&s->out->refused_reads, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&s->steps, __ATOMIC_RELAXED);
 }
 
@@ -331,6 +387,13 @@ static void child(const struct storm_config *c, int fd)
 			 "region: %s", err);
 		report(&s);
 	}
+	struct sigaction sa = { .sa_handler = on_sigbus };
+
+	if (sigemptyset(&sa.sa_mask) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
+		snprintf(out.message, sizeof(out.message), "cannot catch "
+			 "SIGBUS: %s", strerror(errno));
+		report(&s);
+	}
 	if (pthread_create(&stall, NULL, stall_watchdog, &s)) {
 		snprintf(out.message, sizeof(out.message), "cannot start the "
 			 "stall watchdog");
@@ -355,6 +418,15 @@ static void child(const struct storm_config *c, int fd)
 	}
 	resid_check_quiescent(s.r);
 	resid_get_stats(s.r, &out.stats);
+	/* The rule holds for the whole round: an error not injected after a
+	 * refused read makes that refusal a bug too. */
+	fault_seam_fired_all(s.fs, out.fired);
+	if (out.refused_reads && !oracle_errors_injected(&out.stats, out.fired))
+		note(&s, "%" PRIu64 " reads refused by SIGBUS, and not every "
+		     "error of the round was injected (io %" PRIu64 ", continue %"
+		     PRIu64 ", eagain %" PRIu64 ")", out.refused_reads,
+		     out.stats.io_errors, out.stats.continue_errors,
+		     out.stats.continue_eagain);
 	huge_proof(&s);
 	/* No fetch outlives the default watchdog time-out in a healthy round:
 	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds

@@ -80,6 +80,9 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 	if (c->huge_dir)
 		scen_count(res, "huge_bytes", sr->huge_bytes);
 	fault_report(c->faults, sr->fired, res);
+	/* Only when some were: a row without faults keeps its counters. */
+	if (sr->refused_reads)
+		scen_count(res, "refused_reads", sr->refused_reads);
 	if (!storm_passed(sr)) {
 		storm_describe(c, line, sizeof(line));
 		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :

@@ -51,7 +51,8 @@ enum scen_leg {
  * names it (its rows' "gate_legs"); NULL for any other value. */
 const char *scen_leg_name(unsigned leg);
 
-#define SCEN_MAX_COUNTERS 24
+/* A storm row: 9 of its own, refused_reads, a fired count per point. */
+#define SCEN_MAX_COUNTERS 28
 
 struct counter {
 	const char *name;

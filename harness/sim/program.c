@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "oracle.h"
 #include "program.h"
 #include "read_check.h"
@@ -73,25 +74,6 @@ static int app_read_bytes(struct run *run, uint32_t c, uint64_t off,
 	return 0;
 }
 
-/* Whether every error the pager met was one the fault seam injected: then
- * a chunk that failed for good (FETCH_FAILURES fetches in a row failed)
- * is the contract's outcome, SIGBUS, not a pager bug. The simulated kernel
- * fails no valid call of its own, so an error beyond the injected ones is
- * the pager's doing. */
-static int failure_injected(struct run *run)
-{
-	struct resid_stats st;
-	uint64_t f[FP_COUNT];
-
-	resid_get_stats(run->r, &st);
-	fault_seam_fired_all(run->fs, f);
-	return st.failed_chunks &&
-	       st.io_errors <= f[FP_READ_EIO] + f[FP_READ_EINTR] +
-	       f[FP_READ_SHORT] + f[FP_WRITE_ENOMEM] + f[FP_WRITE_SHORT] &&
-	       st.continue_errors <= f[FP_CONT_EEXIST] + f[FP_CONT_EFAULT] &&
-	       st.continue_eagain <= f[FP_CONT_EAGAIN];
-}
-
 /* Reads [skip, skip+len) of chunk c; len 0: to the chunk's end. */
 static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		       uint64_t len)
@@ -107,12 +89,13 @@ static void app_read(struct run *run, uint32_t c, uint64_t skip,
 		return;
 	}
 	if (app_read_bytes(run, c, off, skip, len, buf) < 0) {
-		uint32_t at;
-		int e = resid_failure(run->r, &at);
+		char why[256];
 
-		if (!failure_injected(run))
-			sim_fail(run->s, "SIGBUS in chunk %u: the region failed "
-				 "with errno %d at chunk %u", c, e, at);
+		/* The simulated kernel fails no valid call of its own: an
+		 * error beyond the injected ones is the pager's doing. */
+		if (!oracle_sigbus_contract(run->r, c, run->fs, why,
+					    sizeof(why)))
+			sim_fail(run->s, "SIGBUS in chunk %u: %s", c, why);
 		return;
 	}
 	oracle_content(run->s, buf, off + skip, len, run->cfg.seed, c, skip,

@@ -57,6 +57,8 @@ static const struct {
 	/* Campaigns: 1.5 s plain, 33 s under TSan. */
 	{ "sim", "pager passes 200 seeds (random)", 20, 300 },
 	{ "sim", "pager passes 200 seeds (PCT d=3)", 20, 300 },
+	/* A 1 s storm round and its child's setup. */
+	{ "misuse", "real: storm passes its injected failed chunks", 20, 120 },
 	/* 6 s plain, 215 s under TSan. */
 	{ "bugs", "bug 5 caught, replayed, gone when off", 60, 1200 },
 };

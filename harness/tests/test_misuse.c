@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "contract.h"
+#include "fault.h"
 #include "read_check.h"
 #include "resid_harness.h"
 #include "seam.h"
@@ -157,6 +159,8 @@ struct verdict {
 	int err;
 	uint32_t chunk;
 	uint64_t io_errors, failed_chunks, failed_faults;
+	/* oracle_sigbus_contract of BAD_CHUNK and of chunk 0 */
+	int contract_bad, contract_good;
 	char why[RESID_ERRLEN];
 };
 
@@ -401,6 +405,96 @@ static void real_dead_dispatcher(void)
 	CU_ASSERT_EQUAL(v.signo, SIGSEGV);
 	CU_ASSERT_EQUAL(v.err, EFAULT);
 	unbreak();
+}
+
+/* The contract's SIGBUS (oracle_sigbus_contract), on a fault seam over
+ * the broken kernel: with `injected` the seam fails every backing read,
+ * else the kernel below it fails BAD_CHUNK's, an error nobody injected. */
+static int injected;
+
+static void contract_child(struct verdict *v)
+{
+	struct resid_config c;
+	struct resid_harness h;
+	struct fault_plan plan = { 0 };
+	char err[256];
+	uint8_t x;
+
+	real_config(&c, &h);
+	c.backing = RESID_BACKING_SYNTHETIC;
+	c.seed = SEED;
+	c.prefetch_depth = 0;
+	eio_chunk_on = !injected;
+	if (injected && fault_plan_add(&plan, "test", "backing_read/eio=1",
+				       err, sizeof(err)) < 0)
+		return;
+	struct fault_seam *fs = fault_seam_new(h.seam, &plan, SEED, NULL,
+					       NULL);
+
+	if (!fs)
+		return;
+	h.seam = fault_seam_ops(fs);
+	struct resid_region *r = resid_open(&c, v->why);
+
+	if (!r)
+		return;
+	v->opened = 1;
+	v->bus_first = touch(resid_base(r) + BAD_CHUNK * MiB + 100, &x);
+	v->contract_bad = oracle_sigbus_contract(r, BAD_CHUNK, fs, v->why,
+						 sizeof(v->why));
+	/* Chunk 0: read fine without injection, not touched with it. */
+	v->other_ok = injected || !touch(resid_base(r) + 4096, &x);
+	v->contract_good = oracle_sigbus_contract(r, 0, fs, err, sizeof(err));
+	resid_close(r);
+	fault_seam_free(fs);
+}
+
+/* A SIGBUS passes as the contract's only on a chunk the pager reports
+ * failed, and only when every error was injected: the same EIO from the
+ * kernel itself is a failure still. */
+static void real_sigbus_contract(void)
+{
+	struct verdict v;
+
+	injected = 1;
+	CU_ASSERT(in_child(contract_child, &v));
+	CU_ASSERT(v.opened && v.bus_first);
+	CU_ASSERT_EQUAL(v.contract_bad, 1);
+	CU_ASSERT_EQUAL(v.contract_good, 0); /* never read: not failed */
+	injected = 0;
+	CU_ASSERT(in_child(contract_child, &v));
+	CU_ASSERT(v.opened && v.bus_first && v.other_ok);
+	CU_ASSERT_EQUAL(v.contract_bad, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "not every error was injected"));
+	CU_ASSERT_EQUAL(v.contract_good, 0);
+	unbreak();
+}
+
+/* A storm round whose every fetch fails by injection (each CONTINUE
+ * refused) passes: its readers' SIGBUSes are the contract's, counted as
+ * refused reads, not a crash of the storm's child. */
+static void real_storm_refused_reads(void)
+{
+	char json[64];
+	char *argv[] = { "storm", "--rounds", "1", "--round", "1", "--seed",
+			 "7", "--no-swarm", "--fault", "continue/eexist=1",
+			 "--backing", "synthetic", "--json", json, NULL };
+	char buf[8192];
+	FILE *f;
+	size_t n;
+
+	snprintf(json, sizeof(json), "/tmp/resid-misuse-storm-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_storm(14, argv), 0);
+	f = fopen(json, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	CU_ASSERT_EQUAL(unlink(json), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"failed_rounds\": 0,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"refused_rounds\": 1,"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "\"refused_reads\": 0,"));
 }
 
 /* ---- the simulated kernel ---- */
@@ -970,6 +1064,10 @@ void suite_misuse(void)
 	CU_add_test(s, "real: EIO on one chunk, no UFFDIO_POISON",
 		    real_eio_without_poison);
 	CU_add_test(s, "real: uffd reads fail for good", real_dead_dispatcher);
+	CU_add_test(s, "real: SIGBUS is the contract's only when injected",
+		    real_sigbus_contract);
+	CU_add_test(s, "real: storm passes its injected failed chunks",
+		    real_storm_refused_reads);
 	CU_add_test(s, "sim: EIO on one chunk, poisoned", sim_eio_poisoned);
 	CU_add_test(s, "sim: file truncated, poisoned",
 		    sim_truncated_poisoned);
