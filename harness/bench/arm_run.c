@@ -14,6 +14,7 @@
 
 #include "arms.h"
 #include "belady.h"
+#include "huge_leg.h"
 #include "invariants.h"
 
 static uint64_t violations;
@@ -73,11 +74,22 @@ static int open_pager(const struct arm_job *j, struct scan *s, char *err,
 	cfg.overlap_evict = j->arm->overlap;
 	if (j->arm->whole)
 		cfg.fetch_piece = 0;
+	if (j->arm->huge) {
+		cfg.huge_dir = j->o->huge_mnt;
+		if (huge_leg_enter(cfg.huge_dir, err, n) < 0)
+			return -1;
+	}
 	cfg.phase_timers = 1;
 	inv_set_handler(on_violation, NULL);
 	s->r = resid_open(&cfg, why);
 	if (!s->r) {
 		snprintf(err, n, "cannot open the region: %s", why);
+		return -1;
+	}
+	if (j->arm->huge && !resid_huge(s->r)) {
+		snprintf(err, n, "the region took 4 KiB pages in B");
+		resid_close(s->r);
+		s->r = NULL;
 		return -1;
 	}
 	s->base = resid_base(s->r);

@@ -4,14 +4,17 @@
  * (/proc/self/io read_bytes), with the pager's own fetch_bytes beside it as
  * the cross-check, against the lower bound and furthest-next-use over the
  * reference trace the scan itself wrote. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "arms.h"
 #include "cli.h"
+#include "huge_leg.h"
 
 static const char about[] =
 	"  A file of N chunks (default 16 of 8M), or of the layers of a layout\n"
@@ -33,6 +36,10 @@ static const char about[] =
 	"             through each chunk (resid_notify_consumed, per MiB with\n"
 	"             one thread, per layer with more), the consumed pieces\n"
 	"             make room for the next chunk's prefetch as they go\n"
+	"    D-huge, E-overlap-huge  D and E-overlap with B in huge folios:\n"
+	"             each run mounts a tmpfs with huge=always in its own mount\n"
+	"             namespace (every chunk must start on a multiple of the\n"
+	"             huge page; the machine's THP settings stay as they are)\n"
 	"  device  the file read once with O_DIRECT (no workload)\n"
 	"  (--arms default A,C,D,E). Over the scan's own trace: 'bound', a true\n"
 	"  lower bound on any pager's bytes; 'FNU', furthest-next-use (Belady's\n"
@@ -68,17 +75,23 @@ static const char about_decode[] =
 	"  was wrong, 2 on bad input.\n";
 
 const struct arm arms[NARMS] = {
-	{ "A-seq", MADV_SEQUENTIAL, 0, 0, 0, 0, 0, 0, 0 },
-	{ "A-random", MADV_RANDOM, 0, 0, 0, 0, 0, 0, 0 },
-	{ "A-normal", MADV_NORMAL, 0, 0, 0, 0, 0, 0, 0 },
-	{ "C", -1, RESID_POLICY_LRU, 0, 0, 0, 0, 0, 0 },
-	{ "D", -1, RESID_POLICY_DECLARED, 0, 0, 0, 0, 0, 0 },
-	{ "E", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0, 0 },
-	{ "D-ahead", -1, RESID_POLICY_DECLARED, 0, 1, 0, 0, 0, 0 },
-	{ "D-touched", -1, RESID_POLICY_DECLARED, 0, 0, 1, 0, 0, 0 },
-	{ "D-whole", -1, RESID_POLICY_DECLARED, 0, 0, 0, 1, 0, 0 },
-	{ "E-overlap", -1, RESID_POLICY_DECLARED, 1, 0, 0, 0, 0, 1 },
-	{ "device", -1, 0, 0, 0, 0, 0, 1, 0 },
+	[ARM_A_SEQ] = { "A-seq", .advice = MADV_SEQUENTIAL },
+	[ARM_A_RANDOM] = { "A-random", .advice = MADV_RANDOM },
+	[ARM_A_NORMAL] = { "A-normal", .advice = MADV_NORMAL },
+	[ARM_C] = { "C", -1, RESID_POLICY_LRU },
+	[ARM_D] = { "D", -1, RESID_POLICY_DECLARED },
+	[ARM_E] = { "E", -1, RESID_POLICY_DECLARED, .prefetch = 1 },
+	[ARM_D_AHEAD] = { "D-ahead", -1, RESID_POLICY_DECLARED,
+			  .evict_ahead = 1 },
+	[ARM_D_TOUCHED] = { "D-touched", -1, RESID_POLICY_DECLARED,
+			    .touched = 1 },
+	[ARM_D_WHOLE] = { "D-whole", -1, RESID_POLICY_DECLARED, .whole = 1 },
+	[ARM_E_OVERLAP] = { "E-overlap", -1, RESID_POLICY_DECLARED,
+			    .prefetch = 1, .overlap = 1 },
+	[ARM_D_HUGE] = { "D-huge", -1, RESID_POLICY_DECLARED, .huge = 1 },
+	[ARM_E_OVERLAP_HUGE] = { "E-overlap-huge", -1, RESID_POLICY_DECLARED,
+				 .prefetch = 1, .overlap = 1, .huge = 1 },
+	[ARM_DEVICE] = { "device", -1, .reader = 1 },
 };
 
 static int parse_ratios(void *dst, const char *where, const char *v,
@@ -114,7 +127,8 @@ static int parse_arms(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	snprintf(err, n, "bad arm list '%s'; use A, A-seq, A-random, A-normal, "
-		 "C, D, E, D-ahead, D-touched, D-whole, device, "
+		 "C, D, E, D-ahead, D-touched, D-whole, E-overlap, D-huge, "
+		 "E-overlap-huge, device, "
 		 "comma-separated", v);
 	if (strlen(v) >= sizeof(buf))
 		return -1;
@@ -126,7 +140,7 @@ static int parse_arms(void *dst, const char *where, const char *v, char *err,
 
 		for (int a = 0; a < NARMS; a++)
 			if (!strcmp(t, arms[a].name) ||
-			    (!strcmp(t, "A") && a <= 2 &&
+			    (!strcmp(t, "A") && a <= ARM_A_NORMAL &&
 			     (o->decode ? a != 1 : a != 2)))
 				o->use[a] = found = 1;
 		if (!found)
@@ -366,9 +380,47 @@ static int decode_setup(struct arms_opts *o, const struct bench_file *f,
 				err, n);
 }
 
+/* The huge arms need the kernel's THP and every chunk on a huge page
+ * boundary (so that no punch splits a folio); their mount point is made
+ * here, once. 0, 2 said on bad input, 1 on a system error. */
+static int huge_arms_setup(struct arms_opts *o)
+{
+	uint64_t folio = huge_leg_folio();
+	char why[600], fix[800];
+
+	for (int a = 0; a < NARMS; a++) {
+		if (!o->use[a] || !arms[a].huge)
+			continue;
+		if (!huge_leg_available(why, sizeof(why))) {
+			snprintf(fix, sizeof(fix), "this machine cannot run it "
+				 "(%s); leave it out", why);
+			return bench_bad(o->name, "arm", arms[a].name, fix);
+		}
+		for (uint32_t c = 0; c < o->lay.nchunks; c++)
+			if (o->lay.chunks[c].off % folio) {
+				snprintf(fix, sizeof(fix), "chunk %u starts at "
+					 "%" PRIu64 ", not a multiple of the %"
+					 PRIu64 " KiB huge page; leave it out",
+					 c, o->lay.chunks[c].off, folio >> 10);
+				return bench_bad(o->name, "arm", arms[a].name,
+						 fix);
+			}
+		snprintf(o->huge_mnt, sizeof(o->huge_mnt),
+			 "/tmp/residctl-huge-XXXXXX");
+		if (!mkdtemp(o->huge_mnt)) {
+			fprintf(stderr, "residctl bench %s: cannot make %s: "
+				"%s\n", o->name, o->huge_mnt, strerror(errno));
+			o->huge_mnt[0] = '\0';
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 static int arms_main(int argc, char **argv, struct arms_opts o)
 {
-	struct arm_result (*res)[NARMS];
+	struct arm_result (*res)[NARMS] = NULL;
 	struct bench_file f;
 	char err[1200], drops[64] = ""; /* room for a tensor's name */
 	int rc = parse(argc, argv, &o), swept = 0;
@@ -388,16 +440,20 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 			return bench_bad(o.name, "ratio", v, "a budget must "
 					 "hold the largest chunk: raise it");
 		}
+	if ((rc = huge_arms_setup(&o))) {
+		layout_free(&o.lay);
+		return rc;
+	}
 	if (bench_dir_check(o.dir, o.region, err, sizeof(err))) {
 		fprintf(stderr, "residctl bench %s: %s\n", o.name, err);
-		layout_free(&o.lay);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	res = calloc((size_t)o.nratios, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "residctl bench %s: no memory\n", o.name);
-		layout_free(&o.lay);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	child_stop_softly();
 	fprintf(stderr, "bench %s: writing a %.1f MiB file in %s (%" PRIu32
@@ -429,6 +485,8 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 			rc = 1;
 	}
 out:
+	if (o.huge_mnt[0])
+		rmdir(o.huge_mnt);
 	free((void *)o.dec.x);
 	free((void *)o.dec.ref);
 	free(res);

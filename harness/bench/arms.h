@@ -13,7 +13,6 @@
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */
-#define NARMS 11
 #define MAX_REPS 9
 
 struct arm {
@@ -26,15 +25,22 @@ struct arm {
 	int reader;              /* no workload: the file read by O_DIRECT */
 	int overlap;             /* overlap_evict, the scan announcing its
 				  * progress through each chunk */
+	int huge;                /* B in huge folios: a tmpfs with huge=always
+				  * mounted in the run's own mount namespace */
 };
 
-/* A-seq, A-random, A-normal, C, D, E, D-ahead, D-touched, D-whole,
- * E-overlap, and
+/* The A arms first (the kernel's mmap), then the pager's, and last
  * "device" (the file read once with O_DIRECT, in the sweep's rotation so
  * the device is measured run by run beside the pager); the tables name C,
  * D, E. */
+enum {
+	ARM_A_SEQ, ARM_A_RANDOM, ARM_A_NORMAL,
+	ARM_C, ARM_D, ARM_E, ARM_D_AHEAD, ARM_D_TOUCHED, ARM_D_WHOLE,
+	ARM_E_OVERLAP, ARM_D_HUGE, ARM_E_OVERLAP_HUGE,
+	ARM_DEVICE,
+	NARMS
+};
 extern const struct arm arms[NARMS];
-enum { ARM_C = 3, ARM_D = 4, ARM_E = 5, ARM_DEVICE = 9 };
 
 static inline int arm_is_pager(const struct arm *a)
 {
@@ -60,6 +66,7 @@ struct arms_opts {
 	int nratios;
 	int use[NARMS];
 	const char *dir, *csv;
+	char huge_mnt[32];       /* the huge arms' mount point, made once */
 };
 
 struct arm_job {

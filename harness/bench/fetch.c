@@ -225,17 +225,21 @@ int bench_fetch(int argc, char **argv)
 		free(all);
 		return 1;
 	}
-	snprintf(o.huge_mnt, sizeof(o.huge_mnt), "/tmp/residctl-huge-XXXXXX");
-	if (!o.huge_dir && o.modes & (1u << M_HUGE | 1u << M_HUGE_AHEAD) &&
-	    !mkdtemp(o.huge_mnt)) {
-		fprintf(stderr, "residctl bench fetch: cannot make %s: %s\n",
-			o.huge_mnt, strerror(errno));
-		bench_file_remove(&f);
-		free(all);
-		return 1;
+	/* Made only for the huge modes without --huge-dir; empty otherwise
+	 * (mkdtemp's name may itself hold an X). */
+	if (!o.huge_dir && o.modes & (1u << M_HUGE | 1u << M_HUGE_AHEAD)) {
+		snprintf(o.huge_mnt, sizeof(o.huge_mnt),
+			 "/tmp/residctl-huge-XXXXXX");
+		if (!mkdtemp(o.huge_mnt)) {
+			fprintf(stderr, "residctl bench fetch: cannot make %s: "
+				"%s\n", o.huge_mnt, strerror(errno));
+			bench_file_remove(&f);
+			free(all);
+			return 1;
+		}
 	}
 	rc = sweep(&o, &f, all);
-	if (strchr(o.huge_mnt, 'X') == NULL)
+	if (o.huge_mnt[0])
 		rmdir(o.huge_mnt);
 	bench_file_remove(&f);
 	if (child_stop_signal()) {
