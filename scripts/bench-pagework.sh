@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The fetch's costs without the pager (about two minutes): scripts/pagework.c
+# The fetch's costs without the pager (about three minutes): scripts/pagework.c
 # on a 512 MiB file in build/ (not tmpfs) read with O_DIRECT, at 8 and
 # 128 MiB chunks, 5 runs each, the kinds interleaved run by run: the device
 # alone (1 and 4 MiB reads), a 1 MiB read then write in series and with a
 # reader thread and two slots (what fetch.c does; and two 4 MiB slots),
-# pwrite and fallocate into punched pages, and the punch by one thread and
+# pwrite and fallocate into punched pages, pwrite into pages freed 3 s
+# before (fresh), and the punch by one thread and
 # by two at once; into a memfd (4 KiB pages),
 # and, as root where shmem has THP, into a file on a tmpfs mounted with
 # huge=within_size in a mount namespace of its own (the huge path's B).
@@ -49,7 +50,10 @@ done
 	echo "4 MiB slots); all punch the"
 	echo "chunk two behind, as eviction would. pwrite, allocate: the same"
 	echo "walk filling the punched pages with \`pwrite\` or \`fallocate\` (which"
-	echo "zeroes them), the punches not counted; punch, punch2: punching"
+	echo "zeroes them), the punches not counted; fresh: \`pwrite\` of the whole file"
+	echo "into B emptied 3 s before (pages the machine had time to take back:"
+	echo "on a VM whose balloon reports free memory to its host, their first"
+	echo "touch is a host fault); punch, punch2: punching"
 	echo "populated pages chunk by chunk, and in two halves by two threads at once."
 	echo "B: a memfd of 4 KiB pages (4k), or a file on a tmpfs mounted with"
 	echo "\`huge=within_size\` (huge: 2 MiB folios, checked in /proc/meminfo),"
@@ -57,6 +61,12 @@ done
 	echo "device's of the same run; for the page work alone (pwrite, allocate)"
 	echo "it is the most any fetch that writes B could reach of the device."
 	[ -z "$why" ] || { echo; echo "No huge rows: $why."; }
+	rep=/sys/module/page_reporting/parameters/page_reporting_order
+	if [ -r "$rep" ]; then
+		echo
+		echo "Free page reporting is on here: free blocks of order $(cat "$rep")"
+		echo "($((4 << $(cat "$rep"))) KiB) and up go back to the host."
+	fi
 	echo
 	echo "| chunk MiB | B | kind | ms per MiB | MiB/s | / device |"
 	echo "|---|---|---|---|---|---|"

@@ -5,7 +5,9 @@
 #   1. the arms at budget ratio 0.5, each run 3 times, interleaved run by
 #      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E,
 #      E-overlap) and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E,
-#      E-overlap: eviction that overlaps consumption, issue 21 §2), each with
+#      E-overlap: eviction that overlaps consumption, issue 21 §2), both
+#      with D-huge and E-overlap-huge (B in huge folios, issue 21 §1) where
+#      the kernel has shmem THP, each with
 #      the arm 'device' (the file read alone with O_DIRECT) in the same
 #      rotation, and fio on the same file before and after each sweep
 #      (bench arms --device);
@@ -45,18 +47,23 @@ else
 	make -s all
 	when=$(date -u '+%Y-%m-%d %H:%M UTC')
 	load_before=$(load)
+	huge=,D-huge,E-overlap-huge
+	if [ ! -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ]; then
+		echo "bench-targets: no shmem THP in this kernel: no huge arms" >&2
+		huge=
+	fi
 	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 0.5 \
-		--arms A,D,D-whole,E,E-overlap,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
+		--arms A,D,D-whole,E,E-overlap$huge,device --reps 3 --device --csv "$tmp/a8.csv" "$@" \
 		>"$tmp/a8.md"
 	build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 0.5 \
-		--arms A-seq,D,D-whole,E,E-overlap,device --reps 3 --device --csv "$tmp/a128.csv" \
+		--arms A-seq,D,D-whole,E,E-overlap$huge,device --reps 3 --device --csv "$tmp/a128.csv" \
 		"$@" >"$tmp/a128.md"
 	# The scan's own work: D with a budget that holds the file, each chunk
 	# fetched once, every later pass a hit.
 	build/residctl bench arms --chunk 8M --chunks 16 --passes 8 --ratios 1.0 \
-		--arms D --reps 3 --csv "$tmp/w8.csv" "$@" >/dev/null
+		--arms A-seq,D --reps 3 --csv "$tmp/w8.csv" "$@" >/dev/null
 	build/residctl bench arms --chunk 128M --chunks 8 --passes 4 --ratios 1.0 \
-		--arms D --reps 3 --csv "$tmp/w128.csv" "$@" >/dev/null
+		--arms A-seq,D --reps 3 --csv "$tmp/w128.csv" "$@" >/dev/null
 	build/residctl bench fetch --sizes 8M,128M --reps 3 \
 		--csv results/bench-targets-fetch.csv "$@" >"$tmp/f.md"
 	build/residctl bench decode --chunk 16M --chunks 16 --passes 6 \
@@ -89,10 +96,13 @@ targets() {
 		w = $col["wall_s"]
 		visits[s] = $col["chunks"] * $col["passes"]
 		# Ratio 1: the work of one visit to a resident chunk, from
-		# the passes after the first (wall less the fetches).
+		# the passes after the first (wall less the fetches); A'"'"'s
+		# to a cached one (wall less the first pass).
 		if ($col["ratio"] + 0 == 1) {
 			if (a == "D")
 				work[s] = (w - $col["fetch_ns"] / 1e9) / (visits[s] - $col["chunks"])
+			if (a == "A-seq")
+				awork[s] = (w - $col["first_pass_s"]) / (visits[s] - $col["chunks"])
 			next
 		}
 		if ($col["wall_s_each"] == "") {
@@ -108,7 +118,7 @@ targets() {
 			Wk[s, a, k] = each[k]; Fk[s, a, k] = rate[k]
 		}
 		if (a ~ /^A-/ && (!(s in A) || w < A[s])) { A[s] = w; An[s] = a }
-		if (a == "D" || a == "D-whole" || a == "E" || a == "E-overlap") {
+		if (a !~ /^A-/ && a != "device") {
 			W[s, a] = w; B[s, a] = $col["bytes_read"]
 			F[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["fetch_ns"] / 1e9)
 			R[s, a] = $col["pager_fetch_bytes"] / 1048576 / ($col["read_ns"] / 1e9)
@@ -123,20 +133,32 @@ targets() {
 		return stats(v, nrep)
 	}
 	END {
+		nway = split("E-overlap D-huge E-overlap-huge", way, " ")
+		label["E-overlap"] = "eviction overlapping consumption (issue 21 §2)"
+		label["D-huge"] = "B in huge folios (issue 21 §1)"
+		label["E-overlap-huge"] = "both of them"
 		for (s = 8; s <= 128; s *= 16) {
 			if (!(s in sizes)) continue
 			r = byrun(s, "D", "wall"); l = lo; h = hi
 			printf "| D wall <= 0.85 x A, %d MiB chunks, ratio 0.5 | D %.2f s, %s %.2f s (medians); D / the fastest A of the same run: %s; D-whole %.2f x, E %.2f x; D read %.0f MiB, Belady %.0f | %s |\n", s, W[s, "D"], An[s], A[s], spread(r), byrun(s, "D-whole", "wall"), byrun(s, "E", "wall"), B[s, "D"] / 1048576, fnu[s] / 1048576, met(r <= 0.85) (B[s, "D"] == fnu[s] ? "" : "; D bytes != Belady")
-			if (!((s, "E-overlap") in W)) continue
-			r = byrun(s, "E-overlap", "wall")
-			printf "| the same with eviction overlapping consumption (E-overlap, issue 21 §2), %d MiB chunks | E-overlap %.2f s (median); / the fastest A of the same run: %s; read %.0f MiB, Belady %.0f | %s |\n", s, W[s, "E-overlap"], spread(r), B[s, "E-overlap"] / 1048576, fnu[s] / 1048576, met(r <= 0.85) (B[s, "E-overlap"] == fnu[s] ? "" : "; bytes != Belady")
+			# The other ways, each against A run by run.
+			for (i = 1; i <= nway; i++) {
+				x = way[i]
+				if (!((s, x) in W)) continue
+				r = byrun(s, x, "wall")
+				printf "| the same, %s: %s, %d MiB chunks | %s %.2f s (median); / the fastest A of the same run: %s; read %.0f MiB, Belady %.0f | %s |\n", x, label[x], s, x, W[s, x], spread(r), B[s, x] / 1048576, fnu[s] / 1048576, met(r <= 0.85) (B[s, x] == fnu[s] ? "" : "; bytes != Belady")
+			}
 		}
 		for (s = 8; s <= 128; s *= 16) {
 			if (!(s in sizes)) continue
 			for (k = 1; k <= nrep; k++) v[k] = Fk[s, "device", k]
 			dv = stats(v, nrep); dl = lo; dh = hi
 			q = byrun(s, "D", "fetch")
-			printf "| fetch >= 75 %% of the device, %d MiB chunks (the device read alone with O_DIRECT, interleaved run by run) | device %.0f MiB/s (%.0f-%.0f); D %.0f MiB/s per fetch (reads alone %.0f); D / the device of the same run: **%.1f %%** (%.1f-%.1f %%), D-whole %.1f %%; fio best before and after the sweep %.0f MiB/s (D %.1f %% of it) | %s |\n", s, dv, dl, dh, F[s, "D"], R[s, "D"], 100 * q, 100 * lo, 100 * hi, 100 * byrun(s, "D-whole", "fetch"), fio[s], 100 * F[s, "D"] / fio[s], met(q >= 0.75)
+			printf "| fetch >= 75 %% of the device, %d MiB chunks, the 4 KiB path (the device read alone with O_DIRECT, interleaved run by run) | device %.0f MiB/s (%.0f-%.0f); D %.0f MiB/s per fetch (reads alone %.0f); D / the device of the same run: **%.1f %%** (%.1f-%.1f %%), D-whole %.1f %%; fio best before and after the sweep %.0f MiB/s (D %.1f %% of it) | %s |\n", s, dv, dl, dh, F[s, "D"], R[s, "D"], 100 * q, 100 * lo, 100 * hi, 100 * byrun(s, "D-whole", "fetch"), fio[s], 100 * F[s, "D"] / fio[s], met(q >= 0.75)
+			if ((s, "D-huge") in W) {
+				q = byrun(s, "D-huge", "fetch")
+				printf "| fetch >= 75 %% of the device on the huge path, %d MiB chunks | D-huge %.0f MiB/s per fetch (reads alone %.0f); / the device of the same run: **%.1f %%** (%.1f-%.1f %%), E-overlap-huge %.1f %% | %s |\n", s, F[s, "D-huge"], R[s, "D-huge"], 100 * q, 100 * lo, 100 * hi, 100 * byrun(s, "E-overlap-huge", "fetch"), met(q >= 0.75)
+			}
 			dev[s] = dv
 		}
 		# What a pager that fetches whole chunks can reach: hits cost
@@ -148,7 +170,7 @@ targets() {
 			dv = s / dev[s]; dv = dv > work[s] ? dv : work[s]
 			df = s / F[s, "D"]; df = df > work[s] ? df : work[s]
 			lo = h * work[s] + m * dv; pd = h * work[s] + m * df
-			printf "| (the floor of D wall / A, %d MiB chunks) | a visit'"'"'s work %.2f ms (ratio 1); %d hits, %.0f misses: at the device'"'"'s rate (run by run) **%.2f s = %.2f x A**; at D'"'"'s fetch rate %.2f s = %.2f x A (D took %.2f s) | %s |\n", s, 1000 * work[s], h, m, lo, lo / A[s], pd, pd / A[s], W[s, "D"], (lo / A[s] <= 0.85 ? "reachable" : "out of reach")
+			printf "| (the floor of D wall / A, %d MiB chunks) | a visit'"'"'s work %.2f ms (ratio 1; A-seq'"'"'s to a cached chunk %.2f ms); %d hits, %.0f misses: at the device'"'"'s rate (run by run) **%.2f s = %.2f x A**; at D'"'"'s fetch rate %.2f s = %.2f x A (D took %.2f s) | %s |\n", s, 1000 * work[s], 1000 * awork[s], h, m, lo, lo / A[s], pd, pd / A[s], W[s, "D"], (lo / A[s] <= 0.85 ? "reachable" : "out of reach")
 		}
 	}' results/bench-targets-arms.csv
 	# The decode targets: tokens/s = passes / wall, run by run.

@@ -9,6 +9,10 @@
  *   pwrite    pwrite of a buffer into punched memfd pages, not counting
  *             the punches
  *   allocate  fallocate of the same pages (allocated and zeroed)
+ *   fresh     pwrite of the whole file into B punched 3 s before, nothing
+ *             freed meanwhile: pages the machine had time to take back
+ *             (a VM that reports free memory to its host, as this one's
+ *             virtio-balloon does, makes their first touch a host fault)
  *   punch     the punch of populated pages, by one thread and by two at once
  * Each read pass punches the memfd two chunks behind, as eviction would.
  * With DIR (a tmpfs mounted with huge=), the memfd is an O_TMPFILE there,
@@ -177,6 +181,21 @@ static double pass_fill(uint8_t *buf, int allocate)
 	return t;
 }
 
+/* B emptied, then 3 s for the freed memory to go where the machine sends
+ * it, then B filled with pwrite, every part into a page not used since. */
+static double pass_fresh(uint8_t *buf, int unused)
+{
+	double t0;
+
+	(void)unused;
+	punch(0, file_len);
+	sleep(3);
+	t0 = now();
+	for (size_t off = 0; off < file_len; off += part)
+		write_part(buf, off);
+	return now() - t0;
+}
+
 static void *punch_half(void *arg)
 {
 	size_t half = file_len / 2;
@@ -266,6 +285,7 @@ static const struct kind {
 	{ "reader4", pass_reader, 0, 4 * MIB },
 	{ "pwrite", pass_fill, 0, MIB },
 	{ "allocate", pass_fill, 1, MIB },
+	{ "fresh", pass_fresh, 0, MIB },
 	{ "punch", pass_punch, 1, MIB },
 	{ "punch2", pass_punch, 2, MIB },
 };
