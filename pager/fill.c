@@ -275,10 +275,10 @@ static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
 
 	for (uint64_t p = at, end; p < next; p = end) {
 		uint64_t t0 = phase_clock(r);
+		uint64_t piece_end = (p / piece + 1) * piece;
 		int rc = 0;
 
-		end = (p / piece + 1) * piece < next ? (p / piece + 1) * piece :
-			next;
+		end = piece_end < next ? piece_end : next;
 		if (w->bounce && (rc = write_memfd(r, c, dst + (p - at), p,
 						   end - p)) < 0) {
 			CODE_PROBE(1, abandon_read_error);

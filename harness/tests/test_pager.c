@@ -22,9 +22,18 @@ static struct cg_scope scope;
 static int in_scope;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead, late_blocks, stuck_blocks;
-/* overlap: overlap_evict with a prefetch depth of 1, each chunk read a
- * piece at a time and announced consumed piece by piece. */
+/* overlap: overlap_evict with a prefetch depth of 1, each chunk read and
+ * announced consumed a quarter piece at a time (finer than the room a
+ * prefetch asks for, a piece, so that a drop past the announcement shows).
+ * reading: the chunk the scan reads; announced: per chunk, the bytes of
+ * its last visit announced consumed; dropped_to: the end of its last
+ * punch; drops_unread: punches that left a chunk's tail (drops) of a chunk
+ * other than the one read or the one before it, or past its announced
+ * bytes. */
 static int overlap;
+static uint32_t reading;
+static uint64_t announced[8], dropped_to[8];
+static unsigned long drops_unread;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
 static int whole_budget;      /* the budget holds every chunk */
@@ -209,6 +218,23 @@ static long bent_read_text(void *ctx, const char *path, char *buf, size_t cap)
 
 static int bent_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 {
+	uint64_t end = off % CHUNK + len;
+
+	if (overlap && off / CHUNK < 8 && end < CHUNK) {
+		uint32_t c = (uint32_t)(off / CHUNK),
+			now = __atomic_load_n(&reading, __ATOMIC_ACQUIRE);
+
+		/* The scan announces before the pager records: checked
+		 * before the punch, this is exact whatever the timing. */
+		__atomic_add_fetch(&drops_unread,
+				   (c != now && c != (now + 7) % 8) ||
+				   end > __atomic_load_n(&announced[c],
+							 __ATOMIC_ACQUIRE),
+				   __ATOMIC_RELAXED);
+	}
+	if (overlap && off / CHUNK < 8)
+		__atomic_store_n(&dropped_to[off / CHUNK], end,
+				 __ATOMIC_RELEASE);
 	if (lost_punch)
 		return 0;
 	if (late_blocks)
@@ -267,6 +293,9 @@ static uint64_t scan(struct resid_stats *s)
 	violations = 0;
 	memfd_writes = written_ahead = slot_reads = 0;
 	memset(started_to, 0, sizeof(started_to));
+	memset(announced, 0, sizeof(announced));
+	memset(dropped_to, 0, sizeof(dropped_to));
+	drops_unread = reading = 0;
 	inv_set_handler(count, NULL);
 	struct resid_region *r = resid_open(&c, err);
 
@@ -286,16 +315,38 @@ static uint64_t scan(struct resid_stats *s)
 			resid_chunk_range(r, i, &off, &len);
 			if (len > c.region_len - off)
 				len = c.region_len - off; /* the rest is zeros */
+			__atomic_store_n(&announced[i % 8], 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&dropped_to[i % 8], 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&reading, i, __ATOMIC_RELEASE);
 			resid_notify_access(r, i);
-			for (uint64_t at = 0, step = overlap ? piece : len;
+			int wait = overlap;
+
+			for (uint64_t at = 0, step = overlap ? piece / 4 : len;
 			     at < len; at += step) {
 				uint64_t n = len - at < step ? len - at : step;
 
 				bad += resid_content_mismatches(
 					resid_base(r) + off + at, off + at, n,
 					c.seed);
-				if (overlap)
-					resid_notify_consumed(r, i, at + n);
+				if (!overlap)
+					continue;
+				__atomic_store_n(&announced[i % 8], at + n,
+						 __ATOMIC_RELEASE);
+				resid_notify_consumed(r, i, at + n);
+				/* Wait for the next chunk's prefetch to take
+				 * this room, so that it asks for its next
+				 * piece with less consumed than a piece: a
+				 * pager dropping past the announcement then
+				 * does so every run. 2 ms at most, and not
+				 * again in this visit after that (no prefetch
+				 * takes room here: stale, or a demand). */
+				for (int w = 0; wait && at + n < len &&
+				     __atomic_load_n(&dropped_to[i % 8],
+						     __ATOMIC_ACQUIRE) < at + n;
+				     w++) {
+					wait = w < 100;
+					usleep(20);
+				}
 			}
 			/* Evict-ahead runs after the faulters are woken; on a
 			 * busy machine the next fault would beat it. */
@@ -507,13 +558,16 @@ static void next_fetch_waits_for_landing_pin(void)
 /* Eviction that overlaps consumption: the next chunk's prefetch takes its
  * room piece by piece from the pieces of the chunk being read as they are
  * consumed, so it runs while that chunk is read. Belady reads 8 misses,
- * then 6, then 7 (as above); the pager may also prefetch past the end of
- * the trace, and a prefetch that loses the race with the application is
- * repeated, so the count is bounded, not exact: a pager taking room from
- * the chunk a kept one consumed a cycle ago read 26-34, one that dropped
- * past what was consumed more than 24 (mutant O01). On a loaded machine
- * the races reach 25-26 about once in 30 runs (an open problem). What is
- * exact: no dropped piece is faulted again while its chunk stays. */
+ * then 6, then 7 (as above): a floor. The total is not asserted from
+ * above: it moves with the pager's races (a fault message read after its
+ * chunk was dropped fetches it again; a prefetch's retention pin taken
+ * after its chunk was announced is never given back), not with the drops
+ * this test is about. What is exact, whatever the timing: no drop takes a
+ * byte not announced consumed in the visit of the chunk read or of the one
+ * before (a pager dropping past the announcement, mutant O01, or taking
+ * the pieces a kept chunk consumed a cycle ago, fails it), no dropped
+ * piece is faulted again, and drops happen (a pager that never overlaps
+ * makes none). */
 static void overlap_scan_reads_belady(void)
 {
 	struct resid_stats s;
@@ -523,7 +577,7 @@ static void overlap_scan_reads_belady(void)
 	CU_ASSERT_EQUAL(scan(&s), 0);
 	CU_ASSERT_EQUAL(violations, 0);
 	CU_ASSERT(s.fetches >= 8 + 6 + 7);
-	CU_ASSERT(s.fetches <= 8 + 6 + 7 + 3);
+	CU_ASSERT_EQUAL(drops_unread, 0);
 	CU_ASSERT_EQUAL(s.dropped_refaults, 0);
 	CU_ASSERT(s.drops > 0);
 	CU_ASSERT(s.prefetch_jobs > 0);
