@@ -30,6 +30,15 @@ make -s -C "$old" all >/dev/null
 make -s all >/dev/null
 here="this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- pager harness tool storms || echo ', changed'))"
 
+# bench fetch's modes both builds have (an older REV may lack the huge
+# ones, or --modes itself: then no fetch table).
+modes=ahead,huge-ahead
+fetch_help=$("$old/build/residctl" bench fetch --help 2>&1)
+if ! grep -q -- --modes <<<"$fetch_help"; then
+	modes=
+elif ! grep -q huge-ahead <<<"$fetch_help"; then
+	modes=ahead
+fi
 sizes=("8M 16 8" "128M 8 4")
 for ((i = 1; i <= runs; i++)); do
 	for s in "${sizes[@]}"; do
@@ -43,10 +52,11 @@ for ((i = 1; i <= runs; i++)); do
 		done
 	done
 	for side in old new; do
+		[ -n "$modes" ] || break
 		bin=build/residctl
 		[ $side = old ] && bin="$old/build/residctl"
 		echo "bench-ab: run $i of $runs, bench fetch, $side" >&2
-		"$bin" bench fetch --sizes 8M,128M --reps 1 --modes ahead,huge-ahead \
+		"$bin" bench fetch --sizes 8M,128M --reps 1 --modes "$modes" \
 			--csv "$tmp/fetch-$side-$i.csv" >/dev/null
 	done
 done
@@ -96,26 +106,31 @@ med() {
 			'BEGIN { printf "| %s | %.2f | %.2f | %.3f | %d | %d | %.3f | %d | %d |\n", s, wo, wn, wn / wo, fo, fn, fn / fo, ro, rn }'
 	done
 	echo
-	echo "\`bench fetch\`, MiB/s of a fetch as the application sees it (median"
-	echo "of the runs) and the wait for a chunk's first byte, ms:"
-	echo
-	echo "| chunk MiB | mode | MiB/s, old | new | new / old | first byte ms, old | new |"
-	echo "|---|---|---|---|---|---|---|"
-	for side in old new; do
-		for ((i = 1; i <= runs; i++)); do
-			awk -F, -v side=$side 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-				{ printf "%s %d %s %s %.2f\n", side, $c["chunk_bytes"] / 1048576, $c["mode"], $c["mib_s"], $c["first_byte_ns"] / 1e6 }' \
-				"$tmp/fetch-$side-$i.csv"
+	if [ -z "$modes" ]; then
+		echo "\`bench fetch\` of $rev has no --modes: not compared."
+		echo
+	else
+		echo "\`bench fetch\`, MiB/s of a fetch as the application sees it (median"
+		echo "of the runs) and the wait for a chunk's first byte, ms:"
+		echo
+		echo "| chunk MiB | mode | MiB/s, old | new | new / old | first byte ms, old | new |"
+		echo "|---|---|---|---|---|---|---|"
+		for side in old new; do
+			for ((i = 1; i <= runs; i++)); do
+				awk -F, -v side=$side 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+					{ printf "%s %d %s %s %.2f\n", side, $c["chunk_bytes"] / 1048576, $c["mode"], $c["mib_s"], $c["first_byte_ns"] / 1e6 }' \
+					"$tmp/fetch-$side-$i.csv"
+			done
+		done >"$tmp/fetch.txt"
+		for size in 8 128; do
+			for mode in ${modes//,/ }; do
+				awk -v z=$size -v m=$mode -v o="$(med "$tmp/fetch.txt" 4 old $size $mode)" -v n="$(med "$tmp/fetch.txt" 4 new $size $mode)" \
+					-v fo="$(med "$tmp/fetch.txt" 5 old $size $mode)" -v fn="$(med "$tmp/fetch.txt" 5 new $size $mode)" \
+					'BEGIN { printf "| %s | %s | %.0f | %.0f | %.3f | %.2f | %.2f |\n", z, m, o, n, n / o, fo, fn }'
+			done
 		done
-	done >"$tmp/fetch.txt"
-	for size in 8 128; do
-		for mode in ahead huge-ahead; do
-			awk -v z=$size -v m=$mode -v o="$(med "$tmp/fetch.txt" 4 old $size $mode)" -v n="$(med "$tmp/fetch.txt" 4 new $size $mode)" \
-				-v fo="$(med "$tmp/fetch.txt" 5 old $size $mode)" -v fn="$(med "$tmp/fetch.txt" 5 new $size $mode)" \
-				'BEGIN { printf "| %s | %s | %.0f | %.0f | %.3f | %.2f | %.2f |\n", z, m, o, n, n / o, fo, fn }'
-		done
-	done
-	echo
+		echo
+	fi
 	echo "Every run (side, chunk MiB, wall s, fetch MiB/s, read MiB/s, MiB read from the disk):"
 	echo
 	echo '```'
