@@ -5,8 +5,9 @@
 # alone (1 and 4 MiB reads), a 1 MiB read then write in series and with a
 # reader thread and two slots (what fetch.c does; and two 4 MiB slots),
 # pwrite and fallocate into punched pages, pwrite into pages freed 3 s
-# before (fresh), and the punch by one thread and
-# by two at once; into a memfd (4 KiB pages),
+# before (fresh), the punch by one thread and by two at once, and the
+# first and second read of B through entries made up front (touch,
+# touch2); into a memfd (4 KiB pages),
 # and, as root where shmem has THP, into a file on a tmpfs mounted with
 # huge=within_size in a mount namespace of its own (the huge path's B).
 # Writes results/bench-pagework.md. Extra argument: the directory for the
@@ -54,7 +55,11 @@ done
 	echo "into B emptied 3 s before (pages the machine had time to take back:"
 	echo "on a VM whose balloon reports free memory to its host, their first"
 	echo "touch is a host fault); punch, punch2: punching"
-	echo "populated pages chunk by chunk, and in two halves by two threads at once."
+	echo "populated pages chunk by chunk, and in two halves by two threads at once;"
+	echo "touch, touch2: B mapped read-only with every 4 KiB entry made up front"
+	echo "(\`MAP_POPULATE\`, as \`UFFDIO_CONTINUE\` maps A) and read word by word, the"
+	echo "first time and again (on a VM whose host shadows the guest's page"
+	echo "tables, the first read of each new entry is a trip to the host)."
 	echo "B: a memfd of 4 KiB pages (4k), or a file on a tmpfs mounted with"
 	echo "\`huge=within_size\` (huge: 2 MiB folios, checked in /proc/meminfo),"
 	echo "as B on the pager's huge path. / device: the kind's MiB/s over the"

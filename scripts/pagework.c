@@ -14,6 +14,11 @@
  *             (a VM that reports free memory to its host, as this one's
  *             virtio-balloon does, makes their first touch a host fault)
  *   punch     the punch of populated pages, by one thread and by two at once
+ *   touch     B filled, mapped read-only with its page tables made up front
+ *             (MAP_POPULATE, 4 KiB entries, as CONTINUE maps A) and read
+ *             word by word the first time (touch) and again (touch2): on a
+ *             VM whose host shadows the guest's page tables, the first
+ *             read of each new entry is a trip to the host
  * Each read pass punches the memfd two chunks behind, as eviction would.
  * With DIR (a tmpfs mounted with huge=), the memfd is an O_TMPFILE there,
  * filled with huge folios, as B on the pager's huge path.
@@ -196,6 +201,32 @@ static double pass_fresh(uint8_t *buf, int unused)
 	return now() - t0;
 }
 
+static uint64_t sink;
+
+/* B filled, then mapped with every entry made; the first read (again: 0)
+ * or the second (again: 1) of every word timed. */
+static double pass_touch(uint8_t *buf, int again)
+{
+	const uint64_t *m;
+	uint64_t s = 0;
+	double t0 = 0;
+
+	for (size_t off = 0; off < file_len; off += part)
+		write_part(buf, off);
+	m = mmap(NULL, file_len, PROT_READ, MAP_SHARED | MAP_POPULATE, mfd, 0);
+	if (m == MAP_FAILED || madvise((void *)m, file_len, MADV_NOHUGEPAGE))
+		die("mmap");
+	for (int k = 0; k <= again; k++) {
+		t0 = now();
+		for (size_t i = 0; i < file_len / 8; i++)
+			s += m[i];
+	}
+	t0 = now() - t0;
+	sink += s;
+	munmap((void *)m, file_len);
+	return t0;
+}
+
 static void *punch_half(void *arg)
 {
 	size_t half = file_len / 2;
@@ -288,6 +319,8 @@ static const struct kind {
 	{ "fresh", pass_fresh, 0, MIB },
 	{ "punch", pass_punch, 1, MIB },
 	{ "punch2", pass_punch, 2, MIB },
+	{ "touch", pass_touch, 0, MIB },
+	{ "touch2", pass_touch, 1, MIB },
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
