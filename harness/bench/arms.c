@@ -74,25 +74,28 @@ static const char about_decode[] =
 	"  faults 4K at a time). Exit 0, 1 when a run failed or an output\n"
 	"  was wrong, 2 on bad input.\n";
 
+/* Pager arms: advice -1. */
+#define PAGER .advice = -1
+#define DECLARED PAGER, .policy = RESID_POLICY_DECLARED
 const struct arm arms[NARMS] = {
 	[ARM_A_SEQ] = { "A-seq", .advice = MADV_SEQUENTIAL },
 	[ARM_A_RANDOM] = { "A-random", .advice = MADV_RANDOM },
 	[ARM_A_NORMAL] = { "A-normal", .advice = MADV_NORMAL },
-	[ARM_C] = { "C", -1, RESID_POLICY_LRU },
-	[ARM_D] = { "D", -1, RESID_POLICY_DECLARED },
-	[ARM_E] = { "E", -1, RESID_POLICY_DECLARED, .prefetch = 1 },
-	[ARM_D_AHEAD] = { "D-ahead", -1, RESID_POLICY_DECLARED,
-			  .evict_ahead = 1 },
-	[ARM_D_TOUCHED] = { "D-touched", -1, RESID_POLICY_DECLARED,
-			    .touched = 1 },
-	[ARM_D_WHOLE] = { "D-whole", -1, RESID_POLICY_DECLARED, .whole = 1 },
-	[ARM_E_OVERLAP] = { "E-overlap", -1, RESID_POLICY_DECLARED,
-			    .prefetch = 1, .overlap = 1 },
-	[ARM_D_HUGE] = { "D-huge", -1, RESID_POLICY_DECLARED, .huge = 1 },
-	[ARM_E_OVERLAP_HUGE] = { "E-overlap-huge", -1, RESID_POLICY_DECLARED,
-				 .prefetch = 1, .overlap = 1, .huge = 1 },
-	[ARM_DEVICE] = { "device", -1, .reader = 1 },
+	[ARM_C] = { "C", PAGER, .policy = RESID_POLICY_LRU },
+	[ARM_D] = { "D", DECLARED },
+	[ARM_E] = { "E", DECLARED, .prefetch = 1 },
+	[ARM_D_AHEAD] = { "D-ahead", DECLARED, .evict_ahead = 1 },
+	[ARM_D_TOUCHED] = { "D-touched", DECLARED, .touched = 1 },
+	[ARM_D_WHOLE] = { "D-whole", DECLARED, .whole = 1 },
+	[ARM_E_OVERLAP] = { "E-overlap", DECLARED, .prefetch = 1,
+			    .overlap = 1 },
+	[ARM_D_HUGE] = { "D-huge", DECLARED, .huge = 1 },
+	[ARM_E_OVERLAP_HUGE] = { "E-overlap-huge", DECLARED, .prefetch = 1,
+				 .overlap = 1, .huge = 1 },
+	[ARM_DEVICE] = { "device", PAGER, .reader = 1 },
 };
+#undef DECLARED
+#undef PAGER
 
 static int parse_ratios(void *dst, const char *where, const char *v,
 			char *err, size_t n)
