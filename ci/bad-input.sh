@@ -144,6 +144,7 @@ expect2 "verify: --chunk with --table" $R verify --synthetic 1M --table "$tmp/go
 expect2 "bench: bad layout" $R bench arms --table "$tmp/overlap.layout"
 expect2 "bench: --chunks with --table" $R bench arms --table "$tmp/good.layout" --chunks 4
 expect2 "bench: budget below the largest layer chunk" $R bench arms --table "$tmp/good.layout" --ratios 0.25
+expect2 "storm --watchdog 0" $R storm --watchdog 0
 expect2 "bench: a huge arm on chunks off the huge page" $R bench arms --table "$tmp/good.layout" --ratios 1 --arms D-huge
 expect2 "mkmodel without FILE" $R bench mkmodel --layers 2
 expect2 "mkmodel 0 layers" $R bench mkmodel "$tmp/m.safetensors" --layers 0

@@ -28,14 +28,19 @@
 
 #define MAX_ROUNDS 100000
 
+/* A round with no progress for this long is a hang (--watchdog). */
+#define WATCHDOG_S 30
+
 static const char about[] =
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
 	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
 	"  1 ms FETCHING time-out drawn per round) until --duration has passed\n"
 	"  or for --rounds R; each round runs in its own process and memory\n"
-	"  cgroup with a watchdog. Prints the kernel probe, a progress line once\n"
-	"  a second on a terminal, and a summary: the code probes (rare paths)\n"
-	"  the rounds hit and missed, each fault point's firings. Exit 0 when\n"
+	"  cgroup with a watchdog (a round that checks no byte for --watchdog\n"
+	"  seconds, default 30, hangs). Prints the kernel probe, a progress\n"
+	"  line once a second on a terminal, and a summary: the code probes\n"
+	"  (rare paths) the rounds hit and missed, each fault point's\n"
+	"  firings. Exit 0 when\n"
 	"  every round passed, 1 when one failed, 2 on bad input. Ctrl-C ends\n"
 	"  with the summary so far. A failed round prints the line that reruns\n"
 	"  it alone (--only ROUND_SEED). With --rounds, --shard runs round i\n"
@@ -97,7 +102,7 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
 		.prefetch_depth = (uint32_t)rng_below(&rng, 9),
 		.policy = (enum resid_policy)rng_below(&rng, 3),
 		.seconds = seconds,
-		.watchdog_seconds = 30,
+		.watchdog_seconds = WATCHDOG_S,
 		.limit_bytes = 1ull << 30,
 	};
 	/* Drawn after the others, so that earlier seeds keep their sizes:
@@ -307,12 +312,12 @@ static struct campaign *new_campaign(uint64_t seed, uint64_t rounds,
 
 /* The storm the options describe. */
 struct storm_args {
-	uint64_t seed, duration, round, only, rounds, chunk;
+	uint64_t seed, duration, round, only, rounds, chunk, watchdog;
 	struct shard shard;
 	const char *report, *json, *huge_dir;
 	int backing, swarm;
 	/* What a rerun line and the campaign's identity repeat of them. */
-	char specs[1100], chunk_opt[40], backing_opt[1100];
+	char specs[1100], round_opts[80], backing_opt[1100];
 	char dir[4096];
 	struct campaign *camp;
 	struct campaign_row *row;
@@ -353,6 +358,10 @@ static int parse(struct storm_args *a, int argc, char **argv)
 		  .help = "every round on that backing (default: drawn)" },
 		{ "huge-dir", CLI_TEXT, &a->huge_dir, .arg = "DIR",
 		  .help = "every round's pages in this huge tmpfs" },
+		{ "watchdog", CLI_U64, &a->watchdog, .arg = "SECONDS",
+		  .min = 1, .max = 3600, .what = "watchdog time",
+		  .help = "a round with no progress for this long hangs "
+		  "(default 30)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = { .cmd = "storm", .about = about,
@@ -360,6 +369,7 @@ static int parse(struct storm_args *a, int argc, char **argv)
 
 	a->seed = (uint64_t)time(NULL);
 	a->round = 5;
+	a->watchdog = WATCHDOG_S;
 	a->backing = -1;
 	a->swarm = 1;
 	return cli_parse(&spec, argc, argv);
@@ -410,8 +420,12 @@ static int settle(struct storm_args *a)
 		 "", spec, a->swarm ? "" : " --no-swarm");
 	run.faults.swarm = a->swarm ? FAULT_ALL : 0;
 	if (a->chunk)
-		snprintf(a->chunk_opt, sizeof(a->chunk_opt), " --chunk %" PRIu64,
+		snprintf(a->round_opts, sizeof(a->round_opts), " --chunk %" PRIu64,
 			 a->chunk);
+	if (a->watchdog != WATCHDOG_S)
+		snprintf(a->round_opts + strlen(a->round_opts),
+			 sizeof(a->round_opts) - strlen(a->round_opts),
+			 " --watchdog %" PRIu64, a->watchdog);
 	if (a->huge_dir && huge_dir_check(a->huge_dir) < 0)
 		return -1;
 	snprintf(a->backing_opt, sizeof(a->backing_opt), "%s%s%s%.1024s",
@@ -435,7 +449,7 @@ static int prepare(struct storm_args *a)
 			a->p.verdict);
 		return -1;
 	}
-	snprintf(id_opts, sizeof(id_opts), "%s%s", a->chunk_opt,
+	snprintf(id_opts, sizeof(id_opts), "%s%s", a->round_opts,
 		 a->backing_opt);
 	if (a->report && (!(a->camp = new_campaign(a->seed, a->rounds,
 						   a->round, id_opts, a->specs,
@@ -464,7 +478,7 @@ static void round_failed(const struct storm_args *a, uint64_t index,
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 	snprintf(rerun, sizeof(rerun), "residctl storm --only %" PRIu64
 		 " --round %.0f --duration %.0f%s%s%s%s%s", c->seed, c->seconds,
-		 c->seconds + 1, a->chunk_opt, a->backing_opt, a->specs,
+		 c->seconds + 1, a->round_opts, a->backing_opt, a->specs,
 		 bugs_enabled() ? " --bug " : "", bugs_enabled() ? bugs : "");
 	round_faults(&run, c->seed, drawn, sizeof(drawn));
 	fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: %s\n  "
@@ -494,6 +508,7 @@ static int rounds(const struct storm_args *a)
 		draw(rseed, a->rounds || left >= (double)a->round ?
 		     (double)a->round : left, a->chunk, a->backing, a->dir, &c);
 		c.huge_dir = a->huge_dir;
+		c.watchdog_seconds = (double)a->watchdog;
 		c.progress = progress;
 		c.progress_arg = &run;
 		c.faults = &run.faults;
