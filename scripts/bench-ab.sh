@@ -124,8 +124,8 @@ med() {
 		done >"$tmp/fetch.txt"
 		for size in 8 128; do
 			for mode in ${modes//,/ }; do
-				awk -v z=$size -v m=$mode -v o="$(med "$tmp/fetch.txt" 4 old $size $mode)" -v n="$(med "$tmp/fetch.txt" 4 new $size $mode)" \
-					-v fo="$(med "$tmp/fetch.txt" 5 old $size $mode)" -v fn="$(med "$tmp/fetch.txt" 5 new $size $mode)" \
+				awk -v z=$size -v m="$mode" -v o="$(med "$tmp/fetch.txt" 4 old $size "$mode")" -v n="$(med "$tmp/fetch.txt" 4 new $size "$mode")" \
+					-v fo="$(med "$tmp/fetch.txt" 5 old $size "$mode")" -v fn="$(med "$tmp/fetch.txt" 5 new $size "$mode")" \
 					'BEGIN { printf "| %s | %s | %.0f | %.0f | %.3f | %.2f | %.2f |\n", z, m, o, n, n / o, fo, fn }'
 			done
 		done
