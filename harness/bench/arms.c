@@ -390,33 +390,30 @@ static int huge_arms_setup(struct arms_opts *o)
 {
 	uint64_t folio = huge_leg_folio();
 	char why[600], fix[800];
+	int a = 0;
 
-	for (int a = 0; a < NARMS; a++) {
-		if (!o->use[a] || !arms[a].huge)
-			continue;
-		if (!huge_leg_available(why, sizeof(why))) {
-			snprintf(fix, sizeof(fix), "this machine cannot run it "
-				 "(%s); leave it out", why);
+	while (a < NARMS && !(o->use[a] && arms[a].huge))
+		a++;
+	if (a == NARMS)
+		return 0;
+	if (!huge_leg_available(why, sizeof(why))) {
+		snprintf(fix, sizeof(fix), "this machine cannot run it (%s); "
+			 "leave it out", why);
+		return bench_bad(o->name, "arm", arms[a].name, fix);
+	}
+	for (uint32_t c = 0; c < o->lay.nchunks; c++)
+		if (o->lay.chunks[c].off % folio) {
+			snprintf(fix, sizeof(fix), "chunk %u starts at %" PRIu64
+				 ", not a multiple of the %" PRIu64 " KiB huge "
+				 "page; leave it out", c, o->lay.chunks[c].off,
+				 folio >> 10);
 			return bench_bad(o->name, "arm", arms[a].name, fix);
 		}
-		for (uint32_t c = 0; c < o->lay.nchunks; c++)
-			if (o->lay.chunks[c].off % folio) {
-				snprintf(fix, sizeof(fix), "chunk %u starts at "
-					 "%" PRIu64 ", not a multiple of the %"
-					 PRIu64 " KiB huge page; leave it out",
-					 c, o->lay.chunks[c].off, folio >> 10);
-				return bench_bad(o->name, "arm", arms[a].name,
-						 fix);
-			}
-		snprintf(o->huge_mnt, sizeof(o->huge_mnt),
-			 "/tmp/residctl-huge-XXXXXX");
-		if (!mkdtemp(o->huge_mnt)) {
-			fprintf(stderr, "residctl bench %s: cannot make %s: "
-				"%s\n", o->name, o->huge_mnt, strerror(errno));
-			o->huge_mnt[0] = '\0';
-			return 1;
-		}
-		return 0;
+	if (huge_leg_mountpoint(o->huge_mnt, sizeof(o->huge_mnt)) < 0) {
+		fprintf(stderr, "residctl bench %s: cannot make %s: %s\n",
+			o->name, o->huge_mnt, strerror(errno));
+		o->huge_mnt[0] = '\0';
+		return 1;
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "fetch.h"
+#include "huge_leg.h"
 
 #define SLACK (64 * MiB)     /* cgroup limit over what the mode holds */
 
@@ -225,18 +226,14 @@ int bench_fetch(int argc, char **argv)
 		free(all);
 		return 1;
 	}
-	/* Made only for the huge modes without --huge-dir; empty otherwise
-	 * (mkdtemp's name may itself hold an X). */
-	if (!o.huge_dir && o.modes & (1u << M_HUGE | 1u << M_HUGE_AHEAD)) {
-		snprintf(o.huge_mnt, sizeof(o.huge_mnt),
-			 "/tmp/residctl-huge-XXXXXX");
-		if (!mkdtemp(o.huge_mnt)) {
-			fprintf(stderr, "residctl bench fetch: cannot make %s: "
-				"%s\n", o.huge_mnt, strerror(errno));
-			bench_file_remove(&f);
-			free(all);
-			return 1;
-		}
+	/* Made only for the huge modes without --huge-dir; empty otherwise. */
+	if (!o.huge_dir && o.modes & (1u << M_HUGE | 1u << M_HUGE_AHEAD) &&
+	    huge_leg_mountpoint(o.huge_mnt, sizeof(o.huge_mnt)) < 0) {
+		fprintf(stderr, "residctl bench fetch: cannot make %s: %s\n",
+			o.huge_mnt, strerror(errno));
+		bench_file_remove(&f);
+		free(all);
+		return 1;
 	}
 	rc = sweep(&o, &f, all);
 	if (o.huge_mnt[0])

@@ -26,6 +26,15 @@ uint64_t huge_leg_folio(void)
 	return v;
 }
 
+int huge_leg_mountpoint(char *dir, size_t n)
+{
+	if (snprintf(dir, n, "/tmp/residctl-huge-XXXXXX") >= (int)n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(dir) ? 0 : -1;
+}
+
 int huge_leg_enter(const char *dir, char *err, size_t n)
 {
 	if (unshare(CLONE_NEWNS) < 0) {
