@@ -134,11 +134,14 @@ static uint64_t part_len(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at)
 {
 	uint64_t piece = piece_len(r, c), end = (at / piece + 1) * piece;
-	uint64_t span = (at + w->slot) / piece * piece;
 
 	if (w->bounce && w->slot == FETCH_SLOT_BIG && at >= piece &&
-	    c->res >= c->hold && span > end)
-		end = span;
+	    c->res >= c->hold) {
+		uint64_t span = (at + w->slot) / piece * piece;
+
+		if (span > end)
+			end = span;
+	}
 	if (w->bounce && end > at + w->slot)
 		end = at + w->slot;
 	return (end < c->len ? end : c->len) - at;
