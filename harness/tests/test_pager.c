@@ -568,7 +568,7 @@ static void next_fetch_waits_for_landing_pin(void)
  * the pieces a kept chunk consumed a cycle ago, fails it), no dropped
  * piece is faulted again, and drops happen (a pager that never overlaps
  * makes none). */
-static void overlap_scan_reads_belady(void)
+static void overlap_scan_drops_consumed(void)
 {
 	struct resid_stats s;
 
@@ -832,8 +832,8 @@ void suite_pager(void)
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
 	CU_add_test(s, "chunks of 32 MiB are read a 4 MiB slot at a time",
 		    big_chunks_read_by_slot);
-	CU_add_test(s, "eviction overlapping consumption reads Belady's bytes",
-		    overlap_scan_reads_belady);
+	CU_add_test(s, "eviction overlapping consumption drops only "
+		    "consumed bytes", overlap_scan_drops_consumed);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
 		    unaligned_tail_is_accounted);
 	CU_add_test(s, "a file of an odd size is read whole",
