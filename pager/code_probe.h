@@ -61,6 +61,10 @@
 	  "answered with a wake (a message read late, or a first try)")        \
 	X(dropped_refault, 0, "overlap_evict: a fault on a dropped piece; "    \
 	  "the chunk's rest was evicted and the chunk fetched again")          \
+	X(refault_served, 1, "a fault on a resident chunk's page whose "     \
+	  "entry in A was dropped was answered with a CONTINUE of the page")  \
+	X(refault_retried, 0, "a refault's CONTINUE failed otherwise than "   \
+	  "EEXIST; the thread was woken to fault again")                       \
 	X(evict_punch_failed, 0, "an eviction's punch failed; the chunk stayed " \
 	  "RESIDENT and the round gave up")                                    \
 	X(punch_retried, 1, "an abandoned fetch's punch failed and was tried " \

@@ -15,12 +15,20 @@
 /* With the chunk locked and ABSENT: its fetch, asked for by a fault. */
 static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
 {
-	chunk_set_state(r, c, CH_FETCHING);
-	c->fetching_since = K(r, clock_ns);
-	c->waiters = 1;
+	/* Bug 9: the chunk lock dropped around the policy update, to keep the
+	 * policy lock from under a chunk lock. A prefetch can land the chunk
+	 * meanwhile; the state decided before is applied anyway and the
+	 * chunk is fetched over itself. */
+	if (BUG(9))
+		chunk_unlock(r, c);
 	K(r, lock, &r->policy_lock);
 	policy_on_fault(r->policy, id, ++r->fault_seq);
 	K(r, unlock, &r->policy_lock);
+	if (BUG(9))
+		chunk_lock(r, c);
+	chunk_set_state(r, c, CH_FETCHING);
+	c->fetching_since = K(r, clock_ns);
+	c->waiters = 1;
 	queue_demand(r, id);
 }
 
@@ -36,6 +44,88 @@ static int refault(struct chunk *c)
 	c->drop_woken = 1;
 	CODE_PROBE(1, dropped_fault_late);
 	return 0;
+}
+
+/* A fault on a page of a RESIDENT chunk that B holds: a message read late
+ * (its fetch's CONTINUE mapped the page and woke the thread), or A's entry
+ * dropped since (the application's MADV_DONTNEED, a collapse of B in the
+ * kernel), which only a CONTINUE maps again: a wake alone would make the
+ * thread fault for ever. The kernel tells the two apart: EEXIST, the page
+ * is mapped. One page, so that no partial progress needs resuming.
+ * Returns -EFAULT when B has lost the page: the chunk must be fetched. */
+static int serve_refault(struct resid_region *r, uint64_t page)
+{
+	for (int eagain = 0;; eagain++) {
+		int64_t mapped = 0;
+		/* Bug 11: every such fault taken for a message read late,
+		 * answered with a wake. */
+		int rc = BUG(11) ? -EEXIST :
+			K(r, uffd_continue, r->uffd, page, RESID_PAGE, &mapped);
+
+		if (rc == 0) {
+			STAT_INC(r, refaults_served);
+			CODE_PROBE(1, refault_served);
+			return 0;
+		}
+		if (rc == -EAGAIN && eagain < READ_FAILURES) {
+			STAT_INC(r, continue_eagain);
+			continue;
+		}
+		if (rc == -EFAULT)
+			return rc;
+		if (rc == -EEXIST) {
+			STAT_INC(r, dedup_resident);
+		} else {
+			/* The thread faults again and is served then. */
+			STAT_INC(r, continue_errors);
+			CODE_PROBE(1, refault_retried);
+		}
+		wake_range(r, page, RESID_PAGE);
+		return 0;
+	}
+}
+
+/* With the chunk locked and RESIDENT. A page of its dropped prefix
+ * (overlap_evict) read again, or one B has lost: the chunk's rest goes and
+ * the chunk is fetched anew. */
+static void on_resident(struct resid_region *r, struct chunk *c, uint32_t id,
+			uint64_t addr)
+{
+	uint64_t off = addr - (uint64_t)(uintptr_t)r->a - c->off;
+	uint64_t page = addr & ~(RESID_PAGE - 1);
+
+	if (off >= c->dropped) {
+		if (serve_refault(r, page) == 0)
+			return;
+	} else if (!refault(c)) {
+		wake_range(r, page, RESID_PAGE);
+		STAT_INC(r, dedup_resident);
+		return;
+	}
+	/* The budget lock comes before a chunk lock it may take: let go of
+	 * this one meanwhile. */
+	chunk_unlock(r, c);
+	int rc = budget_evict_rest(r, c);
+
+	chunk_lock(r, c);
+	if (rc == 0) {
+		STAT_INC(r, dropped_refaults);
+		CODE_PROBE(1, dropped_refault);
+	}
+	switch (chunk_state(c)) {
+	case CH_ABSENT:
+		start_demand(r, c, id);
+		break;
+	case CH_FETCHING:
+		STAT_INC(r, dedup_fetching);
+		c->waiters++;
+		break;
+	default:
+		/* Pinned, or fetched again meanwhile: the thread faults
+		 * again and finds out which. */
+		wake_range(r, page, RESID_PAGE);
+		break;
+	}
 }
 
 static void on_fault(struct resid_region *r, const struct uffd_msg *m)
@@ -59,32 +149,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		failure_fault(r, c, addr, m->arg.pagefault.feat.ptid);
 		break;
 	case CH_RESIDENT:
-		/* A dropped piece read again (overlap_evict): the chunk's rest
-		 * goes and the chunk is fetched anew. */
-		if (off - c->off < c->dropped && refault(c)) {
-			/* The budget lock comes before a chunk lock it may
-			 * take: let go of this one meanwhile. */
-			chunk_unlock(r, c);
-			int rc = budget_evict_rest(r, c);
-
-			chunk_lock(r, c);
-			if (rc == 0) {
-				STAT_INC(r, dropped_refaults);
-				CODE_PROBE(1, dropped_refault);
-			}
-			if (chunk_state(c) == CH_ABSENT) {
-				start_demand(r, c, id);
-				break;
-			}
-			if (chunk_state(c) == CH_FETCHING) {
-				STAT_INC(r, dedup_fetching);
-				c->waiters++;
-				break;
-			}
-		}
-		/* The fault raced with a fetch that has completed. */
-		wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
-		STAT_INC(r, dedup_resident);
+		on_resident(r, c, id, addr);
 		break;
 	case CH_FETCHING:
 		/* The in-flight CONTINUE will wake it. */
@@ -92,23 +157,6 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 		c->waiters++;
 		break;
 	default:
-#ifdef RESID_HARNESS
-		/* Bug 9: the chunk lock dropped around the policy update, to
-		 * keep the policy lock from under a chunk lock. A prefetch
-		 * can land the chunk meanwhile; the state decided before is
-		 * applied anyway and the chunk is fetched over itself. */
-		if (BUG(9)) {
-			chunk_unlock(r, c);
-			K(r, lock, &r->policy_lock);
-			policy_on_fault(r->policy, id, ++r->fault_seq);
-			K(r, unlock, &r->policy_lock);
-			chunk_lock(r, c);
-			chunk_set_state(r, c, CH_FETCHING);
-			c->fetching_since = K(r, clock_ns);
-			queue_demand(r, id);
-			break;
-		}
-#endif
 		start_demand(r, c, id);
 		break;
 	}

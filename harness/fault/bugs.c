@@ -47,6 +47,11 @@ const struct bug_info bug_table[NBUGS + 1] = {
 		 .shape = "resid_close wakes one idle worker to stop; the "
 			  "others sleep on and the joins hang",
 		 .sim_scenario = "T-3", .real_scenario = "T-3" },
+	[11] = { .title = "a refault answered with a wake",
+		 .shape = "a fault on a resident chunk is taken for a message "
+			  "read late: the page whose entry in A was dropped is "
+			  "woken, never mapped, and its thread faults for ever",
+		 .sim_scenario = "H-1", .real_scenario = "H-1" },
 };
 
 int bugs_parse(const char *s, unsigned *mask, char *err, size_t n)

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define NBUGS 10
+#define NBUGS 11
 #define BUGS_ALL (((1u << NBUGS) - 1) << 1)
 
 struct bug_info {

@@ -35,7 +35,7 @@ static void parse_and_format(void)
 	CU_ASSERT_STRING_EQUAL(buf, "-");
 	CU_ASSERT_EQUAL(bugs_parse(buf, &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m, 0);
-	static const char *const bad[] = { "0", "11", "12", "010", "1,", ",1",
+	static const char *const bad[] = { "0", "12", "13", "010", "1,", ",1",
 					   "1;2", "1+", "x", "" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

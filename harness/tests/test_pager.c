@@ -93,7 +93,8 @@ static long bent_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 			 int64_t *mapped)
 {
-	if (piece) {
+	/* Pieces only: a late fault message's CONTINUE is one page. */
+	if (piece && len > 4096) {
 		uint64_t off = addr - a_base;
 		uint64_t to = __atomic_load_n(&read_to[off / CHUNK],
 					      __ATOMIC_RELAXED);

@@ -257,6 +257,10 @@ struct resid_stats {
 	/* CONTINUEs that mapped a piece before a chunk's last (fetch_piece);
 	 * continues_ok counts the chunks whose last piece was mapped. */
 	uint64_t continue_pieces;
+	/* Faults on a page of a RESIDENT chunk whose entry in the mapping was
+	 * dropped (the application's MADV_DONTNEED, a collapse in the
+	 * kernel), mapped again with a CONTINUE of that page. */
+	uint64_t refaults_served;
 	/* Failures: chunks failed for good; failed_faults: the page faults
 	 * the pager answered with SIGBUS. With UFFDIO_POISON those are the
 	 * faults waiting on a chunk's last fetch when it failed (at least the
