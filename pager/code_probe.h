@@ -15,6 +15,8 @@
 	  "mapped > 0); the fetch went on from where it stopped")              \
 	X(continue_eagain_none, 0, "CONTINUE returned EAGAIN with nothing "    \
 	  "mapped; tried again")                                               \
+	X(continue_split, 1, "CONTINUE refused a range that crossed a border " \
+	  "of A split by the application (ENOENT); mapped in smaller steps")  \
 	X(continue_eexist, 1, "CONTINUE found a page already mapped (EEXIST); " \
 	  "the fetch was abandoned with a wake")                               \
 	X(continue_error, 0, "CONTINUE failed otherwise (EFAULT, ...); the "   \

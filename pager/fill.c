@@ -181,21 +181,27 @@ void part_drain(struct resid_region *r, const struct worker *w,
 }
 
 /* CONTINUE over [at, at + len) of the chunk in A; on partial progress go
- * on from where it stopped. Returns the bytes mapped, or -errno. */
+ * on from where it stopped. CONTINUE maps inside one mapping only: where
+ * the application split A (advice or mprotect on a part of it) it fails
+ * with ENOENT, and halving the step finds the border; a page in no
+ * mapping of the region (munmap'd by the application) has no reader to
+ * serve and is passed over. Returns the bytes done, or -errno. */
 static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
 		     uint64_t len)
 {
 	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off + at), done = 0;
+	uint64_t step = len;
 	int errors = 0;
 
 	while (done < len) {
+		uint64_t n = step < len - done ? step : len - done;
 		int64_t mapped = 0;
-		int rc = K(r, uffd_continue, r->uffd, base + done,
-			   len - done, &mapped);
+		int rc = K(r, uffd_continue, r->uffd, base + done, n, &mapped);
 
 		if (rc == 0) {
-			done = len;
-			break;
+			done += n;
+			step = len;
+			continue;
 		}
 		if (rc == -EAGAIN) {
 			STAT_INC(r, continue_eagain);
@@ -205,6 +211,15 @@ static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
 				done += (uint64_t)mapped;
 			else if (++errors > IO_RETRIES)
 				return -EAGAIN;
+			continue;
+		}
+		if (rc == -ENOENT) {
+			STAT_INC(r, continue_split);
+			CODE_PROBE(n > RESID_PAGE, continue_split);
+			if (n > RESID_PAGE)
+				step = n / 2 / RESID_PAGE * RESID_PAGE;
+			else
+				done += n;
 			continue;
 		}
 		STAT_INC(r, continue_errors);

@@ -29,6 +29,8 @@
 #define MAX_THREADS 64
 #define MAX_TABLE 4096
 #define PIECE_MAX (256u << 10)
+/* The share of one CPU a stalled process must burn to be called live. */
+#define LIVELOCK_CPU 0.5
 
 struct storm {
 	const struct storm_config *c;
@@ -44,6 +46,7 @@ struct storm {
 	 * thread's steps once the readers run (the joins, close). */
 	uint64_t steps;
 	int reported;           /* the result went to the parent */
+	uint64_t hot;           /* where a reader read last (hands_main) */
 	int fd;                 /* the pipe to the parent */
 	struct fault_seam *fs;
 	uint64_t *mark;         /* code probe counts at the child's start */
@@ -111,7 +114,8 @@ static int reading(struct storm *s)
 	    __atomic_load_n(&s->dedup_seen, __ATOMIC_RELAXED))
 		return 0;
 	resid_get_stats(s->r, &st);
-	if (!st.dedup_fetching || !st.dedup_resident)
+	if (!st.dedup_fetching || !st.dedup_resident ||
+	    (s->c->hands && !st.refaults_served))
 		return 1;
 	__atomic_store_n(&s->dedup_seen, 1, __ATOMIC_RELAXED);
 	return 0;
@@ -181,6 +185,7 @@ static void *reader_main(void *arg)
 					     len - skip : PIECE_MAX);
 		}
 		resid_notify_access(s->r, c);
+		__atomic_store_n(&s->hot, off, __ATOMIC_RELAXED);
 		uint64_t t0 = now_ns(), bad;
 
 		if (guarded_read(&e, s, off, take, &bad) < 0) {
@@ -209,6 +214,37 @@ static void *reader_main(void *arg)
 	if (worst > s->out->worst_touch_ns)
 		s->out->worst_touch_ns = worst;
 	pthread_mutex_unlock(&s->msg_lock);
+	return NULL;
+}
+
+/* What applications and the kernel do to the region, while the readers
+ * read: a call every millisecond or so. */
+static void *hands_main(void *arg)
+{
+	struct storm *s = arg;
+	uint64_t rng = s->c->seed * 2654435761u + 17;
+	const struct timespec pause_ = { 0, 1000000L };
+
+	const struct expected e = { .seed = s->cfg.seed, .fd = -1 };
+	uint64_t off, len, bad, end = s->cfg.region_len;
+
+	while (reading(s)) {
+		enum hand h = hands_once(s->r, &rng, __atomic_load_n(
+			&s->hot, __ATOMIC_RELAXED), &s->out->hands, &off, &len);
+
+		/* Read again what was advised: dropped entries refault. */
+		if (off >= end)
+			continue;
+		len = len < end - off ? len : end - off;
+		if (guarded_read(&e, s, off, len, &bad) < 0)
+			refused(s, UINT32_MAX, resid_chunk_of(s->r, off), off,
+				len);
+		else if (bad)
+			note(s, "hands: %" PRIu64 " bytes wrong in [%" PRIu64
+			     ", +%" PRIu64 ") read again after %s", bad, off,
+			     len, hand_name(h));
+		nanosleep(&pause_, NULL);
+	}
 	return NULL;
 }
 
@@ -277,6 +313,17 @@ static uint64_t progress_of(struct storm *s)
 	       __atomic_load_n(&s->steps, __ATOMIC_RELAXED);
 }
 
+/* CPU time of the whole process: a hang that burns it is a livelock
+ * (a fault answered again and again, a spin), one that does not is a
+ * deadlock or a lost wakeup. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* A hang is no progress for watchdog_seconds: no byte checked by any
  * reader and no step of the main thread. It is caught when it happens,
  * mid-storm or in resid_close, not at the end of a fixed budget. The
@@ -288,21 +335,30 @@ static void *stall_watchdog(void *arg)
 	const struct timespec tick = { 0, 100000000L };
 	uint64_t stall_ns = (uint64_t)(s->c->watchdog_seconds * 1e9);
 	uint64_t last = progress_of(s), since = now_ns();
-	char dump[sizeof(s->out->message)];
+	uint64_t cpu = cpu_ns();
+	char dump[sizeof(s->out->message)], why[200] = "";
 
 	for (;;) {
 		nanosleep(&tick, NULL);
 		if (progress_of(s) != last) {
 			last = progress_of(s);
 			since = now_ns();
+			cpu = cpu_ns();
 		} else if (now_ns() - since >= stall_ns) {
 			break;
 		}
 	}
+	double busy = (double)(cpu_ns() - cpu) / 1e9;
+
+	if (busy >= LIVELOCK_CPU * (double)(now_ns() - since) / 1e9)
+		snprintf(why, sizeof(why), "livelock: %.1f s of CPU burnt in "
+			 "the %.0f s no reader made progress (a fault answered "
+			 "again and again, or a spin); ", busy,
+			 (double)(now_ns() - since) / 1e9);
 	thread_dump(getpid(), dump, sizeof(dump));
 	pthread_mutex_lock(&s->msg_lock);
 	s->out->hung = 1;
-	snprintf(s->out->message, sizeof(s->out->message), "%s", dump);
+	snprintf(s->out->message, sizeof(s->out->message), "%s%s", why, dump);
 	pthread_mutex_unlock(&s->msg_lock);
 	fprintf(stderr, "residctl storm: %s\n", dump);
 	report(s);
@@ -412,8 +468,17 @@ static void child(const struct storm_config *c, int fd)
 			break;
 		}
 	}
+	pthread_t hands;
+	int handing = c->hands && !pthread_create(&hands, NULL, hands_main, &s);
+
+	if (c->hands && !handing)
+		note(&s, "cannot start the hands thread");
 	for (uint32_t i = 0; i < started; i++) {
 		pthread_join(rd[i].th, NULL);
+		__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
+	}
+	if (handing) {
+		pthread_join(hands, NULL);
 		__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
 	}
 	resid_check_quiescent(s.r);
@@ -556,9 +621,10 @@ void storm_describe(const struct storm_config *c, char *buf, size_t n)
 	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
 		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
 		 "--prefetch %u --policy %s --seconds %.1f --dedup-grace %.1f%s "
-		 "--fetching-timeout %u --backing %s", c->seed, c->region_len,
+		 "--fetching-timeout %u --backing %s%s", c->seed, c->region_len,
 		 c->chunk_size, c->budget_ratio, c->threads, c->workers,
 		 c->prefetch_depth, resid_policy_name(c->policy), c->seconds,
 		 c->dedup_grace_seconds, c->evict_ahead ? " --evict-ahead" : "",
-		 c->fetching_timeout_ms, c->file_dir ? "file" : "synthetic");
+		 c->fetching_timeout_ms, c->file_dir ? "file" : "synthetic",
+		 c->hands ? " --hands" : "");
 }

@@ -11,6 +11,7 @@
 
 #include "code_probe.h"
 #include "fault.h"
+#include "hands.h"
 #include "resid_harness.h"
 
 struct storm_config {
@@ -41,6 +42,10 @@ struct storm_config {
 	/* The FETCHING watchdog's time-out; 0: the pager's default. A short
 	 * one makes the watchdog reset queued fetches (a rare path). */
 	uint32_t fetching_timeout_ms;
+	/* A thread does what applications and the kernel do to a mapped
+	 * region (hands.h) while the readers read; the dedup grace then
+	 * also waits for a refault served. */
+	int hands;
 	/* Faults to inject (NULL: none); the storm's seed seeds them. */
 	const struct fault_plan *faults;
 	/* Called about once a second while the storm runs (may be NULL). */
@@ -58,6 +63,7 @@ struct storm_result {
 	struct resid_stats stats;
 	uint64_t fired[FP_COUNT];
 	uint64_t probes[CP_COUNT]; /* code probes the child hit */
+	struct hands_tally hands;
 	int ran;                 /* the child reported back */
 	int hung;                /* the watchdog fired */
 	int interrupted;         /* a signal to stop ended it */

@@ -261,6 +261,10 @@ struct resid_stats {
 	 * dropped (the application's MADV_DONTNEED, a collapse in the
 	 * kernel), mapped again with a CONTINUE of that page. */
 	uint64_t refaults_served;
+	/* CONTINUEs refused with ENOENT: the range crossed a border of the
+	 * mapping the application split (advice or mprotect on a part), or
+	 * lay where it unmapped part of it. */
+	uint64_t continue_split;
 	/* Failures: chunks failed for good; failed_faults: the page faults
 	 * the pager answered with SIGBUS. With UFFDIO_POISON those are the
 	 * faults waiting on a chunk's last fetch when it failed (at least the
