@@ -126,6 +126,7 @@ static void add_suites(void)
 	suite_coverage();
 	suite_conformance();
 	suite_huge();
+	suite_hands();
 }
 
 static const char usage[] =
