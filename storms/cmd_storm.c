@@ -1,8 +1,8 @@
 /* residctl storm: randomized rounds of storms on the real kernel for a given
  * duration, for a kernel or platform engineer trying a new kernel (SPEC §7).
  * The kernel probe first; each round draws chunk size, budget, threads,
- * workers, prefetch depth, policy, evict-ahead and the FETCHING time-out
- * from its seed; injected faults come from
+ * workers, prefetch depth, policy, evict-ahead, the FETCHING time-out and
+ * whether a thread advises the mapping from its seed; injected faults come from
  * --fault and RESIDCTL_FAULTS. A summary and --json at the end, also after
  * Ctrl-C. */
 #include <inttypes.h>
@@ -33,8 +33,10 @@
 
 static const char about[] =
 	"  Rounds of randomized storms on the real kernel (chunk size, budget\n"
-	"  ratio, threads, workers, prefetch depth, policy, evict-ahead and a\n"
-	"  1 ms FETCHING time-out drawn per round) until --duration has passed\n"
+	"  ratio, threads, workers, prefetch depth, policy, evict-ahead, a 1 ms\n"
+	"  FETCHING time-out, and a thread that advises the mapping as\n"
+	"  applications do (MADV_DONTNEED, PAGEOUT, POPULATE_READ, ...) and\n"
+	"  reads it again, drawn per round) until --duration has passed\n"
 	"  or for --rounds R; each round runs in its own process and memory\n"
 	"  cgroup with a watchdog (a round that checks no byte for --watchdog\n"
 	"  seconds, default 30, hangs). Prints the kernel probe, a progress\n"
@@ -112,6 +114,9 @@ static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
 	c->fetching_timeout_ms = rng_below(&rng, 4) ? 0 : 1;
 	int file = (int)rng_below(&rng, 2);
 
+	/* In half the rounds a thread advises the mapping as applications
+	 * do (hands.h). */
+	c->hands = (int)rng_below(&rng, 2);
 	if (backing >= 0)
 		file = backing;
 	if (file) {
