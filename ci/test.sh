@@ -32,7 +32,7 @@ stage "mutation score (a sample)"; RESIDCTL_COVERAGE="" bash scripts/mutation-sa
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
 # Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
-# SIGINT, SIGTERM, SIGKILL at random moments: nothing left (SPEC §9).
+# SIGINT, SIGTERM, SIGKILL at random moments: nothing left (design.md §9).
 stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
@@ -40,7 +40,7 @@ stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # and the CI files that run them lint clean (docs/campaigns.md).
 stage "shards merged"; RESIDCTL_COVERAGE="" bash ci/shard.sh || fail "shards merged"
 stage "CI files (yamllint, actionlint)"; bash ci/lint-ci.sh || fail "CI files"
-# The simulated kernel against this one, call by call (SPEC §4).
+# The simulated kernel against this one, call by call (design.md §4).
 stage "conformance"; build/residctl conformance --json build/conformance.json || fail "conformance"
 # Every fault point, wakes and punches failing more often: the pager's error
 # paths on the real kernel (partial and failed CONTINUE, punch and wake

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fetch path against the platform limit (SPEC §8), the default sweep:
+# The fetch path against the platform limit (design.md §8), the default sweep:
 # chunks of 2..128 MiB, 3 reps, the application thread on one CPU and the
 # pager's threads on the others; then 8, 32 and 128 MiB again unpinned, to
 # show what sharing a CPU with the application costs. Every mode, also the

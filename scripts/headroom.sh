@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pager's memory headroom beyond its budget, measured (SPEC §9,
+# The pager's memory headroom beyond its budget, measured (design.md §9,
 # docs/core.md): for a few configurations, the peak usage of a cgroup v1
 # of its own while a region is read, less the usage before resid_open and
 # the budget (resident + reserved bytes never exceed it, and budget +

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kill matrix (SPEC §6, issue 5): every bug switched on alone, and all
+# The kill matrix (design.md §6, issue 5): every bug switched on alone, and all
 # off, against the scheduler (PCT and random walk, 20 seeds), the real-kernel
 # storm and TSan (3 runs each). Writes results/bugs.md and results/bugs.json.
 # Takes about a quarter of an hour on 2 cores; root for the real-kernel runs.

@@ -1,4 +1,4 @@
-/* The seven historical bugs (SPEC §6) and three more shapes (issue 12) as
+/* The seven historical bugs (design.md §6) and three more shapes (issue 12) as
  * the harness sees them: names, where each shows, and the switches (`--bug
  * N`, RESIDCTL_BUGS) that turn them on in the pager of this harness build
  * (pager/bug_switch.h). */
