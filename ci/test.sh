@@ -13,14 +13,14 @@ rm -f "$RESIDCTL_COVERAGE"
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
-# Each promise of resid.h, by clients of the installed library (issue 20).
+# Each promise of resid.h, by clients of the installed library.
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 # docs/extending.md followed in a scratch copy: a command, an oracle, a
-# scenario and a fault point added, built and run (issue 23).
+# scenario and a fault point added, built and run.
 stage "extending the harness"; bash ci/extend.sh || fail "extending the harness"
-# harness/ links without storms/: the rooms depend one way (issue 23).
+# harness/ links without storms/: the rooms depend one way.
 stage "rooms"; bash ci/rooms.sh || fail "rooms"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
@@ -30,7 +30,7 @@ stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 # a verdict: each still is, or the recorded score no longer holds.
 stage "mutation score (a sample)"; RESIDCTL_COVERAGE="" bash scripts/mutation-sample.sh || fail "mutation score"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
-# Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
+# Its rows read a real file with O_DIRECT and unequal chunks too.
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
 # SIGINT, SIGTERM, SIGKILL at random moments: nothing left (design.md §9).
 stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"

@@ -1,5 +1,5 @@
 /* The seven historical concurrency bugs of design.md §6 and three of the shapes
- * a maintainer writes (issue 12: 8 a condition wait under `if`, 9 the chunk
+ * a maintainer writes (8 a condition wait under `if`, 9 the chunk
  * lock dropped around a policy update, 10 a signal where close needs a
  * broadcast), switched back on in harness builds only: bit n of resid_bugs
  * turns on bug n. In the production

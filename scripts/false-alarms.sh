@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The false-alarm campaign of I-7 (issue 12): quick real-kernel storm rounds
+# The false-alarm campaign of I-7: quick real-kernel storm rounds
 # at each chunk size, without and with injected faults. A failed round is a
 # false alarm unless it is a pager bug; the st_blocks lag that a page count
 # disproved (design.md §2.6) is counted, not failed. Writes

@@ -7,7 +7,7 @@
 # Less the resident bytes instead, in-flight fetches' pages would count as
 # overhead and the figure would move with the load. Then the limit check: at
 # usage + budget + resid_headroom the region runs; at usage + budget it is
-# refused with the number (before issue 13 it was OOM-killed). Root, cgroup
+# refused with the number (without the check it was OOM-killed). Root, cgroup
 # v1 memory controller.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2

@@ -1,4 +1,4 @@
-/* Catching the bugs of the switches (design.md §6's seven, issue 12's three):
+/* Catching the bugs of the switches (design.md §6's seven, bugs 8-10):
  * one detector run against one bug switch, and what it saw. `residctl repro` and `residctl matrix`
  * are built on it. */
 #ifndef HARNESS_REPRO_H

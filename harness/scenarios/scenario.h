@@ -37,7 +37,7 @@ struct run_opts {
 };
 
 /* The legs a scenario runs in the default gate, beside the synthetic
- * content on equal chunks that every one runs (design.md §5.1, issue 12). */
+ * content on equal chunks that every one runs (design.md §5.1). */
 enum scen_leg {
 	LEG_FILE = 1,    /* a real file, its last chunk ending unaligned */
 	LEG_UNEQUAL = 2, /* an explicit table of unequal chunks */
