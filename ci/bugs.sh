@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The bug switches (SPEC §6's seven historical bugs, issue 12's three
-# shapes): the production library carries no bug switch, and `residctl
+# The bug switches (design.md §6's seven bugs and three that took the
+# harness down): the production library carries no bug switch, and `residctl
 # repro all` catches each bug with every detector expected of it (scheduler
 # with a replay line reproduced 10/10; TSan for 4, 5, 6; the real-kernel
 # watchdog for 2, 3, 7, 10). Needs build/tsan.

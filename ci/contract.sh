@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library's contract, as a user meets it (issue 20): the clients of
+# The library's contract, as a user meets it: the clients of
 # ci/contract/ are built from the installed prefix alone (make install,
 # pkg-config resid) and run on the real kernel, each in a cgroup of its
 # own; each "ok"/"FAIL" line they print is one promise of resid.h. The

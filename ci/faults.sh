@@ -35,7 +35,7 @@ if [ "$rc" -ne 1 ] || ! grep -q 'no progress for' "$tmp/t1.out" ||
 fi
 echo "faults: T-1 with punch=1 stopped, $(grep -o 'fired:punch=[0-9]*' "$tmp/t1.out" | tr '\n' ' ')"
 
-# The real read under faults (issue 12): T-1 and T-3 read a real file with
+# The real read under faults: T-1 and T-3 read a real file with
 # O_DIRECT (equal and unequal chunks, the last ending unaligned) while the
 # backing reads fail with EIO and EINTR and come back short. Every row
 # passes, reads the file, and counts each of the three faults.

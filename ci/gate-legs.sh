@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12: the default gate reads the path users take. Each scenario states
+# The default gate reads a real file, as users do. Each scenario states
 # its legs once (.legs in harness/scenarios/ and storms/), and every row of
 # the gate's JSON carries them ("gate_legs"): "file" read from a real file
 # (O_DIRECT, or buffered where the file system refused it, and said so),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPEC §9 "Interruption": each long command is interrupted with SIGINT,
+# design.md §9 "Interruption": each long command is interrupted with SIGINT,
 # SIGTERM and SIGKILL at random moments (seeded; the seed is printed), many
 # times. Then: exit 130 / 143 on SIGINT / SIGTERM, no process of the run left,
 # and no residctl cgroup left (after one further `residctl probe` for

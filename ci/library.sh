@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libresid as a user gets it (issue 13): build/libresid.a exports only
+# libresid as a user gets it: build/libresid.a exports only
 # resid_* symbols and calls nothing that prints; `make install` into a
 # temporary prefix gives a header, the library and resid.pc, and the
 # example docs/example/stream.c builds from them alone and reads a file.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The dependency between the top-level rooms goes one way (issue 23):
+# The dependency between the top-level rooms goes one way:
 # harness/ linked alone (build/harness.o) names no symbol that storms/
 # defines, and no file of harness/ includes a storm's header; storms/ and
 # harness/ meet only in tool/, the link step. And harness/ holds rooms

@@ -11,17 +11,19 @@ fail() { echo "residctl test: FAILED at: $1" >&2; exit 1; }
 
 export RESIDCTL_COVERAGE=$PWD/build/coverage.txt
 rm -f "$RESIDCTL_COVERAGE"
+# No file cites what a clone does not hold (docs/design.md is the design).
+stage "the repository stands alone"; bash ci/standalone.sh || fail "the repository stands alone"
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
-# Each promise of resid.h, by clients of the installed library (issue 20).
+# Each promise of resid.h, by clients of the installed library.
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 # docs/extending.md followed in a scratch copy: a command, an oracle, a
-# scenario and a fault point added, built and run (issue 23).
+# scenario and a fault point added, built and run.
 stage "extending the harness"; bash ci/extend.sh || fail "extending the harness"
-# harness/ links without storms/: the rooms depend one way (issue 23).
+# harness/ links without storms/: the rooms depend one way.
 stage "rooms"; bash ci/rooms.sh || fail "rooms"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
@@ -31,9 +33,9 @@ stage "mutation table"; bash ci/mutate.sh || fail "mutation table"
 # a verdict: each still is, or the recorded score no longer holds.
 stage "mutation score (a sample)"; RESIDCTL_COVERAGE="" bash scripts/mutation-sample.sh || fail "mutation score"
 stage "gate"; build/residctl check --json build/gate.json --junit build/gate-junit.xml || fail "gate"
-# Its rows read a real file with O_DIRECT and unequal chunks too (issue 12).
+# Its rows read a real file with O_DIRECT and unequal chunks too.
 stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json || fail "gate legs"
-# SIGINT, SIGTERM, SIGKILL at random moments: nothing left (SPEC §9).
+# SIGINT, SIGTERM, SIGKILL at random moments: nothing left (design.md §9).
 stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
@@ -41,7 +43,7 @@ stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
 # and the CI files that run them lint clean (docs/campaigns.md).
 stage "shards merged"; RESIDCTL_COVERAGE="" bash ci/shard.sh || fail "shards merged"
 stage "CI files (yamllint, actionlint)"; bash ci/lint-ci.sh || fail "CI files"
-# The simulated kernel against this one, call by call (SPEC §4).
+# The simulated kernel against this one, call by call (design.md §4).
 stage "conformance"; build/residctl conformance --json build/conformance.json || fail "conformance"
 # Every fault point, wakes and punches failing more often: the pager's error
 # paths on the real kernel (partial and failed CONTINUE, punch and wake

@@ -3,7 +3,7 @@
 # invocation, a test that hangs (2 s limit), one that raises SIGBUS, one
 # that writes through NULL and one that aborts must each fail by name; the
 # test after them and two real suites after that must still run and pass;
-# all of it within 10 s (the done-when of issue 24), not a hang. Its CUnit
+# all of it within 10 s (one hung test costs its limit), not a hang. Its CUnit
 # output is kept out of the log (its failures are the expected ones).
 # UNIT_TESTS names another build's binary.
 set -uo pipefail

@@ -1,4 +1,4 @@
-/* The invariants I-1..I-14 (SPEC §3) as checks callable at any point. The
+/* The invariants I-1..I-14 (design.md §3) as checks callable at any point. The
  * pager's debug (harness) builds call them where they apply; the harness
  * calls them after steps and at the end. A check that fails reports through
  * inv_report(): counted per id and passed to the installed handler. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel matrix (SPEC §10, docs/kernels.md): every cell of kernel package
+# The kernel matrix (design.md §10, docs/kernels.md): every cell of kernel package
 # x cgroup v1|v2 x started from the root cgroup | a delegated scope that holds
 # a process x swap off | on (forbidden in the scenarios' cgroups), each booted
 # under QEMU from an initramfs of busybox, residctl and its libraries.
@@ -323,7 +323,7 @@ run_cell() {
 		"$(jq -r .seconds "$d/cell.json")" "$REASON"
 }
 
-# Interrupted (SPEC §9): SIGINT/SIGTERM end every process this run started
+# Interrupted (design.md §9): SIGINT/SIGTERM end every process this run started
 # (the cells' subshells; timeout, which passes it on to QEMU; the helpers)
 # and exit 130/143. Each program it runs inherits RESIDCTL_KM_OWNER; a guard
 # ends them and the script's own subshells when the script is killed

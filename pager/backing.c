@@ -1,7 +1,7 @@
 /* The backing store: a file read with O_DIRECT (buffered plus
  * POSIX_FADV_DONTNEED when the file system refuses O_DIRECT, recorded in the
  * manifest), a plain descriptor for unaligned pieces, or the synthetic
- * content of SPEC §5.1. */
+ * content of design.md §5.1. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

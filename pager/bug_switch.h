@@ -1,5 +1,5 @@
-/* The seven historical concurrency bugs of SPEC §6 and three of the shapes
- * a maintainer writes (issue 12: 8 a condition wait under `if`, 9 the chunk
+/* The seven historical concurrency bugs of design.md §6 and three of the shapes
+ * a maintainer writes (8 a condition wait under `if`, 9 the chunk
  * lock dropped around a policy update, 10 a signal where close needs a
  * broadcast), switched back on in harness builds only: bit n of resid_bugs
  * turns on bug n. In the production
@@ -13,7 +13,7 @@ extern unsigned resid_bugs;
 
 /* Bugs 4, 5 and 6: a plain read-modify-write of shared memory, with a
  * scheduling point between the read and the write so that the simulated
- * scheduler can preempt there (an annotated shared-memory access, SPEC §4).
+ * scheduler can preempt there (an annotated shared-memory access, design.md §4).
  * On real threads the point is a no-op and the access is a plain race. */
 #define PLAIN_ADD(r, lv, v)                         \
 	do {                                        \

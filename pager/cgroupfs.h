@@ -1,4 +1,4 @@
-/* The memory cgroup as the pager sees it (SPEC §2.6, I-3, I-10), and where
+/* The memory cgroup as the pager sees it (design.md §2.6, I-3, I-10), and where
  * cgroup v1 and v2 memory settings are mapped onto each other: libcgroup
  * 2.0 does not translate them, so no other file spells a memory.* file
  * name or value (the harness's writes, cgroup_limits.h, are built on the
@@ -101,7 +101,7 @@ enum cg_swap_cond {
 };
 /* The condition that held, or -1 with a line in why naming the file to set
  * and its value (for a root cgroup, which cannot forbid swap: to run in a
- * child). It applies to the cgroup the region runs in (SPEC §2.6) and its
+ * child). It applies to the cgroup the region runs in (design.md §2.6) and its
  * ancestors (swap_above): v2 swap.max 0 at any level; v1 memsw == limit at
  * the cgroup, or at an ancestor of an unlimited one, and no limited
  * ancestor that allows swap. */

@@ -1,4 +1,4 @@
-/* Synthetic content (SPEC §5.1): each aligned 8-byte word holds its own word
+/* Synthetic content (design.md §5.1): each aligned 8-byte word holds its own word
  * index in the high 40 bits and 24 seeded bits below with the lowest set, so
  * no word is zero and a hole, a stale chunk or a misplaced chunk shows at any
  * byte. */

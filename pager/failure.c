@@ -1,4 +1,4 @@
-/* Failure semantics (SPEC §9). A chunk whose fetch keeps failing fails for
+/* Failure semantics (design.md §9). A chunk whose fetch keeps failing fails for
  * good and loudly, as mmap of a truncated file does: with UFFDIO_POISON
  * (Linux >= 6.6) its range in A is poisoned, so every access raises SIGBUS
  * in the kernel; without it every fault on the chunk sends SIGBUS to the

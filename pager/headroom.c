@@ -1,4 +1,4 @@
-/* Memory headroom (SPEC §9): what the pager needs in its cgroup beyond the
+/* Memory headroom (design.md §9): what the pager needs in its cgroup beyond the
  * budget. A cgroup limit equal to the budget gets the process OOM-killed, so
  * resid_open refuses a region whose cgroup cannot hold budget + headroom.
  * The figures are measured (scripts/headroom.sh, docs/core.md): the peak of

@@ -1,4 +1,4 @@
-/* The folio choice of a region (SPEC §8 "Huge folios in B", I-9). B holds
+/* The folio choice of a region (design.md §8 "Huge folios in B", I-9). B holds
  * huge folios only where no punch can split one: every chunk starts on a
  * multiple of the PMD folio, and the last chunk holds its tail up to the
  * next folio boundary (the file is sized to it, the fetch writes zeros

@@ -1,4 +1,4 @@
-/* Accounting against the kernel (SPEC §2.6, I-7). fstat(memfd).st_blocks is
+/* Accounting against the kernel (design.md §2.6, I-7). fstat(memfd).st_blocks is
  * exact and must lie in [resident, resident + reserved]: in-flight fetches
  * populate B before they commit. memory.stat's shmem lags by the kernel's
  * per-CPU batching and flush threshold, which bound the tolerance
@@ -85,7 +85,7 @@ int reconcile_baseline(struct resid_region *r, char *err, size_t n)
 
 /* st_blocks above resident + reserved is not yet a failure: shmem lowers
  * i_blocks late when a punch races a page allocation in the same memfd
- * (SPEC §2.6). A page count decides; an excess it does not confirm is the
+ * (design.md §2.6). A page count decides; an excess it does not confirm is the
  * kernel's lag, counted, and the count stands in for st_blocks. */
 static void confirm_excess(struct resid_region *r, struct resid_accounting *acc)
 {

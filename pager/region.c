@@ -1,4 +1,4 @@
-/* Region setup and teardown (SPEC §2.1): cgroup check, userfaultfd probe,
+/* Region setup and teardown (design.md §2.1): cgroup check, userfaultfd probe,
  * memfd mapped twice, backing store, chunk table, budget, threads. */
 #include <errno.h>
 #include <fcntl.h>

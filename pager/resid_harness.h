@@ -26,7 +26,7 @@ struct resid_harness {
 
 void resid_harness_init(struct resid_harness *h);
 
-/* Accounting against the kernel (SPEC §2.6). Returns 0 when both the exact
+/* Accounting against the kernel (design.md §2.6). Returns 0 when both the exact
  * st_blocks check and the memory.stat check hold; otherwise -1 and a line
  * in why. */
 struct resid_accounting {
@@ -59,7 +59,7 @@ int resid_chunk_failed(const struct resid_region *r, uint32_t chunk);
  * number of violations, each reported through the invariants module. */
 int resid_check_quiescent(struct resid_region *r);
 
-/* SPEC §5.1: no aligned 8-byte word is zero and each encodes its offset. */
+/* design.md §5.1: no aligned 8-byte word is zero and each encodes its offset. */
 uint64_t resid_content_word(uint64_t word_off, uint64_t seed);
 void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
 			uint64_t seed);

@@ -80,7 +80,7 @@ struct resid_seam {
 	int (*punch)(void *ctx, int fd, uint64_t off, uint64_t len);
 	int (*fstat_blocks)(void *ctx, int fd, uint64_t *blocks);
 	/* Bytes of the memfd that hold pages, counted page by page
-	 * (SEEK_DATA/SEEK_HOLE): exact where st_blocks may lag (SPEC §2.6). */
+	 * (SEEK_DATA/SEEK_HOLE): exact where st_blocks may lag (design.md §2.6). */
 	int (*memfd_present)(void *ctx, int fd, uint64_t *bytes);
 	int (*map)(void *ctx, int fd, uint64_t len, int prot, void **out);
 	int (*unmap)(void *ctx, void *addr, uint64_t len);

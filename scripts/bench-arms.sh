@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The arms of SPEC §8 on the synthetic cyclic layer scan, the default sweep
+# The arms of design.md §8 on the synthetic cyclic layer scan, the default sweep
 # (a few minutes on a 2-core machine; root: memory cgroups):
 #   results/bench-arms.csv  every run of both chunk sizes
 #   results/bench-arms.md   the tables

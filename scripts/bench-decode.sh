@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seed's headline on this machine: tokens/s of a decode-shaped workload
+# The headline (design.md §8) on this machine: tokens/s of a decode-shaped workload
 # (`residctl bench decode`: each layer's f32 weights multiplied into a
 # vector by 2 threads, a pass over every layer a token, every layer's output
 # checked) for A (kernel mmap, the fastest madvise), C, D, E across budget

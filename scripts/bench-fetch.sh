@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The fetch path against the platform limit (SPEC §8), the default sweep:
+# The fetch path against the platform limit (design.md §8), the default sweep:
 # chunks of 2..128 MiB, 3 reps, the application thread on one CPU and the
 # pager's threads on the others; then 8, 32 and 128 MiB again unpinned, to
 # show what sharing a CPU with the application costs. Every mode, also the
-# device and the huge path's (issue 21; scripts/bench-huge.sh is the short
+# device and the huge path's (scripts/bench-huge.sh is the short
 # run of those). About 7 minutes; root (memory cgroups).
 #   results/bench-fetch.csv           every figure per chunk size and mode
 #   results/bench-fetch-unpinned.csv  the same, threads not pinned

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The harness's own throughput (SPEC §8) in results/bench-harness.md:
+# The harness's own throughput (design.md §8) in results/bench-harness.md:
 #   the wall time of the quick T-1..T-7 gate (residctl check),
 #   schedules per second of T-3 on the simulated kernel, one core (as in
 #   scripts/record-sim.sh),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21's fetch target: the fetch on the huge path (huge folios in B,
+# The huge path's fetch target: the fetch on the huge path (huge folios in B,
 # from a tmpfs mounted huge=always in each run's own mount namespace, or
 # --huge-dir DIR) against the 4 KiB path and the device itself (O_DIRECT
 # into one reused huge-page buffer), the modes alternating run by run, at
@@ -59,7 +59,7 @@ targets() {
 }
 
 {
-	echo "# Issue 21: the fetch on the huge path"
+	echo "# The fetch on the huge path"
 	echo
 	echo "\`scripts/bench-huge.sh\` on $(machine), $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."

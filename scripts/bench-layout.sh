@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The arms on a real layout (issue 14): two synthetic safetensors models
+# The arms on a real layout: two synthetic safetensors models
 # whose tensors straddle pages as a real model's do (`residctl bench
 # mkmodel`): 8 layers (10 chunks, small enough for the exact optimum) and 24
 # narrower layers (26 chunks: only the bound and FNU). Each is checked byte

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Eviction that overlaps consumption (issue 21 §2), side by side in one
+# Eviction that overlaps consumption, side by side in one
 # run: A (mmap), D, E (D + prefetch) and E-overlap (E with overlap_evict,
 # the scan announcing its progress through each chunk), interleaved run by
 # run, 3 repetitions, on the cyclic scan at ratio 0.5:

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The time targets of issues 14 and 21, side by side in one run (root:
+# The time targets (wall, fetch rate, tokens/s), side by side in one run (root:
 # memory cgroups; 12 minutes on an idle 2-CPU machine, 25 or more when it
 # is loaded):
 #   1. the arms at budget ratio 0.5, each run 3 times, interleaved run by
 #      run: 16 chunks of 8 MiB, 8 passes (A-seq, A-random, D, D-whole, E,
 #      E-overlap) and 8 chunks of 128 MiB, 4 passes (A-seq, D, D-whole, E,
-#      E-overlap: eviction that overlaps consumption, issue 21 §2), both
-#      with D-huge and E-overlap-huge (B in huge folios, issue 21 §1) where
+#      E-overlap: eviction that overlaps consumption), both
+#      with D-huge and E-overlap-huge (B in huge folios) where
 #      the kernel has shmem THP, each with
 #      the arm 'device' (the file read alone with O_DIRECT) in the same
 #      rotation, and fio on the same file before and after each sweep
@@ -136,8 +136,8 @@ targets() {
 	}
 	END {
 		nway = split("E-overlap D-huge E-overlap-huge", way, " ")
-		label["E-overlap"] = "eviction overlapping consumption (issue 21 §2)"
-		label["D-huge"] = "B in huge folios (issue 21 §1)"
+		label["E-overlap"] = "eviction overlapping consumption"
+		label["D-huge"] = "B in huge folios"
 		label["E-overlap-huge"] = "both of them"
 		for (s = 8; s <= 128; s *= 16) {
 			if (!(s in sizes)) continue
@@ -228,7 +228,7 @@ targets() {
 }
 
 {
-	echo "# The time targets of issues 14 and 21, side by side"
+	echo "# The time targets, side by side"
 	echo
 	echo "\`scripts/bench-targets.sh\` on $(machine), $when."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."

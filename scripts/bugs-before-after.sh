@@ -2,7 +2,7 @@
 # Appends to results/bugs.md the schedules to detect of an older kill
 # matrix (results/bugs.json at revision REV, default e47aa1e: the last whose
 # hunts gave bugs 7 and 8 faults and a chunk size of their own) beside those
-# of results/bugs.json now (the generic campaign: swarm faults, issue 24).
+# of results/bugs.json now (the generic campaign: swarm faults).
 # scripts/kill-matrix.sh runs it after the matrix.
 set -euo pipefail
 cd "$(dirname "$0")/.."

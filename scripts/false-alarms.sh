@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The false-alarm campaign of I-7 (issue 12): quick real-kernel storm rounds
+# The false-alarm campaign of I-7: quick real-kernel storm rounds
 # at each chunk size, without and with injected faults. A failed round is a
 # false alarm unless it is a pager bug; the st_blocks lag that a page count
-# disproved (SPEC §2.6) is counted, not failed. Writes
+# disproved (design.md §2.6) is counted, not failed. Writes
 # results/false-alarms.md and results/false-alarms.json.
 # Usage: scripts/false-alarms.sh [ROUNDS_PER_CELL] [ROUND_SECONDS]
 #        (defaults 100 and 2: 10 cells, about 40 minutes)
@@ -66,7 +66,7 @@ done
 	echo "A failed round would be a false alarm (or a pager bug); \"st_blocks lag\""
 	echo "counts the reconciles where st_blocks exceeded resident + reserved and"
 	echo "an exact page count (SEEK_DATA/SEEK_HOLE) was inside the bounds: the"
-	echo "kernel lowering i_blocks late after a punch (SPEC §2.6)."
+	echo "kernel lowering i_blocks late after a punch (design.md §2.6)."
 	echo
 	echo "| chunk | faults | rounds | failed | mismatches | st_blocks lag |"
 	echo "|---|---|---|---|---|---|"

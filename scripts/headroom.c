@@ -1,4 +1,4 @@
-/* Measures the memory the pager needs beyond its budget (SPEC §9): in a
+/* Measures the memory the pager needs beyond its budget (design.md §9): in a
  * memory cgroup of its own (v1, given as argv[1]), the peak of the cgroup's
  * usage while a synthetic region is read twice, less the usage before
  * resid_open, less the most bytes ever resident. Prints one line with that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pager's memory headroom beyond its budget, measured (SPEC §9,
+# The pager's memory headroom beyond its budget, measured (design.md §9,
 # docs/core.md): for a few configurations, the peak usage of a cgroup v1
 # of its own while a region is read, less the usage before resid_open and
 # the budget (resident + reserved bytes never exceed it, and budget +
@@ -7,7 +7,7 @@
 # Less the resident bytes instead, in-flight fetches' pages would count as
 # overhead and the figure would move with the load. Then the limit check: at
 # usage + budget + resid_headroom the region runs; at usage + budget it is
-# refused with the number (before issue 13 it was OOM-killed). Root, cgroup
+# refused with the number (without the check it was OOM-killed). Root, cgroup
 # v1 memory controller.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2

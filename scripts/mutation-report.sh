@@ -114,7 +114,7 @@ END {
 	      (nf > 1 ? "; a later file is a rerun, and its result for a mutant " \
 	       "and a detector replaces the earlier one" : "") "." > md
 	print "Each mutant is a fault of our own making in `pager/` (not a bug switch " \
-	      "of SPEC §6), applied to a copy of the tree and judged by every " \
+	      "of design.md §6), applied to a copy of the tree and judged by every " \
 	      "detector; a detector that fails or exceeds its time limit kills it " \
 	      "(\"timeout\"). `--help` of the script lists the detectors and limits." > md
 	print "" > md

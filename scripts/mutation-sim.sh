@@ -4,7 +4,7 @@
 # scenarios on equal and unequal chunks, half random walk, half PCT depth
 # 3, each schedule with its swarm of faults — with no shrinking: a kill is
 # the first failing schedule (--stop), and shrinking a long failure could take the
-# detector's whole time limit (issue 24). Stops at the first scenario that
+# detector's whole time limit. Stops at the first scenario that
 # fails; exit 1 then, 0 when every one passed, 2 on bad input.
 set -uo pipefail
 usage="usage: scripts/mutation-sim.sh RESIDCTL [SCHEDULES]   (default 200 per scenario and leg)"

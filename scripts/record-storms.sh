@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long real-kernel runs of issue 3, recorded in results/:
+# The long real-kernel runs (the full profile), recorded in results/:
 #   the full-profile storms (60 s each, 120 s watchdog) and a storm with
 #   every fault point at p=0.01. Takes about DURATION + 4 minutes.
 # Usage: scripts/record-storms.sh [DURATION_SECONDS]   (default 600)

@@ -1,5 +1,5 @@
 /* residctl storm: randomized rounds of storms on the real kernel for a given
- * duration, for a kernel or platform engineer trying a new kernel (SPEC §7).
+ * duration, for a kernel or platform engineer trying a new kernel (design.md §7).
  * The kernel probe first; each round draws chunk size, budget, threads,
  * workers, prefetch depth, policy, evict-ahead, the FETCHING time-out and
  * whether a thread advises the mapping from its seed; injected faults come from

@@ -61,7 +61,7 @@ struct reader {
 /* Where a reader's SIGBUS goes: set only around its read through A. */
 static __thread sigjmp_buf *sigbus_jump;
 
-/* A failed chunk's SIGBUS (SPEC §9) lands in the read that raised it; one
+/* A failed chunk's SIGBUS (design.md §9) lands in the read that raised it; one
  * anywhere else is a crash, so it ends the child as before and the parent
  * says the storm process died. */
 static void on_sigbus(int sig)

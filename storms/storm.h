@@ -56,7 +56,7 @@ struct storm_config {
 struct storm_result {
 	uint64_t touches, bytes_checked, mismatches;
 	uint64_t violations;     /* invariant reports */
-	/* Reads that raised SIGBUS as the contract says (SPEC §9): their
+	/* Reads that raised SIGBUS as the contract says (design.md §9): their
 	 * chunk failed for good and every error was injected. */
 	uint64_t refused_reads;
 	uint64_t worst_touch_ns; /* the slowest read seen by a thread */

@@ -1,4 +1,4 @@
-/* The gate's storm (SPEC §5.3 T-3): 8 threads read random pieces of random
+/* The gate's storm (design.md §5.3 T-3): 8 threads read random pieces of random
  * chunks under a 25 % budget with prefetch on and 4 fetch workers, every byte
  * checked, eager reconcile, in its own process and memory cgroup; on a
  * file leg from a real file, on an unequal leg over a table of unequal

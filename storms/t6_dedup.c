@@ -1,7 +1,7 @@
 /* T-6 dedup fires: T-3's storm, and both kinds of fault dedup counted
  * (a fault on a chunk being fetched, a fault on one already resident).
  * Dedup needs two threads faulting on one chunk within a fetch; an emulated
- * or crowded CPU runs the threads 2 to 40 times slower (SPEC §10), so a
+ * or crowded CPU runs the threads 2 to 40 times slower (design.md §10), so a
  * 3 s storm could end before the first. The threads read on past the
  * profile's duration until both counters are > 0, for at most GRACE_S. */
 #include <inttypes.h>

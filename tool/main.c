@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "residctl: RESIDCTL_BUGS: %s\n", err);
 		return 2;
 	}
-	/* No child, no cgroup may outlive the tool (SPEC §9). */
+	/* No child, no cgroup may outlive the tool (design.md §9). */
 	atexit(cg_scope_cleanup_all);
 	child_catch_signals();
 	if (watchdog_start(argc, argv, err, sizeof(err)) < 0) {
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	const struct command *cmd = command_find(commands, NCOMMANDS, argv[1]);
 
 	if (cmd) {
-		/* What a killed residctl left, at every start (SPEC §9). */
+		/* What a killed residctl left, at every start (design.md §9). */
 		cg_stale_sweep();
 		int rc = cmd->fn(argc - 1, argv + 1);
 

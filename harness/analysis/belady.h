@@ -1,4 +1,4 @@
-/* The offline optimum (SPEC §2.5, §8) over the workload's reference trace:
+/* The offline optimum (design.md §2.5, §8) over the workload's reference trace:
  * Belady's furthest-next-use rule, a lower bound, and the exact optimum of
  * small instances. Pure: no I/O, no OS calls beyond malloc.
  *

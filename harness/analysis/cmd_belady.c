@@ -1,5 +1,5 @@
 /* residctl belady TRACE --capacity BYTES: the offline references over a
- * reference trace the workload wrote (SPEC §2.5, §8): furthest-next-use,
+ * reference trace the workload wrote (design.md §2.5, §8): furthest-next-use,
  * the lower bound, and the exact optimum of small traces. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* Trace files (SPEC §2.5, I-10): a text format whose header says whether it
+/* Trace files (design.md §2.5, I-10): a text format whose header says whether it
  * is the workload's reference trace or the pager's fault trace.
  *
  *   residctl-trace 1 reference    magic, version 1, kind: reference | fault

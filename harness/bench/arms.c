@@ -1,4 +1,4 @@
-/* residctl bench arms: the arms of SPEC §8 on the cyclic layer scan (equal
+/* residctl bench arms: the arms of design.md §8 on the cyclic layer scan (equal
  * chunks, or a real layout from --table), at equal budgets, swept over
  * budget ratios. Primary figure: bytes the arm's process read from the disk
  * (/proc/self/io read_bytes), with the pager's own fetch_bytes beside it as

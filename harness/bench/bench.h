@@ -1,4 +1,4 @@
-/* residctl bench: the performance work of SPEC §8. Benchmarks, not tests:
+/* residctl bench: the performance work of design.md §8. Benchmarks, not tests:
  * they compare arms side by side and write figures, they assert nothing
  * about time. Shared here: the backing file on a real disk, emptying its
  * page cache, the process's own I/O accounting, one measurement in a forked
@@ -20,7 +20,7 @@
 
 double bench_now(void);
 
-/* The backing file: content of SPEC §5.1 (seed), written, fsynced, and
+/* The backing file: content of design.md §5.1 (seed), written, fsynced, and
  * removed by bench_file_remove on every exit path. */
 struct decode_job;
 

@@ -1,4 +1,4 @@
-/* residctl bench: the benchmarks of SPEC §8 (arms, fetch). */
+/* residctl bench: the benchmarks of design.md §8 (arms, fetch). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
 enum mode { M_PLAIN, M_WARM, M_PAGER, M_AHEAD, M_PREFETCH, M_DEVICE, M_HUGE,
 	    M_HUGE_AHEAD, NMODES };
 #define MODES_ALL ((1u << NMODES) - 1)
-#define MODES_CLASSIC ((1u << M_DEVICE) - 1) /* the tables of issue 14 */
+#define MODES_CLASSIC ((1u << M_DEVICE) - 1) /* the 4 KiB tables */
 
 extern const char *const mode_name[NMODES];
 

@@ -232,7 +232,7 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 	return 0;
 }
 
-/* The huge path against the 4 KiB one and the device (issue 21): each
+/* The huge path against the 4 KiB one and the device (the fetch target): each
  * mode's fetch rate and its share of the device's, run by run
  * interleaved; "-" for a mode not run. */
 static void print_huge(const struct fetch_opts *o, struct fres (*t)[NMODES])

@@ -3,7 +3,7 @@
  * their norms, final norm, head), F16, packed as the safetensors writer
  * packs them: the header padded to 8 bytes, tensors back to back, so layers
  * start and end inside pages as real ones do. The data bytes are the content
- * of SPEC §5.1 at their file offsets, so every byte can be checked; with
+ * of design.md §5.1 at their file offsets, so every byte can be checked; with
  * --dtype F32 the tensors are F32 and hold the decode workload's weights
  * (decode.h), real numbers at their file offsets. */
 #include <errno.h>

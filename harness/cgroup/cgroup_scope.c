@@ -346,7 +346,7 @@ static int subtree_has_memory(const struct slot *sl, char *err, size_t n)
  * owner; libcgroup then enables memory in the empty P, makes the child and
  * moves this process on into it. These moves are plain writes: libcgroup
  * 2.0.2 refuses to move a task before memory is enabled in the target's
- * parent (SPEC §2.7), and cannot make a group without a controller. */
+ * parent (design.md §2.7), and cannot make a group without a controller. */
 static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
 			  size_t n)
 {

@@ -1,4 +1,4 @@
-/* A scenario's own memory cgroup (SPEC §2.6): a child of the process's memory
+/* A scenario's own memory cgroup (design.md §2.6): a child of the process's memory
  * cgroup made with libcgroup, limited with swap forbidden (read back through
  * cgroupfs, I-3 must hold in it), entered by the whole process and removed
  * afterwards, also when the scenario fails or the tool is interrupted. */

@@ -1,4 +1,4 @@
-/* The cgroups an interrupted or killed residctl left behind (SPEC §9). */
+/* The cgroups an interrupted or killed residctl left behind (design.md §9). */
 #ifndef HARNESS_CGROUP_STALE_H
 #define HARNESS_CGROUP_STALE_H
 

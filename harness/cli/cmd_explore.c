@@ -1,5 +1,5 @@
 /* residctl explore: schedules of a scenario under the simulated kernel and
- * the deterministic scheduler (SPEC §4). */
+ * the deterministic scheduler (design.md §4). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* residctl replay: reruns one schedule of the simulated kernel from the
- * line a failure printed (SPEC §4). */
+ * line a failure printed (design.md §4). */
 #include <inttypes.h>
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* The conformance table: seam-call sequences whose outcomes the simulated
- * kernel must reproduce (SPEC §2.7). Offsets and lengths are in bytes; P(n)
+ * kernel must reproduce (design.md §2.7). Offsets and lengths are in bytes; P(n)
  * is page n. Every case ends with the uffd closed and its readers joined. */
 #include <string.h>
 
@@ -74,7 +74,7 @@ const struct conf_case conf_cases[] = {
 	  "punches", 1024,
 	  { FILL(0, 512), CONT(0, 512), FILL(512, 512), PUNCH(0, 512),
 	    PUNCH(256, 768) }, 0 },
-	/* The huge path (SPEC §8; 2 MiB folios on x86-64: 512 pages). */
+	/* The huge path (design.md §8; 2 MiB folios on x86-64: 512 pages). */
 	{ "huge-fill-folio", "huge tmpfs: one page written brings its whole "
 	  "folio; CONTINUE maps pages of it through a NOHUGEPAGE A", 1024,
 	  { FILL(0, 1), CONT(0, 1), FILL(512, 512), CONT(512, 512),

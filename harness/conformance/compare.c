@@ -1,5 +1,5 @@
 /* Judging a conformance step: every field equal, memory.stat within the
- * lag the kernel documents (SPEC §2.6). */
+ * lag the kernel documents (design.md §2.6). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The simulated kernel checked against the kernel (SPEC §4, §2.7): a table
+/* The simulated kernel checked against the kernel (design.md §4, §2.7): a table
  * of seam-call sequences runs on the Linux seam and on the simulated one,
  * and the outcomes are compared field by field. cases.c is the table,
  * exec.c runs a case on either side, linux_side.c and sim_side.c supply
@@ -40,7 +40,7 @@ struct conf_case {
 	uint32_t pages;     /* the memfd's size */
 	struct conf_step steps[CONF_MAX_STEPS];
 	/* The file is made with O_TMPFILE on a tmpfs mounted huge=always
-	 * (the huge path's, SPEC §8); the simulated kernel's folio is then
+	 * (the huge path's, design.md §8); the simulated kernel's folio is then
 	 * the kernel's PMD size. */
 	int huge;
 };

@@ -68,7 +68,7 @@ static int setup(struct ctx *x)
 	if ((rc = K(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) < 0)
 		return fail(x, "mmap B", rc);
 	x->b = b;
-	/* EINVAL: a kernel without THP has nothing to forbid (SPEC §2.7).
+	/* EINVAL: a kernel without THP has nothing to forbid (design.md §2.7).
 	 * A huge case's B allows huge folios only during a fill (fill_b). */
 	if (((rc = K(x, nohugepage, a, x->len)) < 0 && rc != -EINVAL) ||
 	    ((rc = K(x, nohugepage, b, x->len)) < 0 && rc != -EINVAL))

@@ -1,4 +1,4 @@
-/* The seven historical bugs (SPEC §6) and three more shapes (issue 12) as
+/* The seven historical bugs (design.md §6) and three more (docs/bugs/) as
  * the harness sees them: names, where each shows, and the switches (`--bug
  * N`, RESIDCTL_BUGS) that turn them on in the pager of this harness build
  * (pager/bug_switch.h). */
@@ -16,7 +16,7 @@ struct bug_info {
 	/* The simulated scenario the scheduler hunts it in, and the gate
 	 * scenario that runs it on the real kernel (storm, TSan). No faults
 	 * or sizes of its own: the hunts are the generic campaign, whose
-	 * swarm draws them per run (issue 24). */
+	 * swarm draws them per run. */
 	const char *sim_scenario;
 	const char *real_scenario;
 };

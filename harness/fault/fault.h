@@ -1,4 +1,4 @@
-/* Fault injection (SPEC §5.2): one seam that wraps another — the kernel or
+/* Fault injection (design.md §5.2): one seam that wraps another — the kernel or
  * the simulated kernel — and puts a named libfiu point on every call. A
  * fault plan says which points fire: NAME=P (probability), NAME@N or
  * NAME@N+M+.. (those calls), all=P. Each run wraps its seam in its own

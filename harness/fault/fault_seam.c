@@ -1,4 +1,4 @@
-/* The fault seam (SPEC §5.2): an instance that wraps a seam, the kernel or
+/* The fault seam (design.md §5.2): an instance that wraps a seam, the kernel or
  * the simulated kernel, and consults its plan on every call that has a
  * point. Its state is its own: counts, fired calls and the decision
  * stream (a hash of seed, point and call number, thread-safe; or the

@@ -1,4 +1,4 @@
-/* The accounting oracle (SPEC §2.6): at quiescence, what the pager holds
+/* The accounting oracle (design.md §2.6): at quiescence, what the pager holds
  * against what the kernel says it holds. st_blocks is exact there;
  * memory.stat lags by up to the kernel's per-CPU flush threshold, so a
  * difference within it is the one verdict the harness cannot give. T-4 on

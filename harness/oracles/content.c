@@ -1,4 +1,4 @@
-/* The content oracle (SPEC §5.1): every byte an application thread reads
+/* The content oracle (design.md §5.1): every byte an application thread reads
  * is compared with the content it must hold, a function of its offset and
  * the seed in which no aligned word is zero and every word encodes its own
  * offset, so a hole, a stale chunk or a chunk in the wrong slot shows. */

@@ -1,4 +1,4 @@
-/* The failure contract's oracle (SPEC §9): a read that raised SIGBUS is the
+/* The failure contract's oracle (design.md §9): a read that raised SIGBUS is the
  * contract's outcome, not a pager bug, only when the pager reports its chunk
  * (or the region) failed for good and every error the pager met was one the
  * fault seam injected. The simulated and the real-kernel readers judge by

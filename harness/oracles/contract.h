@@ -1,4 +1,4 @@
-/* The failure contract's oracle (SPEC §9), apart from oracle.h so that a
+/* The failure contract's oracle (design.md §9), apart from oracle.h so that a
  * real-kernel reader needs nothing of the simulation. */
 #ifndef HARNESS_CONTRACT_H
 #define HARNESS_CONTRACT_H
@@ -14,7 +14,7 @@
  * injector's doing. */
 int oracle_errors_injected(const struct resid_stats *st,
 			   const uint64_t fired[FP_COUNT]);
-/* A read of chunk that raised SIGBUS (SPEC §9): 1 when it is the contract's
+/* A read of chunk that raised SIGBUS (design.md §9): 1 when it is the contract's
  * outcome, the pager reporting the chunk or the region failed and every
  * error injected by fs; else 0 (a pager bug) and why (n bytes) says which
  * half failed. */

@@ -1,4 +1,4 @@
-/* The oracles (SPEC §4), one file each in harness/oracles/; those that end
+/* The oracles (design.md §4), one file each in harness/oracles/; those that end
  * a simulated run are entries of the registry (oracles.def, verdict.h):
  * why a run that can no longer move ended (deadlock, lost wakeup, no
  * signal, hang: quiescence.c asks them in the registry's order), a crash
@@ -50,7 +50,7 @@ void oracle_invariants_stop(void);
 void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
 			 uint64_t partial);
 
-/* The accounting at quiescence (SPEC §2.6, T-4): waits for the fetches in
+/* The accounting at quiescence (design.md §2.6, T-4): waits for the fetches in
  * flight, reconciles into acc, and judges fstat's st_blocks against the
  * pager's resident bytes, exactly, and the cgroup's memory.stat shmem
  * against them: equal, pass; apart by no more than the kernel's flush

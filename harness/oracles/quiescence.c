@@ -1,4 +1,4 @@
-/* The quiescence classifier (SPEC §4): when no thread can run and no timer
+/* The quiescence classifier (design.md §4): when no thread can run and no timer
  * is pending (or only timers fire, idly), ask the oracles why, in the
  * registry's order (oracles.def), each its `quiescent` function. A
  * lock left held by an exited thread never gets here: the thread's exit

@@ -1,5 +1,5 @@
 /* residctl matrix: every bug (and none) against every detector over many
- * seeds; the kill matrix of SPEC §6 as markdown and JSON. */
+ * seeds; the kill matrix of design.md §6 as markdown and JSON. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

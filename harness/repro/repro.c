@@ -22,7 +22,7 @@ const char *detector_name(enum detector d)
 	return names[d];
 }
 
-/* SPEC §6 and issues 5 and 12: the scheduler catches all ten; TSan bugs
+/* design.md §6 and docs/bugs/: the scheduler catches all ten; TSan bugs
  * 4, 5, 6; the real-kernel watchdog bugs 2 (and 3, the same hang), 7 and
  * 10 (close hangs in its joins). */
 int detector_expected(int bug, enum detector d)

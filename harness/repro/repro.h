@@ -1,4 +1,4 @@
-/* Catching the bugs of the switches (SPEC §6's seven, issue 12's three):
+/* Catching the bugs of the switches (design.md §6's seven, bugs 8-10):
  * one detector run against one bug switch, and what it saw. `residctl repro` and `residctl matrix`
  * are built on it. */
 #ifndef HARNESS_REPRO_H
@@ -40,7 +40,7 @@ struct repro_opts {
 };
 
 const char *detector_name(enum detector d);
-/* Does SPEC §6 expect this detector to catch this bug? */
+/* Does design.md §6 expect this detector to catch this bug? */
 int detector_expected(int bug, enum detector d);
 /* Runs detector d against bug (1..NBUGS; 0 = every switch off). */
 void repro_run(int bug, enum detector d, const struct repro_opts *o,

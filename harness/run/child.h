@@ -1,4 +1,4 @@
-/* The tool's child processes, and how residctl ends on SIGINT/SIGTERM (SPEC
+/* The tool's child processes, and how residctl ends on SIGINT/SIGTERM (design.md
  * §9): every child is forked here, dies with its parent (PR_SET_PDEATHSIG)
  * and is registered; the one handler forwards the signal to the live
  * children, reaps them, removes this process's cgroups and exits 128 + the

@@ -60,7 +60,7 @@ static void probe_uffd(struct probe *p)
 }
 
 /* The scenarios run in a child of this process's memory cgroup with swap
- * forbidden (I-3 holds there, SPEC §2.6): make one as they would and remove
+ * forbidden (I-3 holds there, design.md §2.6): make one as they would and remove
  * it, so that "yes" means the gate can start. The condition that held in
  * it, or -1 with the reason in err. */
 static int trial_scope(char *err, size_t n)

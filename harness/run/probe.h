@@ -20,7 +20,7 @@ struct probe {
 				  * cgroup (a trial one), -1: none held */
 	char swap_why[512];      /* why not, when -1 */
 	char thp[64], shmem_thp[64];
-	/* Huge folios in B (issue 21): the PMD folio (0: no THP), what a
+	/* Huge folios in B (design.md §8): the PMD folio (0: no THP), what a
 	 * memfd gets at that size (the size's own shmem_enabled unless it
 	 * inherits the global one), and whether a tmpfs with huge= can be
 	 * mounted here (tried in a mount namespace of a child's own). */

@@ -1,4 +1,4 @@
-/* The real-kernel watchdog of every command (SPEC §9, "the harness
+/* The real-kernel watchdog of every command (design.md §9, "the harness
  * itself"): a command whose process and children use no CPU time for
  * RESIDCTL_WATCHDOG seconds (default 600; 0: off) is hung. Each thread's
  * state and wait channel (its own and its children's) go to stderr with the

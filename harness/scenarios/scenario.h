@@ -1,4 +1,4 @@
-/* A scenario (SPEC §5.3), the harness's unit: its real-kernel run, which
+/* A scenario (design.md §5.3), the harness's unit: its real-kernel run, which
  * fills a result and passes only with mismatches == 0 and every criterion
  * met, and its sizing on the simulated kernel. */
 #ifndef HARNESS_SCENARIO_H
@@ -20,7 +20,7 @@ struct run_opts {
 	int verbose;
 	uint64_t storm_chunk; /* the storms' chunk size; 0: 1 MiB */
 	/* The leg (enum scen_leg): with LEG_FILE the region is a real file
-	 * of SPEC §5.1 content made in file_dir, read with O_DIRECT; with
+	 * of design.md §5.1 content made in file_dir, read with O_DIRECT; with
 	 * LEG_UNEQUAL the chunks come from an explicit table of unequal
 	 * sizes. */
 	unsigned leg;
@@ -37,7 +37,7 @@ struct run_opts {
 };
 
 /* The legs a scenario runs in the default gate, beside the synthetic
- * content on equal chunks that every one runs (SPEC §5.1, issue 12). */
+ * content on equal chunks that every one runs (design.md §5.1). */
 enum scen_leg {
 	LEG_FILE = 1,    /* a real file, its last chunk ending unaligned */
 	LEG_UNEQUAL = 2, /* an explicit table of unequal chunks */
@@ -144,7 +144,7 @@ void scen_add(struct scen_result *r, const char *name, uint64_t value);
  * Safe from any thread. */
 void scen_fail(struct scen_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The same for a criterion the harness cannot judge here (SPEC §9: it
+/* The same for a criterion the harness cannot judge here (design.md §9: it
  * says so); a failure's reason wins over it. */
 void scen_unknown(struct scen_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

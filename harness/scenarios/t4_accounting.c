@@ -43,7 +43,7 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 	} else if (!acc.have_cgroup) {
 		scen_unknown(res, "%s", why);
 	} else if (v == VERDICT_UNKNOWN) {
-		/* The criterion (SPEC §5.3) holds; what the lag hides is
+		/* The criterion (design.md §5.3) holds; what the lag hides is
 		 * said, not judged. */
 		scen_note(res, "unknown: %s", why);
 	}

@@ -1,4 +1,4 @@
-/* T-5 Belady sanity (SPEC §5.3): belady() against the naive oracle on random
+/* T-5 Belady sanity (design.md §5.3): belady() against the naive oracle on random
  * traces, strict cyclic scans against the floor W + (P-1)*max(W-K, 0), and a
  * fault trace read back from a file must be refused. */
 #include <inttypes.h>

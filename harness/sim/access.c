@@ -1,4 +1,4 @@
-/* The scheduler's eyes on plain memory (SPEC §4). The simulation build
+/* The scheduler's eyes on plain memory (design.md §4). The simulation build
  * (`make simx`) compiles the pager's files with clang's -fsanitize=thread,
  * which puts a call before every load and store, and links this file
  * instead of ThreadSanitizer's runtime. Each call is one question: is this

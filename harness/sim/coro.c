@@ -1,4 +1,4 @@
-/* Controlled threads as coroutines (SPEC §4): each has its own stack and
+/* Controlled threads as coroutines (design.md §4): each has its own stack and
  * context and runs only when the scheduler switches to it, on the caller's
  * thread; under ThreadSanitizer each is also a fiber, so TSan sees which
  * stack runs. */

@@ -1,5 +1,5 @@
 /* A pager bug must end its schedule with a verdict, never the harness
- * (SPEC §9). While a run is on, a synchronous signal in a controlled thread
+ * (design.md §9). While a run is on, a synchronous signal in a controlled thread
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT from abort or assert) is taken
  * on an alternate stack, recorded, and the handler leaves for the
  * scheduler's context as any end of a run does (coro_end_run): the thread

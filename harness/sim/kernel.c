@@ -1,9 +1,9 @@
-/* The simulated kernel (SPEC §4): a memfd's page cache is a per-page
+/* The simulated kernel (design.md §4): a memfd's page cache is a per-page
  * present bit over a byte buffer, which is mapping B; mapping A is an
  * address range reserved PROT_NONE (touching it crashes: I-1) whose PTEs
  * are per-page mapped bits. sim_read faults as the kernel does, the uffd
  * queues one message per faulting thread, CONTINUE and WAKE follow the errno
- * rules of SPEC §2.7, and read_text serves a cgroup v2 machine. Every call
+ * rules of design.md §2.7, and read_text serves a cgroup v2 machine. Every call
  * is a step (sched_point) before it acts. */
 #include <errno.h>
 #include <fcntl.h>
@@ -408,7 +408,7 @@ static struct sim_memfd *registered(struct sim *s, int uffd, uint64_t addr,
 
 /* Page by page: a hole stops it with EFAULT, a mapped page with EEXIST.
  * Partial progress is EAGAIN with mapped = bytes done, else mapped holds
- * the error; only what was mapped is woken (SPEC §2.7). A range the kernel
+ * the error; only what was mapped is woken (design.md §2.7). A range the kernel
  * refuses before it looks at the mapping (unaligned, empty: EINVAL) leaves
  * mapped unwritten, which the Linux seam reports as 0 (`residctl
  * conformance`, continue-bad-range). */

@@ -1,4 +1,4 @@
-/* The deterministic scheduler (SPEC §4): every seam call is a step. The
+/* The deterministic scheduler (design.md §4): every seam call is a step. The
  * strategy (strategy.h) picks which runnable thread takes it, from one
  * decision stream, the fairness bound overrides a thread starved too long,
  * and the running thread switches straight to the one picked. Virtual time

@@ -1,4 +1,4 @@
-/* Shrinking a failing schedule (SPEC §4): fewer operations, then the run
+/* Shrinking a failing schedule (design.md §4): fewer operations, then the run
  * as its deviations from the DFS default with the faults that fired named
  * by their calls, then without each deviation and each fault it does not
  * need, while it still fails the same way with no more preemptions. Within

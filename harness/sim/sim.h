@@ -1,4 +1,4 @@
-/* The simulated kernel and the deterministic scheduler (SPEC §4).
+/* The simulated kernel and the deterministic scheduler (design.md §4).
  *
  * sim_seam() is a second implementation of the pager's seam: the memfd's
  * page cache, the PTEs of mapping A, the uffd queue with MISSING and MINOR

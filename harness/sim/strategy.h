@@ -1,4 +1,4 @@
-/* A scheduling strategy (SPEC §4): at every step, which of the runnable
+/* A scheduling strategy (design.md §4): at every step, which of the runnable
  * threads goes next. One file each in harness/sim/strategies/: random
  * walk, PCT, the DFS default (with its bounded exhaustive search), and
  * replay of a recorded schedule, which defers to another strategy where

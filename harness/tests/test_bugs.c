@@ -1,4 +1,4 @@
-/* The bug switches (SPEC §6) as the harness sees them: the --bug and
+/* The bug switches (design.md §6) as the harness sees them: the --bug and
  * RESIDCTL_BUGS syntax, the replay line that carries the switches, and the
  * scheduler catching a switched-on bug that it does not see switched off.
  * The full regression (all seven, every expected detector) is ci/bugs.sh. */

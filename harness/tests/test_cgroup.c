@@ -637,7 +637,7 @@ static void test_mapping_end_to_end(void)
 }
 
 /* A limit above the process's cgroup binds too, with what its other
- * children use (issue 20: a 12 MiB limit on the parent was ignored and the
+ * children use (once, a 12 MiB limit on the parent was ignored and the
  * OOM killer ended the process); swap is decided up the tree as well. */
 static void test_ancestors_v2(void)
 {

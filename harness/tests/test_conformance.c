@@ -1,5 +1,5 @@
 /* The conformance table: the simulated kernel shows the kernel facts of
- * SPEC §2.7, the comparison notices a difference in any field, and (where
+ * design.md §2.7, the comparison notices a difference in any field, and (where
  * the pager can run) this kernel and the simulation agree on every case. */
 #include <CUnit/CUnit.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The synthetic content of SPEC §5.1: no aligned word is zero, every word
+/* The synthetic content of design.md §5.1: no aligned word is zero, every word
  * encodes its offset, and any changed byte is counted. */
 #include <CUnit/CUnit.h>
 #include <errno.h>

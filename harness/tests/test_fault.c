@@ -719,7 +719,7 @@ static void fit_and_format(void)
 	CU_ASSERT_EQUAL(res.counters[0].value, 6);
 }
 
-/* A swarm (issue 24): per seed a subset of the points, each at a
+/* A swarm: per seed a subset of the points, each at a
  * probability from 0.01 to its ceiling; the same seed the same draw; a
  * rule the plan names wins; it formats as "swarm" and parses back; fitted,
  * it keeps what the run can fire and is never refused. */

@@ -1,4 +1,4 @@
-/* Huge folios in B (SPEC §8, I-9), on the simulated kernel: which regions
+/* Huge folios in B (design.md §8, I-9), on the simulated kernel: which regions
  * take them and why; a huge region's last chunk holds its tail up to the
  * folio's end, budgeted, so that accounting stays exact; the simulated
  * folio brings its whole block on a write, and a split that fails frees

@@ -1,4 +1,4 @@
-/* Kernels users run differ from this machine's (SPEC §2.7, §10): a kernel
+/* Kernels users run differ from this machine's (design.md §2.7, §10): a kernel
  * without THP (PREEMPT_RT: MADV_NOHUGEPAGE fails with EINVAL), no memory
  * controller at all (6.12 with only v1 hierarchies), swap on while started
  * from a root cgroup. Made here through a seam that wraps the Linux one and

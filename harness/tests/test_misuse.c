@@ -1,4 +1,4 @@
-/* The library under failure and misuse (SPEC §9): a backing store that keeps
+/* The library under failure and misuse (design.md §9): a backing store that keeps
  * failing raises SIGBUS in the reader, never zeros or a hang, on the real
  * kernel (in a child, where SIGBUS can be watched and a hang is cut by an
  * alarm) and on the simulated one; dispatcher errors reach the region; each

@@ -1,7 +1,7 @@
 /* The pager on the real kernel, with kernel behaviour bent through a seam
  * that wraps the Linux one: short reads, EIO, partial CONTINUE must still
  * serve every byte right; a punch that frees nothing must trip I-7, and an
- * st_blocks that lowers late after a punch (SPEC §2.6) must not. */
+ * st_blocks that lowers late after a punch (design.md §2.6) must not. */
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <stdio.h>

@@ -595,7 +595,7 @@ static void timer_livelock_is_a_hang(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "without progress"));
 }
 
-/* The errno rules of SPEC §2.7 and the fault types, step by step. */
+/* The errno rules of design.md §2.7 and the fault types, step by step. */
 static void continue_rules(void *arg)
 {
 	struct prog *p = arg;

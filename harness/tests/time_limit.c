@@ -1,7 +1,7 @@
 /* Every CUnit test in a child process of its own, under its time limit, so
  * that a hung test or one that raises SIGBUS or SIGSEGV (a real region the
  * library poisons, a pager bug) fails by name and the run goes on with the
- * next test (issue 24). Every registered test's function is wrapped: the
+ * next test. Every registered test's function is wrapped: the
  * wrapper forks, the child runs the test and sends back its assertion
  * count and failures, the parent waits on a pidfd until the limit and kills
  * the child's process group past it. A test's own side effects stay in its

@@ -1,4 +1,4 @@
-/* A real file of SPEC §5.1 content, for the legs of the gate and the storm
+/* A real file of design.md §5.1 content, for the legs of the gate and the storm
  * rounds that read through the file path users take (O_DIRECT into B): its
  * size is not a multiple of the page size, so the last chunk ends unaligned
  * as real files do. It is written, flushed and dropped from the page cache,

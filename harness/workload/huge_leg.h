@@ -1,4 +1,4 @@
-/* The gate's huge leg (issue 21): huge folios in B from a tmpfs mounted
+/* The gate's huge leg (design.md §8): huge folios in B from a tmpfs mounted
  * with huge=always in the scenario child's own mount namespace, so the
  * machine's THP settings and mounts stay as they are. */
 #ifndef HARNESS_HUGE_LEG_H

@@ -1,4 +1,4 @@
-/* A real layout (SPEC §2.1 step 7, issue 14): the byte ranges the
+/* A real layout (design.md §2.1 step 7): the byte ranges the
  * application reads as layers, from a file, and the pager's chunk table
  * derived from them.
  *

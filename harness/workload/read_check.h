@@ -1,5 +1,5 @@
 /* "Read through A and compare every byte", written once for the scenarios,
- * the storms, the simulation and verify (SPEC §5.1: every byte read is
+ * the storms, the simulation and verify (design.md §5.1: every byte read is
  * checked, not a sample). */
 #ifndef HARNESS_READ_CHECK_H
 #define HARNESS_READ_CHECK_H
@@ -8,7 +8,7 @@
 
 /* What the bytes of a region must hold. */
 struct expected {
-	uint64_t seed; /* the SPEC §5.1 content of this seed, */
+	uint64_t seed; /* the design.md §5.1 content of this seed, */
 	int fd;        /* or, when >= 0, the bytes of this file (pread) */
 };
 

@@ -1,4 +1,4 @@
-/* Tables of unequal chunks, as a real model's layers are (SPEC §2.1 step
+/* Tables of unequal chunks, as a real model's layers are (design.md §2.1 step
  * 7): page-multiple lengths drawn between two bounds, the last entry taking
  * what is left, so it ends unaligned when the region does (the one entry
  * the pager lets end so). */
