@@ -267,6 +267,34 @@ static int c_munmap(struct ctx *x, char *why, size_t n)
 	return 1;
 }
 
+/* A page in the middle moved elsewhere (mremap): the hole it leaves
+ * raises SIGSEGV and the rest of the region still reads right. The moved
+ * page is no longer the region's (resid.h): it is not read here. */
+static int c_mremap(struct ctx *x, char *why, size_t n)
+{
+	uint64_t hole = x->off + x->chunk / 2, b1, b2;
+	uint8_t *p = x->a + hole, v;
+	void *to = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE |
+			MAP_ANONYMOUS, -1, 0);
+	int sig;
+
+	if (to == MAP_FAILED || mremap(p, PAGE, 2 * PAGE, MREMAP_MAYMOVE |
+				       MREMAP_FIXED, to) != to) {
+		snprintf(why, n, "mremap: %s", strerror(errno));
+		return 0;
+	}
+	sig = touch(p, &v, NULL);
+	b1 = wrong(x, x->off, hole) + wrong(x, hole + PAGE, x->off + x->chunk);
+	b2 = wrong(x, 0, hole) + wrong(x, hole + PAGE, LEN);
+	if (sig != SIGSEGV || b1 || b2) {
+		snprintf(why, n, "the hole raised signal %d; %llu, then %llu "
+			 "wrong bytes around it", sig, (unsigned long long)b1,
+			 (unsigned long long)b2);
+		return 0;
+	}
+	return 1;
+}
+
 /* write() from A to a pipe: the kernel's copy faults through the pager. */
 static int c_write(struct ctx *x, char *why, size_t n)
 {
@@ -389,6 +417,8 @@ static const struct call {
 	{ "munmap of a page then mmap MAP_FIXED over it",
 	  "SIGSEGV there, then the new mapping; the file's bytes around",
 	  c_munmap, BOTH },
+	{ "mremap moving and growing a page out of the middle",
+	  "SIGSEGV in the hole; the file's bytes around", c_mremap, BOTH },
 	{ "write() from the region (after MADV_DONTNEED)",
 	  "writes the file's bytes", c_write, BOTH },
 	{ "read() into the region", "EFAULT, bytes unchanged", c_read, BOTH },
