@@ -25,9 +25,13 @@
 #define LEN (8 * MiB)
 #define BUDGET (4 * MiB)
 #define PAGE 4096ull
-#define CASE_SECONDS 5
+#define CASE_SECONDS 3
+/* ci/contract.sh kills a client after 60 s: cases not begun by then are
+ * reported, not lost */
+#define ALL_SECONDS 50
 
 static const char *file, *huge_dir;
+static time_t start;
 
 /* One region and the chunk a case works on. */
 struct ctx {
@@ -485,6 +489,11 @@ static void one(const struct call *c, int huge, int resident)
 	snprintf(promise, sizeof(promise), "%s, %s path, %s chunk: %s",
 		 c->name, huge ? "huge" : "4 KiB", resident ? "resident" :
 		 "absent", c->outcome);
+	if (time(NULL) - start > ALL_SECONDS) {
+		verdict(0, promise, "not run: the cases before took %d s",
+			ALL_SECONDS);
+		return;
+	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)
@@ -527,6 +536,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	file = argv[1];
+	start = time(NULL);
 	huge_dir = argc == 3 ? argv[2] : NULL;
 	if (huge_dir && huge_mount(huge_dir)) {
 		verdict(0, "the huge path: a tmpfs huge=always", "mount on %s: "
