@@ -39,6 +39,7 @@ struct ctx {
 	uint8_t *a;
 	uint64_t chunk, off; /* the chunk: its length and offset */
 	int huge;
+	int adv; /* the call's advice, where it is one */
 };
 
 /* The bytes of [from, to) that differ from the file's; a page that
@@ -88,35 +89,15 @@ static int advise(const struct ctx *x, uint64_t from, uint64_t len, int adv)
  * when it is mmap's outcome, else 0 with why. */
 typedef int (*call_fn)(struct ctx *x, char *why, size_t n);
 
-static int advice_then_right(struct ctx *x, int adv, char *why, size_t n)
+static int c_advice(struct ctx *x, char *why, size_t n)
 {
-	int rc = advise(x, x->off, x->chunk, adv);
+	int rc = advise(x, x->off, x->chunk, x->adv);
 
 	if (rc) {
 		snprintf(why, n, "madvise: %s", strerror(-rc));
 		return 0;
 	}
 	return all_right(x, why, n);
-}
-
-static int c_dontneed(struct ctx *x, char *why, size_t n)
-{
-	return advice_then_right(x, MADV_DONTNEED, why, n);
-}
-
-static int c_pageout(struct ctx *x, char *why, size_t n)
-{
-	return advice_then_right(x, MADV_PAGEOUT, why, n);
-}
-
-static int c_cold(struct ctx *x, char *why, size_t n)
-{
-	return advice_then_right(x, MADV_COLD, why, n);
-}
-
-static int c_willneed(struct ctx *x, char *why, size_t n)
-{
-	return advice_then_right(x, MADV_WILLNEED, why, n);
 }
 
 /* MADV_FREE is for private anonymous memory: a file's mapping refuses. */
@@ -361,7 +342,7 @@ static int c_read(struct ctx *x, char *why, size_t n)
 
 /* Another process advises the region (a helper forked after resid_open:
  * it has no mapping of it, MADV_DONTFORK). */
-static int from_other(struct ctx *x, int adv, char *why, size_t n)
+static int c_other(struct ctx *x, char *why, size_t n)
 {
 	int status = 0;
 	pid_t pid = fork();
@@ -372,7 +353,7 @@ static int from_other(struct ctx *x, int adv, char *why, size_t n)
 
 		if (pidfd < 0)
 			_exit(2);
-		_exit(syscall(SYS_process_madvise, pidfd, &iov, 1, adv, 0) ==
+		_exit(syscall(SYS_process_madvise, pidfd, &iov, 1, x->adv, 0) ==
 		      (long)x->chunk ? 0 : 3);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
@@ -385,51 +366,45 @@ static int from_other(struct ctx *x, int adv, char *why, size_t n)
 	return all_right(x, why, n);
 }
 
-static int c_pm_cold(struct ctx *x, char *why, size_t n)
-{
-	return from_other(x, MADV_COLD, why, n);
-}
-
-static int c_pm_pageout(struct ctx *x, char *why, size_t n)
-{
-	return from_other(x, MADV_PAGEOUT, why, n);
-}
-
 enum { BOTH, SMALL, HUGE, ABSENT_ONLY = 4 };
 
 static const struct call {
 	const char *name, *outcome;
 	call_fn fn;
-	int where;
+	int where, adv;
 } calls[] = {
-	{ "MADV_DONTNEED", "reads the file's bytes again", c_dontneed, BOTH },
-	{ "MADV_FREE", "refused (EINVAL), bytes unchanged", c_free, BOTH },
-	{ "MADV_PAGEOUT", "reads the file's bytes", c_pageout, BOTH },
-	{ "MADV_COLD", "reads the file's bytes", c_cold, BOTH },
-	{ "MADV_WILLNEED", "reads the file's bytes", c_willneed, BOTH },
+	{ "MADV_DONTNEED", "reads the file's bytes again", c_advice, BOTH,
+	  MADV_DONTNEED },
+	{ "MADV_FREE", "refused (EINVAL), bytes unchanged", c_free, BOTH, 0 },
+	{ "MADV_PAGEOUT", "reads the file's bytes", c_advice, BOTH,
+	  MADV_PAGEOUT },
+	{ "MADV_COLD", "reads the file's bytes", c_advice, BOTH, MADV_COLD },
+	{ "MADV_WILLNEED", "reads the file's bytes", c_advice, BOTH,
+	  MADV_WILLNEED },
 	{ "MADV_RANDOM/MADV_SEQUENTIAL on part of a chunk",
-	  "reads the file's bytes", c_random, BOTH },
+	  "reads the file's bytes", c_random, BOTH, 0 },
 	{ "MADV_HUGEPAGE then MADV_COLLAPSE", "reads the file's bytes",
-	  c_collapse, BOTH },
+	  c_collapse, BOTH, 0 },
 	{ "MADV_HUGEPAGE then MADV_COLLAPSE while the chunk is fetched",
 	  "never maps a byte before it is fetched", c_collapse_fetching,
-	  HUGE | ABSENT_ONLY },
+	  HUGE | ABSENT_ONLY, 0 },
 	{ "MADV_DONTNEED then MADV_POPULATE_READ", "reads the file's bytes",
-	  c_populate, BOTH },
+	  c_populate, BOTH, 0 },
 	{ "mprotect PROT_NONE on a page then PROT_READ",
-	  "SIGSEGV there meanwhile, then the file's bytes", c_mprotect, BOTH },
+	  "SIGSEGV there meanwhile, then the file's bytes", c_mprotect, BOTH,
+	  0 },
 	{ "munmap of a page then mmap MAP_FIXED over it",
 	  "SIGSEGV there, then the new mapping; the file's bytes around",
-	  c_munmap, BOTH },
+	  c_munmap, BOTH, 0 },
 	{ "mremap moving and growing a page out of the middle",
-	  "SIGSEGV in the hole; the file's bytes around", c_mremap, BOTH },
+	  "SIGSEGV in the hole; the file's bytes around", c_mremap, BOTH, 0 },
 	{ "write() from the region (after MADV_DONTNEED)",
-	  "writes the file's bytes", c_write, BOTH },
-	{ "read() into the region", "EFAULT, bytes unchanged", c_read, BOTH },
+	  "writes the file's bytes", c_write, BOTH, 0 },
+	{ "read() into the region", "EFAULT, bytes unchanged", c_read, BOTH, 0 },
 	{ "process_madvise MADV_COLD from another process",
-	  "reads the file's bytes", c_pm_cold, BOTH },
+	  "reads the file's bytes", c_other, BOTH, MADV_COLD },
 	{ "process_madvise MADV_PAGEOUT from another process",
-	  "reads the file's bytes", c_pm_pageout, BOTH },
+	  "reads the file's bytes", c_other, BOTH, MADV_PAGEOUT },
 };
 
 /* In the case's own process: the region, the chunk made resident or not,
@@ -439,7 +414,7 @@ static int run_case(const struct call *c, int huge, int resident,
 {
 	char err[RESID_ERRLEN], why[512] = "";
 	struct resid_config cfg;
-	struct ctx x = { .huge = huge };
+	struct ctx x = { .huge = huge, .adv = c->adv };
 
 	resid_config_init(&cfg);
 	cfg.backing = RESID_BACKING_FILE;
