@@ -42,7 +42,7 @@ make -s install PREFIX="$tmp/prefix" >/dev/null || die "make install"
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs resid) || die "pkg-config resid"
 read -r -a flags <<<"$flags"
-clients=(fork cgroup signals two special truncate api)
+clients=(fork cgroup signals two special truncate api hands)
 # outside the tree: only the installed header and library; two at a time
 cp ci/contract/*.c ci/contract/client.h "$tmp/" || die "copy the clients"
 printf '%s\n' "${clients[@]}" | xargs -P 2 -I{} cc -std=gnu11 -Wall -Wextra -Werror \
@@ -76,6 +76,9 @@ mkdir "$tmp/dir"
 run special "$(leaf special)" "$tmp/fifo" "$tmp/dir" /dev/null
 run truncate "$(leaf truncate)" "$tmp/truncate.bin"
 run api "$(leaf api)" "$tmp/api.bin"
+# the client mounts a huge tmpfs there in a mount namespace of its own
+mkdir "$tmp/huge" || die "mkdir huge"
+run hands "$(leaf hands)" "$tmp/hands.bin" "$tmp/huge"
 
 # The slice: 32 MiB on the ancestor, swap allowed there; the app's own
 # cgroup unlimited (v1: its memsw equal to its limit would forbid swap for

@@ -13,6 +13,11 @@
 /* How a failed chunk fails loudly (failure.c): poison, else SIGBUS to the
  * faulting thread, whose id the messages then carry. */
 #define FAIL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_THREAD_ID)
+/* A registered for write-protect too (no page is ever protected: no such
+ * fault comes) so that the kernel never maps a huge folio into A, whatever
+ * the application advises: a collapse (MADV_COLLAPSE, khugepaged) would map
+ * bytes not fetched yet without a fault. Linux >= 5.19. */
+#define GUARD_FEATURES UFFD_FEATURE_WP_HUGETLBFS_SHMEM
 
 static void read_line(struct resid_region *r, const char *path, char *buf,
 		      size_t cap)
@@ -69,7 +74,8 @@ static int open_uffd(struct resid_region *r, char *err, size_t n)
 	int flags = O_CLOEXEC | O_NONBLOCK;
 	struct uffdio_api api = {
 		.api = UFFD_API,
-		.features = NEED_FEATURES | (r->uffd_features & FAIL_FEATURES),
+		.features = NEED_FEATURES | (r->uffd_features &
+					     (FAIL_FEATURES | GUARD_FEATURES)),
 	};
 	int rc;
 
@@ -135,7 +141,15 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
 	};
 
-	rc = K(r, uffd_register, r->uffd, &reg);
+	if (r->uffd_features & GUARD_FEATURES) {
+		reg.mode |= UFFDIO_REGISTER_MODE_WP;
+		rc = K(r, uffd_register, r->uffd, &reg);
+		/* a kernel that offers the feature but not on this mapping */
+		if (rc == -EINVAL)
+			reg.mode &= ~(uint64_t)UFFDIO_REGISTER_MODE_WP;
+	}
+	if (!(reg.mode & UFFDIO_REGISTER_MODE_WP))
+		rc = K(r, uffd_register, r->uffd, &reg);
 	if (rc < 0) {
 		snprintf(err, n, "UFFDIO_REGISTER (missing|minor): %s",
 			 strerror(-rc));

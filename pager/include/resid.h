@@ -82,6 +82,39 @@
  * one, with no limited ancestor whose memsw limit is larger, as its
  * reclaim could swap), or resid_open() refuses and names the file to set.
  *
+ * What the application may do to its mapping: what a read-only
+ * MAP_SHARED mmap of the file gives, on resident and absent chunks alike
+ * (ci/contract/hands.c checks each):
+ *   MADV_DONTNEED, MADV_PAGEOUT (also from another process with
+ *   process_madvise): the pages read the file's bytes again; a page whose
+ *   entry was dropped is mapped again on its next read, without a fetch
+ *   while its chunk is resident.
+ *   MADV_COLD (also with process_madvise), MADV_WILLNEED, MADV_RANDOM,
+ *   MADV_SEQUENTIAL, MADV_NORMAL: no change to what is read; WILLNEED
+ *   does not fetch.
+ *   MADV_FREE: refused, EINVAL (it is for private anonymous memory).
+ *   MADV_POPULATE_READ: fetches the absent chunks of the range, one page's
+ *   fault at a time, and returns 0; more than budget_bytes at once evicts
+ *   the first ones again.
+ *   MADV_HUGEPAGE, MADV_COLLAPSE: the mapping keeps 4 KiB entries; a
+ *   collapse of it is refused (EINVAL) on Linux >= 5.19, where the pager
+ *   registers it so. On older kernels a collapse may map the zeros of a
+ *   huge folio's pieces not fetched yet: do not advise huge pages there.
+ *   mprotect: PROT_NONE raises SIGSEGV until PROT_READ is back, then the
+ *   file's bytes. PROT_WRITE is not refused (the mapping's file is the
+ *   library's, writable): do not; a byte written is what reads see until
+ *   its chunk is evicted, and it is not the file's.
+ *   munmap of a part: SIGSEGV there; the rest reads right. A mapping the
+ *   application puts over the hole (MAP_FIXED) is its own; resid_close()
+ *   unmaps the whole range, that mapping too.
+ *   mremap of a part: the range it leaves raises SIGSEGV and the rest
+ *   reads right, but the moved or grown part is no longer the pager's:
+ *   where its chunk is absent it reads zeros, not the file's bytes (a
+ *   page the budget does not count). Do not.
+ *   read() or other syscalls that write into the region: EFAULT, nothing
+ *   written. write() or other syscalls that read from it (a pipe, a
+ *   socket, a file): the file's bytes, fetched as a read would.
+ *
  * Example, a layer-streaming reader (see docs/example/stream.c):
  *
  *	struct resid_config cfg;
