@@ -268,10 +268,16 @@ int sim_drop(struct sim *s, const void *addr, uint64_t len)
 	struct sim_memfd *mf;
 
 	sched_point(s, OP_DROP_A, kernel_a_obj(s, at));
-	mf = memfd_of_a(s, at, &off);
-	if (!mf || (at | len) % SIM_PAGE || len > mf->a_len - off)
+	/* As madvise: the start aligned, the length rounded up, 0 is 0. */
+	if (at % SIM_PAGE)
 		return -EINVAL;
-	for (uint64_t p = off / SIM_PAGE; p < (off + len) / SIM_PAGE; p++)
+	if (!len)
+		return 0;
+	mf = memfd_of_a(s, at, &off);
+	if (!mf || len > pages_of(mf->a_len) * SIM_PAGE - off)
+		return -ENOMEM;
+	for (uint64_t p = off / SIM_PAGE; p < off / SIM_PAGE + pages_of(len);
+	     p++)
 		if (mf->mapped[p] == PTE_MAPPED)
 			mf->mapped[p] = 0;
 	return 0;

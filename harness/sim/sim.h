@@ -111,9 +111,9 @@ void sim_join_apps(struct sim *s);
 int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
 /* In a controlled thread, one step: A's entries over [addr, addr + len)
  * dropped, as by the application's MADV_DONTNEED or a collapse of B; the
- * page cache keeps the pages, their next read faults MINOR. A poison
- * marker stays. 0, or -EINVAL when the range is not page-aligned inside a
- * mapping A. */
+ * page cache keeps the pages, their next read faults MINOR, and no
+ * faulter is woken. A poison marker stays. As madvise: 0; -EINVAL for an
+ * unaligned addr; -ENOMEM past mapping A. */
 int sim_drop(struct sim *s, const void *addr, uint64_t len);
 /* The state of the page of mapping A at addr: in the memfd's page cache,
  * and mapped in A. -1 when addr is not in a mapping A. */
