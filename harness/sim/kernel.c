@@ -256,7 +256,8 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		memcpy((uint8_t *)dst + (at - (uintptr_t)addr),
 		       mf->bytes + off, n);
 		at += n;
-		sched_self(s)->loop_faults = 0;
+		if (s->cur)
+			s->cur->loop_faults = 0;
 		sched_progress(s);
 	}
 	return 0;
