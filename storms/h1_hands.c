@@ -23,7 +23,7 @@ static int h1_run(const struct run_opts *o, struct scen_result *res)
 	return 0;
 }
 
-/* Simulated: T-3's storm. */
+/* Simulated: T-3's storm and a thread that drops A's entries under it. */
 const struct scenario scenario_h1 = {
 	.id = "H-1",
 	.title = "storm while the application advises its mapping",
@@ -31,6 +31,6 @@ const struct scenario scenario_h1 = {
 	.legs = LEG_FILE | LEG_HUGE,
 	.sim = &(const struct sim_sizing){
 		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
-		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,
+		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM, .drops = 4,
 	},
 };

@@ -13,6 +13,7 @@
 #define TOUCH(p) { C_TOUCH, P(p), CONF_PAGE }
 #define READQ { C_READ_UFFD, 0, 0 }
 #define CLOSE { C_CLOSE_UFFD, 0, 0 }
+#define DROP(p, n) { C_DROP, P(p), P(n) }
 
 const struct conf_case conf_cases[] = {
 	{ "uffd-read-empty", "read(uffd) on an empty queue: EAGAIN", 4,
@@ -33,6 +34,10 @@ const struct conf_case conf_cases[] = {
 	{ "continue-partial-mapped", "CONTINUE over a page then a mapped "
 	  "page: EAGAIN, mapped = one page; mapped first: EEXIST", 4,
 	  { FILL(0, 3), CONT(1, 1), CONT(0, 2), CONT(1, 2) }, 0 },
+	{ "continue-middle-mapped", "CONTINUE over a range whose middle "
+	  "page is mapped: EAGAIN, mapped = the pages before it; the retry "
+	  "from there: EEXIST", 4,
+	  { FILL(0, 4), CONT(2, 1), CONT(0, 4), CONT(2, 2), CONT(3, 1) }, 0 },
 	{ "continue-bad-range", "CONTINUE unaligned, empty, or past A", 4,
 	  { FILL(0, 4), { C_CONTINUE, 100, CONF_PAGE }, { C_CONTINUE, 0, 0 },
 	    CONT(3, 2) }, 0 },
@@ -66,6 +71,26 @@ const struct conf_case conf_cases[] = {
 	  { FILL(0, 1), CONT(0, 1), { C_PUNCH, 100, 200 }, TOUCH(0) }, 0 },
 	{ "punch-bad-range", "a punch of nothing is EINVAL; past the end, 0",
 	  4, { FILL(0, 1), { C_PUNCH, 0, 0 }, PUNCH(3, 4) }, 0 },
+	{ "dontneed-refaults-minor", "MADV_DONTNEED on A after CONTINUE: "
+	  "the page stays in the page cache, its next read faults MINOR, a "
+	  "CONTINUE maps it again", 4,
+	  { FILL(0, 2), CONT(0, 2), DROP(0, 1), TOUCH(0), CONT(0, 1),
+	    TOUCH(1) }, 0 },
+	{ "dontneed-range", "MADV_DONTNEED over holes, cached and mapped "
+	  "pages drops only A's entries; a CONTINUE of them all: 0", 4,
+	  { FILL(0, 3), CONT(0, 2), DROP(0, 4), CONT(0, 3) }, 0 },
+	{ "dontneed-mapped-first", "after a drop in the middle, CONTINUE "
+	  "from a mapped page: EEXIST; from the dropped one: EAGAIN, one "
+	  "page", 4,
+	  { FILL(0, 3), CONT(0, 3), DROP(1, 1), CONT(0, 3), CONT(1, 2),
+	    CONT(2, 1) }, 0 },
+	{ "dontneed-under-faulter", "MADV_DONTNEED wakes no faulter; the "
+	  "CONTINUE does", 4,
+	  { FILL(0, 2), CONT(0, 1), TOUCH(1), DROP(0, 4), CONT(1, 1) }, 0 },
+	{ "dontneed-bad-range", "MADV_DONTNEED unaligned: EINVAL; empty: 0; "
+	  "a length short of a page covers the page", 4,
+	  { FILL(0, 2), CONT(0, 2), { C_DROP, 100, CONF_PAGE },
+	    { C_DROP, 0, 0 }, { C_DROP, 0, 100 } }, 0 },
 	{ "blocks-small", "st_blocks and memory.stat after 4 KiB fills and "
 	  "punches", 8,
 	  { FILL(0, 1), FILL(2, 3), CONT(2, 2), PUNCH(3, 1), FILL(7, 1),

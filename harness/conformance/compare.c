@@ -10,6 +10,7 @@ static const char *const op_names[] = {
 	[C_END] = "end", [C_FILL] = "FILL", [C_CONTINUE] = "CONTINUE",
 	[C_WAKE] = "WAKE", [C_PUNCH] = "PUNCH", [C_READ_UFFD] = "READ uffd",
 	[C_TOUCH] = "TOUCH A", [C_CLOSE_UFFD] = "CLOSE uffd",
+	[C_DROP] = "DONTNEED A",
 };
 
 void conf_step_name(const struct conf_step *s, char *buf, size_t n)

@@ -27,6 +27,7 @@ enum conf_op {
 	C_TOUCH,      /* a new thread reads [off, +len) through A; waits until
 		       * it has read or has faulted (its message is read) */
 	C_CLOSE_UFFD, /* close the uffd: its faulters are let go */
+	C_DROP,       /* madvise(MADV_DONTNEED) over A [off, +len) */
 };
 
 struct conf_step {
@@ -84,6 +85,10 @@ struct conf_side {
 	/* A read through mapping A, faulting as the kernel does. */
 	void (*read_a)(struct conf_side *side, const uint8_t *addr,
 		       uint8_t *dst, uint64_t len);
+	/* A's entries over [addr, +len) dropped (MADV_DONTNEED): 0 or
+	 * -errno. */
+	int (*drop_a)(struct conf_side *side, const uint8_t *addr,
+		      uint64_t len);
 	/* Returns when every reader not done sleeps on its fault; -1 with
 	 * side->why set when one did neither. */
 	int (*settle)(struct conf_side *side, struct conf_reader *r, int n);

@@ -271,6 +271,9 @@ static int step(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 		o->rc = K(x, close, x->uffd);
 		x->uffd = -1;
 		break;
+	case C_DROP:
+		o->rc = x->side->drop_a(x->side, x->a + s->off, s->len);
+		break;
 	case C_END:
 		break;
 	}

@@ -32,6 +32,13 @@ static void lx_read_a(struct conf_side *side, const uint8_t *addr,
 	memcpy(dst, addr, len);
 }
 
+static int lx_drop_a(struct conf_side *side, const uint8_t *addr,
+		     uint64_t len)
+{
+	(void)side;
+	return madvise((void *)addr, len, MADV_DONTNEED) < 0 ? -errno : 0;
+}
+
 /* The first bytes of /proc/self/task/TID/NAME, "" when unreadable. */
 static void task_file(int tid, const char *name, char *buf, size_t n)
 {
@@ -151,7 +158,7 @@ int conf_run_linux(const struct conf_case *const *cases, int n,
 	struct lx lx;
 	struct conf_side side = {
 		.name = "linux", .k = &resid_seam_linux, .read_a = lx_read_a,
-		.settle = lx_settle, .page_state = lx_page_state, .priv = &lx,
+		.drop_a = lx_drop_a, .settle = lx_settle, .page_state = lx_page_state, .priv = &lx,
 	};
 	struct cg_scope scope;
 	struct probe p;

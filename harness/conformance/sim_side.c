@@ -14,6 +14,12 @@ static void sim_read_a(struct conf_side *side, const uint8_t *addr,
 	sim_read(side->priv, addr, dst, len);
 }
 
+static int sim_drop_a(struct conf_side *side, const uint8_t *addr,
+		      uint64_t len)
+{
+	return sim_drop(side->priv, addr, len);
+}
+
 static int sim_settle(struct conf_side *side, struct conf_reader *r, int n)
 {
 	(void)r;
@@ -56,7 +62,7 @@ int conf_run_sim(const struct conf_case *const *cases, int n,
 		struct sim *s = sim_create(&sc);
 		struct conf_side side = {
 			.name = "sim", .read_a = sim_read_a,
-			.settle = sim_settle, .page_state = sim_page,
+			.drop_a = sim_drop_a, .settle = sim_settle, .page_state = sim_page,
 			.huge_dir = SIM_HUGE_DIR,
 		};
 		struct job j = { &side, cases[i], &out[i] };

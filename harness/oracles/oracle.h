@@ -26,6 +26,15 @@ enum sim_verdict oracle_quiescence(struct sim *s);
  * spin limit), the thread and the function. */
 void oracle_crash(struct sim *s);
 
+/* Faults in a row on one page, each woken with the page still not
+ * mapped, after which a run is a livelock: the pager's retries (a refetch,
+ * a wake of a message read late) made at most 7 in check --sim campaigns,
+ * every fault point on at 2 %. */
+#define ORACLE_FAULT_LOOP 100
+/* Ends the run as SIM_LIVELOCK, blaming thread t and its page. */
+void oracle_livelock(struct sim *s, const struct sim_thread *t)
+	__attribute__((noreturn));
+
 /* For the oracles: s->why = "WHAT: thread N (name) <its wait>". */
 void oracle_blame(struct sim *s, const struct sim_thread *t,
 		  const char *what);

@@ -115,6 +115,11 @@ struct sim_sizing {
 	/* CPU ms a thread may run without a scheduling point (0: the
 	 * simulation's default, sim_config.spin_limit_ms). */
 	uint64_t spin_ms;
+	/* A "hands" thread beside the readers (0: none): this many times it
+	 * reads a random chunk, drops A's entries over a random range of it
+	 * (sim_drop: MADV_DONTNEED, a collapse of B) and reads the chunk
+	 * again. */
+	uint32_t drops;
 };
 
 /* The unit of the harness: one file defines one `const struct scenario

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "oracle.h"
 #include "sim_internal.h"
 
 #define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \
@@ -207,6 +208,11 @@ static void fault(struct sim *s, struct sim_memfd *mf, uint64_t page)
 	me->fault_addr = (uintptr_t)mf->a + me->fault_off;
 	me->fault_flags = minor ? UFFD_PAGEFAULT_FLAG_MINOR : 0;
 	me->fault_uffd = mf->uffd;
+	if (me->loop_page != kernel_a_obj(s, me->fault_addr))
+		me->loop_faults = 0;
+	me->loop_page = kernel_a_obj(s, me->fault_addr);
+	if (++me->loop_faults >= ORACLE_FAULT_LOOP)
+		oracle_livelock(s, me);
 	queue_fault(s, me);
 	sched_block(s, W_FAULT, page, 0, 0);
 }
@@ -250,8 +256,31 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		memcpy((uint8_t *)dst + (at - (uintptr_t)addr),
 		       mf->bytes + off, n);
 		at += n;
+		if (s->cur)
+			s->cur->loop_faults = 0;
 		sched_progress(s);
 	}
+	return 0;
+}
+
+int sim_drop(struct sim *s, const void *addr, uint64_t len)
+{
+	uint64_t at = (uintptr_t)addr, off;
+	struct sim_memfd *mf;
+
+	sched_point(s, OP_DROP_A, kernel_a_obj(s, at));
+	/* As madvise: the start aligned, the length rounded up, 0 is 0. */
+	if (at % SIM_PAGE)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	mf = memfd_of_a(s, at, &off);
+	if (!mf || len > pages_of(mf->a_len) * SIM_PAGE - off)
+		return -ENOMEM;
+	for (uint64_t p = off / SIM_PAGE; p < off / SIM_PAGE + pages_of(len);
+	     p++)
+		if (mf->mapped[p] == PTE_MAPPED)
+			mf->mapped[p] = 0;
 	return 0;
 }
 

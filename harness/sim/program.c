@@ -132,6 +132,34 @@ static void app_main(void *arg)
 	}
 }
 
+/* The hands: a chunk read, A's entries over a random range of it dropped
+ * when the scheduler lets this thread take that step, the chunk read
+ * again. The pager must map the dropped pages again, whatever it was
+ * doing to the chunk meanwhile. */
+static void hands_main(void *arg)
+{
+	struct app *a = arg;
+	struct run *run = a->run;
+	uint64_t rng = run->seed * 31 + a->id;
+
+	for (uint32_t i = 0; i < run->p->sim->drops; i++) {
+		uint32_t c = (uint32_t)rng_below(&rng, run->p->sim->chunks);
+		uint64_t off, len, pages = (chunk_bytes(run, c) + RESID_PAGE -
+					    1) / RESID_PAGE;
+		uint64_t first = rng_below(&rng, pages);
+		uint64_t n = 1 + rng_below(&rng, pages - first);
+
+		app_read(run, c, 0, 0);
+		if (resid_chunk_range(run->r, c, &off, &len) < 0 ||
+		    sim_drop(run->s, resid_base(run->r) + off +
+			     first * RESID_PAGE, n * RESID_PAGE) < 0) {
+			sim_fail(run->s, "a drop in chunk %u refused", c);
+			return;
+		}
+		app_read(run, c, 0, 0);
+	}
+}
+
 /* Two threads, two locks, opposite orders: the harness must say deadlock. */
 static void selftest_main(void *arg)
 {
@@ -231,7 +259,7 @@ static void main_thread(void *arg)
 {
 	struct run *run = arg;
 	const struct sim_sizing *p = run->p->sim;
-	struct app apps[8];
+	struct app apps[9];
 	char err[RESID_ERRLEN];
 
 	switch (p->pattern) {
@@ -253,6 +281,12 @@ static void main_thread(void *arg)
 	if (!run->r) {
 		sim_fail(run->s, "resid_open: %s", err);
 		return;
+	}
+	/* The hands first: the lowest id, which the DFS default runs first,
+	 * so a drop right after its read needs no preemption. */
+	if (p->drops) {
+		apps[8] = (struct app){ run, p->threads };
+		sim_spawn(run->s, hands_main, &apps[8], "hands");
 	}
 	for (uint32_t t = 0; t < p->threads && t < 8; t++) {
 		apps[t] = (struct app){ run, t };

@@ -33,7 +33,8 @@ enum sim_strategy {
  * went, sim_fail; SIM_DEADLOCK, SIM_LOST_WAKEUP, SIM_NO_SIGNAL and
  * SIM_STEP_LIMIT, a hang: the quiescence classifier; SIM_CRASH: a signal
  * in a controlled thread; SIM_NO_PROGRESS: a spin, or the run's step or
- * CPU-time budget). Each oracle's file says what it judges. */
+ * CPU-time budget; SIM_LIVELOCK: a thread woken from a fault again and
+ * again, its page never mapped). Each oracle's file says what it judges. */
 enum sim_verdict {
 	SIM_PASS,
 #define ORACLE(e, x) SIM_##e,
@@ -108,6 +109,12 @@ void sim_join_apps(struct sim *s);
  * or -1 for a simulated SIGBUS: a poisoned page, or a SIGBUS sent to the
  * thread while it slept in a fault (dst then holds only what came before). */
 int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
+/* In a controlled thread, one step: A's entries over [addr, addr + len)
+ * dropped, as by the application's MADV_DONTNEED or a collapse of B; the
+ * page cache keeps the pages, their next read faults MINOR, and no
+ * faulter is woken. A poison marker stays. As madvise: 0; -EINVAL for an
+ * unaligned addr; -ENOMEM past mapping A. */
+int sim_drop(struct sim *s, const void *addr, uint64_t len);
 /* The state of the page of mapping A at addr: in the memfd's page cache,
  * and mapped in A. -1 when addr is not in a mapping A. */
 int sim_page_state(struct sim *s, const void *addr, int *in_cache,

@@ -39,6 +39,7 @@ enum sim_op {
 	OP_MUTEX_INIT, OP_MUTEX_DESTROY, OP_LOCK, OP_TRYLOCK, OP_UNLOCK,
 	OP_COND_INIT, OP_COND_DESTROY, OP_COND_WAIT, OP_SIGNAL, OP_BROADCAST,
 	OP_POISON, OP_SIGBUS, OP_PROTECT, OP_MEMFD_WRITE, OP_HUGEPAGE,
+	OP_DROP_A,
 };
 
 struct sim_memfd;
@@ -77,6 +78,9 @@ struct sim_thread {
 	int queued;
 	uint64_t msg_seq;
 	int sigbus;               /* a SIGBUS sent, not yet seen by sim_read */
+	/* Faults in a row on one page (kernel_a_obj) with no byte read. */
+	uint64_t loop_page;
+	uint32_t loop_faults;
 };
 
 struct sim_lock {

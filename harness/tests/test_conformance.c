@@ -56,6 +56,20 @@ static void sim_has_the_kernel_facts(void)
 	o = sim_step("punch-partial-page", 3);
 	/* 200 bytes zeroed: some of them, not all, differ from the content. */
 	CU_ASSERT_EQUAL(strncmp(o->readers, "r0:mixed:", 9), 0);
+	o = sim_step("continue-middle-mapped", 2);
+	CU_ASSERT_EQUAL(o->rc, -EAGAIN);
+	CU_ASSERT_EQUAL(o->mapped, 2 * CONF_PAGE);
+	o = sim_step("continue-middle-mapped", 3);
+	CU_ASSERT_EQUAL(o->rc, -EEXIST);
+	/* A drop keeps the page cache; the page refaults MINOR. */
+	o = sim_step("dontneed-refaults-minor", 2);
+	CU_ASSERT_STRING_EQUAL(o->pages, "cM--");
+	o = sim_step("dontneed-refaults-minor", 3);
+	CU_ASSERT_STRING_EQUAL(o->msgs, "MINOR@0");
+	o = sim_step("dontneed-refaults-minor", 4);
+	CU_ASSERT_STRING_EQUAL(o->readers, "r0:content");
+	o = sim_step("dontneed-under-faulter", 3);
+	CU_ASSERT_STRING_EQUAL(o->readers, "r0:blocked");
 	/* The end: the uffd closed, every page read through A. */
 	o = sim_step("continue-filled", 4);
 	CU_ASSERT_EQUAL(sim[0].nobs, 5);

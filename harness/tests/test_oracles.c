@@ -45,6 +45,7 @@ static void verdict_names_stable(void)
 		[SIM_DEADLOCK] = "deadlock", [SIM_LOST_WAKEUP] = "lost-wakeup",
 		[SIM_NO_SIGNAL] = "no-signal", [SIM_STEP_LIMIT] = "step-limit",
 		[SIM_CRASH] = "crash", [SIM_NO_PROGRESS] = "no-progress",
+		[SIM_LIVELOCK] = "livelock",
 	};
 
 	for (int v = 0; v < SIM_NVERDICTS; v++)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "bugs.h"
 #include "explore.h"
 #include "fault.h"
 #include "invariants.h"
@@ -28,6 +29,7 @@
 /* ---- the tiny pager scenario ---- */
 
 struct scen {
+	void (*app)(void *arg);   /* the application threads' body */
 	struct sim *s;
 	struct fault_seam *fs;    /* the pager's seam over the sim's */
 	struct resid_region *r;
@@ -64,6 +66,29 @@ static void app(void *arg)
 		}
 }
 
+/* Reads chunk 0, drops A's entry of its page 1 (the application's
+ * MADV_DONTNEED), reads chunk 0 again: the page refaults MINOR under a
+ * RESIDENT chunk (budget 2, one chunk read). */
+static void drop_app(void *arg)
+{
+	struct scen *sc = arg;
+	uint8_t buf[CHUNK];
+	uint64_t off, len;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (resid_chunk_range(sc->r, 0, &off, &len) < 0 ||
+		    sim_read(sc->s, resid_base(sc->r) + off, buf, len) < 0) {
+			sim_fail(sc->s, "chunk 0: SIGBUS");
+			return;
+		}
+		if (resid_content_mismatches(buf, off, len, SEED))
+			sim_fail(sc->s, "chunk 0: bytes differ");
+		if (!pass && sim_drop(sc->s, resid_base(sc->r) + off + PAGE,
+				      PAGE) < 0)
+			sim_fail(sc->s, "sim_drop refused");
+	}
+}
+
 static void scenario(void *arg)
 {
 	struct scen *sc = arg;
@@ -91,21 +116,25 @@ static void scenario(void *arg)
 	}
 	sc->base = (uintptr_t)resid_base(sc->r);
 	for (int i = 0; i < 2; i++)
-		if (sim_spawn(sc->s, app, sc, "app") < 0)
+		if (sim_spawn(sc->s, sc->app, sc, "app") < 0)
 			sim_fail(sc->s, "sim_spawn failed");
 	sim_join_apps(sc->s);
 	if (resid_check_quiescent(sc->r))
 		sim_fail(sc->s, "resid_check_quiescent found violations");
 	resid_get_stats(sc->r, &sc->st);
-	if (sc->st.continues_ok != sim_continues_ok(sc->s))
+	if (sc->st.continues_ok + sc->st.refaults_served !=
+	    sim_continues_ok(sc->s))
 		sim_fail(sc->s, "pager counts %llu CONTINUEs, kernel %llu",
-			 (unsigned long long)sc->st.continues_ok,
+			 (unsigned long long)(sc->st.continues_ok +
+					      sc->st.refaults_served),
 			 (unsigned long long)sim_continues_ok(sc->s));
 	resid_close(sc->r);
 }
 
 /* The faults run_pager injects: none but in schedule_replays. */
 static struct fault_plan faults;
+/* Its application threads' body: app but in drop_refaults. */
+static void (*app_fn)(void *arg) = app;
 
 static uint64_t draw(void *s)
 {
@@ -125,7 +154,7 @@ struct outcome {
 
 static void run_pager(const struct sim_config *cfg, struct outcome *o)
 {
-	struct scen sc = { .s = sim_create(cfg) };
+	struct scen sc = { .app = app_fn, .s = sim_create(cfg) };
 	const uint16_t *sched;
 
 	memset(o, 0, sizeof(*o));
@@ -199,6 +228,40 @@ static void pager_passes_random(void)
 static void pager_passes_pct(void)
 {
 	sweep(SIM_PCT);
+}
+
+/* A drop of A's entry under a RESIDENT chunk, then a read: the fault is
+ * served with a CONTINUE (refaults_served). With bug 11 (a wake only) the
+ * thread faults for ever, which the simulation calls a livelock. */
+static void drop_refaults(void)
+{
+	uint64_t served = 0;
+	unsigned bad = 0, caught = 0;
+	unsigned saved = bugs_enabled();
+
+	app_fn = drop_app;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct sim_config c = config(seed, SIM_RANDOM);
+		struct outcome o;
+
+		bugs_enable(0);
+		run_pager(&c, &o);
+		free(o.sched);
+		served += o.st.refaults_served;
+		if (o.v != SIM_PASS && bad++ < 3)
+			fprintf(stderr, "\n  seed %llu: %s: %s\n",
+				(unsigned long long)seed,
+				sim_verdict_name(o.v), o.why);
+		bugs_enable(1u << 11);
+		run_pager(&c, &o);
+		free(o.sched);
+		caught += o.v == SIM_LIVELOCK;
+	}
+	bugs_enable(saved);
+	app_fn = app;
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(served >= 20);
+	CU_ASSERT_EQUAL(caught, 20);
 }
 
 /* A page held where the first run's mapping A was makes the rerun map it
@@ -814,6 +877,8 @@ void suite_sim(void)
 		return;
 	CU_add_test(s, "pager passes 200 seeds (random)", pager_passes_random);
 	CU_add_test(s, "pager passes 200 seeds (PCT d=3)", pager_passes_pct);
+	CU_add_test(s, "a dropped entry refaults and is served",
+		    drop_refaults);
 	CU_add_test(s, "a seed replays its run", seed_replays);
 	CU_add_test(s, "a schedule replays its run", schedule_replays);
 	CU_add_test(s, "a schedule replays under another seed",
