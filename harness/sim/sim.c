@@ -71,6 +71,8 @@ struct sim *sim_create(const struct sim_config *c)
 	s->cfg = *c;
 	if (!s->cfg.max_steps)
 		s->cfg.max_steps = DEFAULT_MAX_STEPS;
+	if (!s->cfg.stall_steps)
+		s->cfg.stall_steps = SIM_STALL_STEPS;
 	if (!s->cfg.cpu_limit_ms)
 		s->cfg.cpu_limit_ms = DEFAULT_CPU_MS;
 	if (!s->cfg.idle_limit_ns)

@@ -5,9 +5,10 @@
  * next run in the same process passes; a campaign over the self-crash
  * scenario finds the SIGFPE and its replay line crashes the same way
  * (skipped under ThreadSanitizer, whose runtime owns the signals). A run
- * that never ends ends at its step budget, and a campaign that finds a
- * million-step failure takes no more memory than one whose failure is a
- * few steps long. */
+ * that steps without progress ends at the stall bound, one that never ends
+ * at its step budget, and a campaign that finds a failure of hundreds of
+ * thousands of steps takes no more memory than one whose failure is a few
+ * steps long. */
 #include <CUnit/CUnit.h>
 #include <signal.h>
 #include <stdint.h>
@@ -195,22 +196,24 @@ static void campaign_in_child(const char *id, struct found *f)
 }
 
 /* A livelock (self-livelock: a poll through scheduling points for a
- * wakeup never sent) ends at the step budget, a million steps, as
- * no-progress; the line printed the moment it was found and the shrunk one
- * replay it. The campaign's peak memory is within 4 MiB of a campaign
+ * wakeup never sent) ends at the stall bound, SIM_STALL_STEPS steps
+ * without progress, as no-progress; the line printed the moment it was
+ * found and the shrunk one replay it. The campaign's peak memory is within 4 MiB of a campaign
  * whose failure (self-deadlock) is 11 steps: a run's record of choices is
  * bounded, the event log hashed as it goes (docs/simulation.md). Recorded
- * whole, the million steps' choices and runnable sets alone are 10 MB, and
+ * whole, a million steps' choices and runnable sets alone are 10 MB, and
  * shrinking copies them (measured: 41 MB against 2.4 MB). */
-static void million_steps_bounded_memory(void)
+static void long_failure_bounded_memory(void)
 {
 	struct found longf, shortf;
 
 	campaign_in_child("self-livelock", &longf);
 	campaign_in_child("self-deadlock", &shortf);
 	CU_ASSERT_EQUAL(longf.verdict, SIM_NO_PROGRESS);
-	CU_ASSERT_EQUAL(longf.steps, 1000001);
-	CU_ASSERT_PTR_NOT_NULL(strstr(longf.why, "step budget: 1000000 steps"));
+	CU_ASSERT(longf.steps > SIM_STALL_STEPS &&
+		  longf.steps < 2 * SIM_STALL_STEPS);
+	CU_ASSERT(longf.steps > SIM_RECORD_STEPS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(longf.why, "stall bound: 200000 steps"));
 	CU_ASSERT(longf.replay_matches);
 	CU_ASSERT(longf.unshrunk_line);
 	CU_ASSERT_EQUAL(shortf.verdict, SIM_DEADLOCK);
@@ -226,6 +229,57 @@ static void million_steps_bounded_memory(void)
 			(unsigned long long)longf.steps, shortf.maxrss_kb,
 			(unsigned long long)shortf.steps);
 	CU_ASSERT(longf.maxrss_kb - shortf.maxrss_kb < 4096);
+}
+
+/* Steps through scheduling points; every `every` steps (0: never) the
+ * pager's chunk state change point, which is progress. */
+struct poller {
+	struct sim *s;
+	unsigned every;
+};
+
+static void polls(void *arg)
+{
+	struct poller *p = arg;
+	const struct resid_seam *k = sim_seam(p->s);
+
+	for (unsigned i = 1;; i++)
+		k->yield(k->ctx, p->every && i % p->every == 0 ?
+			 "chunk-state" : "poll");
+}
+
+static enum sim_verdict poll_run(unsigned every, uint64_t max_steps,
+				 uint64_t *steps, char *why, size_t n)
+{
+	struct sim_config c = { .seed = 1, .max_steps = max_steps };
+	struct poller p = { sim_create(&c), every };
+	enum sim_verdict v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.s);
+	v = sim_run(p.s, polls, &p);
+	*steps = sim_steps(p.s);
+	snprintf(why, n, "%s", sim_why(p.s));
+	sim_destroy(p.s);
+	return v;
+}
+
+/* A run stepping with no progress ends at the stall bound, long before
+ * its step budget; a chunk state change is progress, so a run that makes
+ * one now and then steps on until the budget, the last resort. */
+static void stall_bound_ends_early(void)
+{
+	uint64_t steps;
+	char why[1024];
+
+	CU_ASSERT_EQUAL(poll_run(0, 0, &steps, why, sizeof(why)),
+			SIM_NO_PROGRESS);
+	CU_ASSERT_EQUAL(steps, SIM_STALL_STEPS + 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "stall bound: 200000 steps without "
+				      "progress"));
+	CU_ASSERT_EQUAL(poll_run(1000, 3 * SIM_STALL_STEPS, &steps, why,
+				 sizeof(why)), SIM_NO_PROGRESS);
+	CU_ASSERT_EQUAL(steps, 3 * SIM_STALL_STEPS + 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "step budget: 600000 steps"));
 }
 
 /* A shrink whose budget is spent before its first run: it says so, on the
@@ -269,8 +323,10 @@ void suite_sim_guard(void)
 		    spin_is_a_verdict);
 	CU_add_test(s, "a campaign goes on past a crash and replays it",
 		    crash_campaign_replays);
-	CU_add_test(s, "a million-step failure: no-progress, memory bounded",
-		    million_steps_bounded_memory);
+	CU_add_test(s, "a stall-bound failure: no-progress, memory bounded",
+		    long_failure_bounded_memory);
+	CU_add_test(s, "no progress ends a run at the stall bound",
+		    stall_bound_ends_early);
 	CU_add_test(s, "a spent shrink budget leaves the best line so far",
 		    shrink_budget_keeps_best_line);
 }
