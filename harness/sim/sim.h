@@ -135,6 +135,16 @@ uint64_t sim_draw(struct sim *s);
 void sim_fail(struct sim *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The pager's allocator in harness builds (heap.c; the Makefile renames
+ * malloc, calloc, realloc, aligned_alloc and free in its objects): blocks
+ * taken during a run and not given back are freed by sim_destroy, so a
+ * run that ends before the pager closes leaves nothing behind. */
+void *sim_heap_malloc(size_t n);
+void *sim_heap_calloc(size_t n, size_t size);
+void *sim_heap_realloc(void *p, size_t n);
+void *sim_heap_aligned_alloc(size_t align, size_t n);
+void sim_heap_free(void *p);
+
 /* Out of memory anywhere in the simulation: a line on stderr, abort. */
 void sim_oom(void) __attribute__((noreturn));
 

@@ -244,6 +244,11 @@ void sched_yield_op(void *ctx, const char *what);
  * scheduling points, and NULL when it ends. */
 void sim_access_attach(struct sim *s) __attribute__((weak));
 
+/* heap.c: the pager's blocks taken while a run is on (attach 1) are kept,
+ * and heap_release frees those left (returns how many). */
+void heap_attach(int on);
+size_t heap_release(void);
+
 /* kernel.c, for sim.c */
 void kernel_destroy(struct sim *s);
 /* An address as an object of the log: memfd fd and offset in mapping A. */
