@@ -152,13 +152,26 @@ struct campaign {
 	struct hashset *seen;
 };
 
+/* Whether exploring ends before schedule i: the failure cap or the
+ * deadline says so (and is noted), or the first failure with --stop. */
+static int stop_before(const struct explore_opts *o, struct explore_result *r,
+		       uint64_t i)
+{
+	if (i >= o->schedules || (o->stop_at_failure && r->failures))
+		return 1;
+	if (o->max_failures && r->failures >= o->max_failures)
+		return r->capped = 1;
+	if (o->deadline && now_s() >= o->deadline)
+		return r->out_of_time = 1;
+	return 0;
+}
+
 static int visit(void *arg, const struct replay *rp, struct sim_outcome *out)
 {
 	struct campaign *c = arg;
 
 	tally(c->o, c->r, c->seen, c->r->schedules, rp, out);
-	return c->r->schedules >= c->o->schedules ||
-	       (c->o->stop_at_failure && c->r->failures);
+	return stop_before(c->o, c->r, c->r->schedules);
 }
 
 uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
@@ -181,8 +194,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 	/* PCT's change points must fall within a run. */
 	uint64_t k = o->strategy == SIM_PCT ? pct_calibrate(o) : 0;
 
-	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules &&
-	     !(o->stop_at_failure && r->failures); i++) {
+	for (uint64_t i = 0; o->strategy != SIM_DFS && !stop_before(o, r, i);
+	     i++) {
 		if (!shard_owns(&o->shard, o->unit0 + i))
 			continue;
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
@@ -223,6 +236,11 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 			b.seconds = SHRINK_SECONDS;
 		if (!b.mb)
 			b.mb = SHRINK_MB;
+		if (!b.steps)
+			b.steps = SHRINK_STEPS;
+		if (o->deadline && o->deadline - now_s() < b.seconds)
+			b.seconds = o->deadline > now_s() ? o->deadline -
+				now_s() : 1e-9;
 		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
 		if (r->shrunk.stopped[0]) {
 			char head[160];
