@@ -40,6 +40,7 @@ struct shrink_budget {
 #define SHRINK_MB 256
 /* A hundred runs that end at the stall bound, some 10 s. */
 #define SHRINK_STEPS 20000000ull
+#define EXPLORE_SECONDS 1800
 
 /* How a shrink ended: runs made, steps and seconds spent, and when the
  * budget ran out, which part ("20 s"), else "". */
@@ -65,7 +66,7 @@ struct explore_opts {
 	/* Stop exploring after this many failures; 0: run every schedule. */
 	uint64_t max_failures;
 	/* Stop exploring at this wl_now() time, and shrink no later; 0:
-	 * none. */
+	 * none (explore: EXPLORE_SECONDS from its start). */
 	double deadline;
 	int shrink;              /* shrink the first failure */
 	/* 0 fields: SHRINK_SECONDS, SHRINK_MB, SHRINK_STEPS */

@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 #include "explore.h"
+#include "scenario.h"
+#include "sim_gate.h"
 #include "sim.h"
 #include "suites.h"
+#include "workload.h"
 
 static volatile uintptr_t zero;
 
@@ -352,6 +355,71 @@ static void shrink_budget_keeps_best_line(void)
 	explore_result_free(&r);
 }
 
+/* A campaign stops exploring at its failure cap: self-deadlock fails in
+ * about one schedule of four, and with a cap of 3 only three are found.
+ * In check --sim the cap is the row's: the random half takes it, the PCT
+ * half is not run. */
+static void failure_cap_stops_exploring(void)
+{
+	struct explore_opts o = { .p = simprog_find("self-deadlock"),
+				  .strategy = SIM_RANDOM, .seed = 1,
+				  .schedules = 400, .max_failures = 3 };
+	const struct scenario *s = scenario_find("self-deadlock");
+	struct sim_gate_part part = { .failures_per_row = 3 };
+	struct run_opts ro = { .seed = 1 };
+	struct scen_result res = { 0 };
+	struct explore_result r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.p);
+	CU_ASSERT_EQUAL(explore(&o, &r), 3);
+	CU_ASSERT(r.capped);
+	CU_ASSERT(r.schedules < 100);
+	explore_result_free(&r);
+	o.max_failures = 0;
+	CU_ASSERT(explore(&o, &r) > 50);
+	CU_ASSERT_EQUAL(r.schedules, 400);
+	CU_ASSERT(!r.capped);
+	explore_result_free(&r);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(sim_gate_run(s, &ro, 400, &part, &res), 0);
+	CU_ASSERT_EQUAL(res.mismatches, 3);
+	CU_ASSERT(res.checks < 100);
+	CU_ASSERT(res.failed);
+}
+
+/* The campaign's time budget: past its deadline a campaign runs no more
+ * schedules and says so; in check --sim a row it cut short with no
+ * failure is UNKNOWN, not PASS. A deadline 0.2 s away stops a campaign of
+ * a million T-3 schedules (some 10 minutes) within a second. */
+static void deadline_stops_the_campaign(void)
+{
+	struct explore_opts o = { .p = simprog_find("T-3"),
+				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
+				  .schedules = 1000000 };
+	const struct scenario *s = scenario_find("T-2");
+	struct sim_gate_part part = { .deadline = wl_now() - 1 };
+	struct run_opts ro = { .seed = 1 };
+	struct scen_result res = { 0 };
+	struct explore_result r;
+	double t0 = wl_now();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.p);
+	o.deadline = t0 + 0.2;
+	CU_ASSERT_EQUAL(explore(&o, &r), 0);
+	CU_ASSERT(r.out_of_time);
+	CU_ASSERT(r.schedules > 0 && r.schedules < o.schedules);
+	CU_ASSERT(wl_now() - t0 < 1.5);
+	explore_result_free(&r);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(sim_gate_run(s, &ro, 400, &part, &res), 0);
+	CU_ASSERT_EQUAL(res.checks, 0);
+	CU_ASSERT(res.unknown);
+	CU_ASSERT(!res.failed);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.message, "not finished"));
+}
+
 void suite_sim_guard(void)
 {
 	CU_pSuite s = CU_add_suite("sim-guard", NULL, NULL);
@@ -368,6 +436,10 @@ void suite_sim_guard(void)
 		    stall_bound_ends_early);
 	CU_add_test(s, "a run that ends early leaves no pager heap behind",
 		    failed_runs_leave_no_heap);
+	CU_add_test(s, "a campaign stops exploring at its failure cap",
+		    failure_cap_stops_exploring);
+	CU_add_test(s, "a campaign stops at its deadline, unfinished rows "
+		    "unknown", deadline_stops_the_campaign);
 	CU_add_test(s, "a spent shrink budget leaves the best line so far",
 		    shrink_budget_keeps_best_line);
 }
