@@ -52,7 +52,7 @@ static const char about[] =
 	"  ended), or at 1,000,000 steps or 20 s of CPU time; a row stops\n"
 	"  exploring after --failures-per-row failures (default 3); each\n"
 	"  failure's shrink stops at 20 s, 20,000,000 steps, 20,000 runs or\n"
-	"  256 MiB of growth, all shrinks together at 60 s, and the best line\n"
+	"  256 MiB of growth, all shrinks together at 30 s, and the best line\n"
 	"  so far is printed; the whole campaign stops at --seconds (default\n"
 	"  1800), prints its table with the rows it did not finish marked\n"
 	"  UNKNOWN, and exits 1 when a row failed. Memory does not grow with\n"

@@ -16,7 +16,7 @@
 /* Seconds every shrink of one check --sim may spend together: under a
  * pager bug every campaign fails, and a budget each would add up. When it
  * is spent, a campaign's first failure is reported as it was found. */
-#define GATE_SHRINK_SECONDS 60.0
+#define GATE_SHRINK_SECONDS 30.0
 static double shrink_spent;
 
 /* Distinct interleavings over both halves of a scenario's campaign. */
