@@ -18,6 +18,7 @@ bugs=(9)
 
 tmp=$(mktemp -d /tmp/resid-bounds.XXXXXX) || exit 2
 cg="$root/resid-bounds.$$"
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	local pid
 	if [ -d "$cg" ]; then
@@ -32,13 +33,13 @@ trap 'exit 143' TERM
 mkdir "$cg" && echo "$LIMIT" >"$cg/memory.limit_in_bytes" || exit 2
 
 # The mutant: the tree as it is here, patched, built on its own.
-mkdir "$tmp/tree" &&
+if ! { mkdir "$tmp/tree" &&
 	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$tmp/tree" &&
 	patch -s -d "$tmp/tree" -p1 <ci/mutants/cond-wait-if.patch &&
-	make -s -C "$tmp/tree" -j2 build/residctl >/dev/null || {
+	make -s -C "$tmp/tree" -j2 build/residctl >/dev/null; }; then
 	echo "campaign-bounds: could not build the cond-wait-if mutant" >&2
 	exit 2
-}
+fi
 
 failed=0
 printf '%-14s %8s %9s %5s  %s\n' "shape" "wall s" "peak MiB" "exit" "table, replay line"
