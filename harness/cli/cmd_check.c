@@ -50,7 +50,8 @@ static const char about[] =
 	"  Bounds of --sim: a run ends as no-progress after 200,000 steps\n"
 	"  without progress (no byte read, no chunk state change, no thread\n"
 	"  ended), or at 1,000,000 steps or 20 s of CPU time; a row stops\n"
-	"  exploring after --failures-per-row failures (default 3); each\n"
+	"  exploring after --failures-per-row failures (default 3; with\n"
+	"  --report 0, every schedule, as merge wants each shard whole); each\n"
 	"  failure's shrink stops at 20 s, 20,000,000 steps, 20,000 runs or\n"
 	"  256 MiB of growth, all shrinks together at 30 s, and the best line\n"
 	"  so far is printed; the whole campaign stops at --seconds (default\n"
@@ -290,7 +291,8 @@ static int parse(struct check *k, int argc, char **argv)
 		{ "failures-per-row", CLI_U64, &k->failures_per_row,
 		  .arg = "N", .min = 0, .max = 1000000000,
 		  .what = "--failures-per-row", .help = "with --sim, a row "
-		  "stops exploring after N failures (default 3; 0: never)" },
+		  "stops exploring after N failures (default 3, with --report "
+		  "0; 0: never)" },
 		{ "seconds", CLI_U64, &k->seconds, .arg = "S", .min = 1,
 		  .max = 100000000, .what = "--seconds", .help = "with --sim, "
 		  "the whole campaign's time budget (default 1800)" },
@@ -394,8 +396,10 @@ static int build(struct check *k)
 			"failures-per-row");
 		return -1;
 	}
+	/* merge wants every unit of a report run: no cap unless asked. */
 	if (k->failures_per_row == UINT64_MAX)
-		k->failures_per_row = SIM_GATE_FAILURES_PER_ROW;
+		k->failures_per_row = k->report ? 0 :
+			SIM_GATE_FAILURES_PER_ROW;
 	if (!k->seconds)
 		k->seconds = SIM_GATE_SECONDS;
 	k->part.failures_per_row = k->failures_per_row;
