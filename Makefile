@@ -23,6 +23,11 @@ HLIBS   := -lcgroup -lfiu -ljansson -ldl $(LIBS)
 
 B := build
 
+# In harness builds the pager's objects allocate through harness/sim/heap.c,
+# which frees what a simulated run that ended early left behind.
+HEAP_SYMS := malloc calloc realloc aligned_alloc free
+HEAP_RENAME = $(if $(findstring pager/,$<),objcopy $(foreach f,$(HEAP_SYMS),--redefine-sym $(f)=sim_heap_$(f)) $@)
+
 # The simulation build's runtime for the instrumentation (make simx only).
 ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
@@ -70,12 +75,14 @@ $(B)/h/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [h] $<"
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@$(HEAP_RENAME)
 
 # Harness build under ThreadSanitizer (clang; Debian's libclang-rt-14-dev).
 $(B)/tsan/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [t] $<"
 	@clang $(WARN) -O1 -g -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@$(HEAP_RENAME)
 
 $(B)/tsan/residctl: $(TSAN_OBJ)
 	clang -fsanitize=thread -o $@ $^ $(HLIBS)
@@ -98,6 +105,7 @@ $(B)/simx/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [x] $<"
 	@clang $(WARN) $(CFLAGS) -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@$(HEAP_RENAME)
 
 $(B)/simx/access.o: $(ACCESS_SRC)
 	@mkdir -p $(dir $@)
@@ -119,10 +127,12 @@ $(MUT)/pager/budget.c: pager/budget.c $(MUT_PATCH)
 $(MUT)/h/budget.o: $(MUT)/pager/budget.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@$(HEAP_RENAME)
 
 $(MUT)/simx/budget.o: $(MUT)/pager/budget.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@clang $(WARN) $(CFLAGS) -fsanitize=thread $(CPPFLAGS) -DRESID_HARNESS -MMD -MP -c $< -o $@
+	@$(HEAP_RENAME)
 
 $(MUT)/plain-residctl: $(MUT)/h/budget.o $(filter-out $(B)/h/pager/budget.o,$(TOOL_OBJ) $(HCORE_OBJ))
 	$(CC) $(CFLAGS) -o $@ $^ $(HLIBS)

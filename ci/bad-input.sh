@@ -103,6 +103,9 @@ expect2 "explore --fault it cannot fire" $R explore self-deadlock --fault wake@1
 expect2 "explore --fault bad calls" $R explore T-7 --fault wake@2+2
 expect2 "check --chunk not 4K" $R check T-3 --chunk 5000
 expect2 "schedules without --sim" $R check --schedules 10
+expect2 "seconds without --sim" $R check --seconds 10
+expect2 "failures-per-row without --sim" $R check --failures-per-row 2
+expect2 "explore --seconds 0" $R explore T-1 --seconds 0
 expect2 "capacity below a chunk" $R belady "$tmp/good.trace" --capacity 1K
 expect2 "unknown benchmark" $R bench frob
 expect2 "bench ratio out of range" $R bench arms --ratios 1.5

@@ -98,18 +98,18 @@ must_find $R "self-crash --strategy pct:3 --schedules 200 --seed 1" \
 must_find $R "self-spin --strategy dfs:1" \
 	"no-progress: no scheduling point for 100 ms of CPU time in thread 2 (self)" ||
 	exit 1
-# A run that steps forever ends at its step budget as no-progress; the
-# failure is printed with its unshrunk line the moment it is found (on
-# stderr, before shrinking), and the line replays.
+# A run that steps without progress ends at the stall bound as
+# no-progress; the failure is printed with its unshrunk line the moment it
+# is found (on stderr, before shrinking), and the line replays.
 err=$($R explore self-livelock --schedules 200 2>&1 >/dev/null)
-if ! grep -qE "^self-livelock: failure found after [0-9]+ schedules: no-progress: step budget: 1000000 steps" <<<"$err" ||
+if ! grep -qE "^self-livelock: failure found after [0-9]+ schedules: no-progress: stall bound: 200000 steps" <<<"$err" ||
 	! grep -q "^  unshrunk: residctl replay 'rc3/" <<<"$err"; then
 	echo "sim self-test: the livelock was not printed with its unshrunk line when found:" >&2
 	echo "$err" >&2
 	exit 1
 fi
 must_find $R "self-livelock --schedules 200" \
-	"no-progress: step budget: 1000000 steps passed" || exit 1
+	"no-progress: stall bound: 200000 steps without progress" || exit 1
 
 # Bug 7 drops a wake only when a fetch is abandoned, which T-7's failing
 # reads (its default faults) cause: the shrunk line names the read calls

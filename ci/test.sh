@@ -39,6 +39,9 @@ stage "gate legs: file and unequal rows"; bash ci/gate-legs.sh build/gate.json |
 stage "interrupts"; bash ci/interrupt.sh || fail "interrupts"
 stage "faults in the real scenarios"; bash ci/faults.sh || fail "faults"
 stage "simulated kernel"; bash ci/sim.sh || fail "simulated kernel"
+# Campaigns on a broken pager end within their bounds: a worker's wait
+# under `if` (a patched scratch copy) and bug 9, each in a 1 GiB cgroup.
+stage "campaign bounds"; RESIDCTL_COVERAGE="" bash ci/campaign-bounds.sh || fail "campaign bounds"
 # Campaigns in shards (--shard K/N, residctl merge) equal the whole run,
 # and the CI files that run them lint clean (docs/campaigns.md).
 stage "shards merged"; RESIDCTL_COVERAGE="" bash ci/shard.sh || fail "shards merged"

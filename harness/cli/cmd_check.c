@@ -47,6 +47,19 @@ static const char about[] =
 	"  fault a named scenario cannot fire (any in T-5) is refused; in the\n"
 	"  whole gate such a scenario runs without. A --fault rule for a point\n"
 	"  wins over the swarm's draw.\n"
+	"  Bounds of --sim: a run ends as no-progress after 200,000 steps\n"
+	"  without progress (no byte read, no chunk state change, no thread\n"
+	"  ended), or at 1,000,000 steps or 20 s of CPU time; a row stops\n"
+	"  exploring after --failures-per-row failures (default 3; with\n"
+	"  --report 0, every schedule, as merge wants each shard whole); each\n"
+	"  failure's shrink stops at 20 s, 20,000,000 steps, 20,000 runs or\n"
+	"  256 MiB of growth, all shrinks together at 30 s, and the best line\n"
+	"  so far is printed; the whole campaign stops at --seconds (default\n"
+	"  1800), prints its table with the rows it did not finish marked\n"
+	"  UNKNOWN, and exits 1 when a row failed. Memory does not grow with\n"
+	"  the steps runs take or the failures found: a run keeps its first\n"
+	"  65,536 steps' choices, a failing run's pager heap is freed with it,\n"
+	"  and a row keeps its first failure only.\n"
 	"  Exit 0 only when every row passed; 1 when one failed; 2 on bad\n"
 	"  input, when the scenarios cannot run here (see residctl probe), or\n"
 	"  when a criterion could not be judged here (an UNKNOWN row).\n";
@@ -220,7 +233,7 @@ struct check {
 	const char *json, *junit, *report;
 	struct sim_gate_part part;
 	struct campaign *camp;
-	uint64_t schedules;
+	uint64_t schedules, failures_per_row, seconds;
 	int sim, profile, n, named, nrows, files, huge;
 	int swarm; /* --swarm 1, --no-swarm 0; -1: on with --sim */
 	const struct scenario *chosen[64];
@@ -275,6 +288,14 @@ static int parse(struct check *k, int argc, char **argv)
 		  .help = "run on the simulated kernel instead" },
 		CLI_SCHEDULES(&k->schedules, "schedules per scenario with "
 			      "--sim (default 400 quick, 4000 full)"),
+		{ "failures-per-row", CLI_U64, &k->failures_per_row,
+		  .arg = "N", .min = 0, .max = 1000000000,
+		  .what = "--failures-per-row", .help = "with --sim, a row "
+		  "stops exploring after N failures (default 3, with --report "
+		  "0; 0: never)" },
+		{ "seconds", CLI_U64, &k->seconds, .arg = "S", .min = 1,
+		  .max = 100000000, .what = "--seconds", .help = "with --sim, "
+		  "the whole campaign's time budget (default 1800)" },
 		CLI_SHARD(&k->part.shard),
 		CLI_REPORT(&k->report),
 		CLI_BUG,
@@ -296,6 +317,7 @@ static int parse(struct check *k, int argc, char **argv)
 	};
 
 	k->o.seed = 1;
+	k->failures_per_row = UINT64_MAX; /* not given */
 	k->filter = (struct leg_filter){ -1, -1, -1 };
 	k->swarm = -1;
 	return cli_parse(&spec, argc, argv);
@@ -367,10 +389,20 @@ static int build(struct check *k)
 	k->o.profile = k->profile ? PROFILE_FULL : PROFILE_QUICK;
 	if (make_rows(k) < 0)
 		return -1;
-	if (k->schedules && !k->sim) {
-		fprintf(stderr, "residctl check: --schedules goes with --sim\n");
+	if ((k->schedules || k->seconds || k->failures_per_row !=
+	     UINT64_MAX) && !k->sim) {
+		fprintf(stderr, "residctl check: --%s goes with --sim\n",
+			k->schedules ? "schedules" : k->seconds ? "seconds" :
+			"failures-per-row");
 		return -1;
 	}
+	/* merge wants every unit of a report run: no cap unless asked. */
+	if (k->failures_per_row == UINT64_MAX)
+		k->failures_per_row = k->report ? 0 :
+			SIM_GATE_FAILURES_PER_ROW;
+	if (!k->seconds)
+		k->seconds = SIM_GATE_SECONDS;
+	k->part.failures_per_row = k->failures_per_row;
 	if ((k->part.shard.n || k->report) && !k->sim) {
 		fprintf(stderr, "residctl check: --%s goes with --sim: the real "
 			"gate is one run per scenario\n", k->report &&
@@ -441,6 +473,8 @@ static int run_rows(struct check *k)
 		       k->part.shard.n, k->part.shard.n, k->part.shard.k - 1);
 	if (make_dirs(k) < 0)
 		return -1;
+	if (k->sim)
+		k->part.deadline = wl_now() + (double)k->seconds;
 	for (int i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
 		uint64_t units = k->sim ? sim_gate_units(r->s, k->schedules) :

@@ -12,6 +12,7 @@
 #include "explore.h"
 #include "explore_report.h"
 #include "report.h"
+#include "workload.h"
 
 static const char about[] =
 	"  Runs N schedules of SCENARIO on the simulated kernel, each chosen by\n"
@@ -21,16 +22,22 @@ static const char about[] =
 	"  oracle, and for the first failure its shrunk schedule's preemption\n"
 	"  count and the line `residctl replay` reproduces it with. The first\n"
 	"  failure is printed on stderr with its unshrunk line the moment it is\n"
-	"  found; shrinking stops after --shrink-seconds or when the process\n"
-	"  grew by --shrink-mb, and the best line so far stands. A schedule\n"
-	"  past 1,000,000 steps or 20 s of CPU time ends with no-progress.\n"
+	"  found; shrinking stops after --shrink-seconds, 20,000,000 steps,\n"
+	"  20,000 runs or when the process grew by --shrink-mb, and the best\n"
+	"  line so far stands. A schedule 200,000 steps without progress (no\n"
+	"  byte read, no chunk state change, no thread ended), or past\n"
+	"  1,000,000 steps or 20 s of CPU time, ends with no-progress.\n"
+	"  --max-failures N stops exploring after N failures (default: every\n"
+	"  schedule runs); --seconds S stops it after S seconds (default\n"
+	"  1800), and the shrink with it. Memory does not grow with the steps\n"
+	"  runs take or the failures found (docs/simulation.md).\n"
 	"  --fault adds faults to the scenario's own (T-7 fails and shortens\n"
 	"  half its reads), decided by each schedule's decision stream; a fault\n"
 	"  the scenario cannot fire is refused. Shrinking drops faults too.\n"
 	"  --shard splits random and pct only. --chunks unequal runs every\n"
 	"  schedule on a table of unequal chunks (1 to 4 pages, the last ending\n"
 	"  unaligned; check --sim runs both). Exit 0 with no failure, 1 with\n"
-	"  one, 2 on bad input.\n";
+	"  one, 2 on bad input or when --seconds ended it with no failure.\n";
 
 static int write_json(const char *path, const struct explore_opts *o,
 		      const struct explore_result *r)
@@ -104,7 +111,7 @@ struct explore_args {
 	struct explore_opts o;
 	struct fault_plan user, faults;
 	const char *json, *report, *strategy;
-	uint64_t shrink_seconds;
+	uint64_t shrink_seconds, seconds;
 };
 
 static int strategy_opt(void *dst, const char *where, const char *v,
@@ -151,7 +158,13 @@ static int parse(struct explore_args *a, int argc, char **argv)
 		  .help = "stop shrinking after S seconds (default 20)" },
 		{ "shrink-mb", CLI_U64, &o->budget.mb, .arg = "M", .min = 1,
 		  .max = 1000000, .help = "stop "
-		  "shrinking when the process grew by M MiB (default 1024)" },
+		  "shrinking when the process grew by M MiB (default 256)" },
+		{ "max-failures", CLI_U64, &o->max_failures, .arg = "N",
+		  .min = 1, .max = 1000000000, .what = "--max-failures",
+		  .help = "stop exploring after N failures (default: never)" },
+		{ "seconds", CLI_U64, &a->seconds, .arg = "S", .min = 1,
+		  .max = 100000000, .what = "--seconds", .help = "stop "
+		  "exploring and shrinking after S seconds (default 1800)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
@@ -189,6 +202,8 @@ static int build(struct explore_args *a, struct campaign **camp,
 		return -1;
 	}
 	o->budget.seconds = (double)a->shrink_seconds;
+	o->deadline = wl_now() + (double)(a->seconds ? a->seconds :
+					  EXPLORE_SECONDS);
 	o->faults = &a->faults;
 	o->progress = isatty(STDERR_FILENO);
 	o->announce = stderr;
@@ -225,7 +240,7 @@ int cmd_explore(int argc, char **argv)
 		       (unsigned long long)o->schedules);
 	explore(o, &r);
 	explore_print(stdout, o, &r);
-	rc = r.failures != 0;
+	rc = r.failures ? 1 : r.out_of_time ? 2 : 0;
 	if (a.json && write_json(a.json, o, &r) < 0)
 		rc = 2;
 	if (a.report && write_report(a.report, o, &r, camp, &er) < 0)

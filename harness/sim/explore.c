@@ -6,19 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bugs.h"
 #include "explore.h"
 #include "rng.h"
+#include "workload.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void replay_run(const struct replay *rp, struct sim_outcome *out)
 {
@@ -152,20 +145,33 @@ struct campaign {
 	struct hashset *seen;
 };
 
+/* Whether exploring ends before schedule i: the failure cap or the
+ * deadline says so (and is noted), or the first failure with --stop. */
+static int stop_before(const struct explore_opts *o, struct explore_result *r,
+		       uint64_t i)
+{
+	if (i >= o->schedules || (o->stop_at_failure && r->failures))
+		return 1;
+	if (o->max_failures && r->failures >= o->max_failures)
+		return r->capped = 1;
+	if (o->deadline && wl_now() >= o->deadline)
+		return r->out_of_time = 1;
+	return 0;
+}
+
 static int visit(void *arg, const struct replay *rp, struct sim_outcome *out)
 {
 	struct campaign *c = arg;
 
 	tally(c->o, c->r, c->seen, c->r->schedules, rp, out);
-	return c->r->schedules >= c->o->schedules ||
-	       (c->o->stop_at_failure && c->r->failures);
+	return stop_before(c->o, c->r, c->r->schedules);
 }
 
 uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 {
 	struct explore_opts with = *opts, *o = &with;
 	struct hashset seen = { 0 };
-	double t0 = now_s(), last = t0;
+	double t0 = wl_now(), last = t0;
 	char err[512];
 
 	memset(r, 0, sizeof(*r));
@@ -181,8 +187,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 	/* PCT's change points must fall within a run. */
 	uint64_t k = o->strategy == SIM_PCT ? pct_calibrate(o) : 0;
 
-	for (uint64_t i = 0; o->strategy != SIM_DFS && i < o->schedules &&
-	     !(o->stop_at_failure && r->failures); i++) {
+	for (uint64_t i = 0; o->strategy != SIM_DFS && !stop_before(o, r, i);
+	     i++) {
 		if (!shard_owns(&o->shard, o->unit0 + i))
 			continue;
 		struct replay rp = { .p = o->p, .strategy = o->strategy,
@@ -195,8 +201,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 
 		replay_run(&rp, &out);
 		tally(o, r, &seen, i, &rp, &out);
-		if (o->progress && now_s() - last >= 1) {
-			last = now_s();
+		if (o->progress && wl_now() - last >= 1) {
+			last = wl_now();
 			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
 				"%" PRIu64 " failures, %zu interleavings   ",
 				o->p->id, i + 1, o->schedules, r->failures,
@@ -208,7 +214,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 
 		dfs_search(o, visit, &c);
 	}
-	if (o->progress && now_s() - t0 >= 1)
+	if (o->progress && wl_now() - t0 >= 1)
 		fputc('\n', stderr);
 	/* The set, packed: a sharded campaign's union is counted by merge. */
 	r->distinct = 0;
@@ -223,6 +229,11 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 			b.seconds = SHRINK_SECONDS;
 		if (!b.mb)
 			b.mb = SHRINK_MB;
+		if (!b.steps)
+			b.steps = SHRINK_STEPS;
+		if (o->deadline && o->deadline - wl_now() < b.seconds)
+			b.seconds = o->deadline > wl_now() ? o->deadline -
+				wl_now() : 1e-9;
 		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
 		if (r->shrunk.stopped[0]) {
 			char head[160];
@@ -244,7 +255,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 		sim_outcome_free(&a);
 		sim_outcome_free(&b);
 	}
-	r->seconds = now_s() - t0;
+	r->seconds = wl_now() - t0;
 	return r->failures;
 }
 
@@ -264,6 +275,13 @@ void explore_print(FILE *f, const struct explore_opts *o,
 				sim_verdict_name((enum sim_verdict)v),
 				r->by_verdict[v]);
 	coverage_line(f, "  ", &r->cov);
+	if (r->capped)
+		fprintf(f, "  stopped after %" PRIu64 " failures (--max-failures)"
+			"\n", r->failures);
+	if (r->out_of_time)
+		fprintf(f, "  stopped at its time budget (--seconds): %" PRIu64
+			" of %" PRIu64 " schedules run\n", r->schedules,
+			o->schedules);
 	if (!r->fail.p)
 		return;
 	char *line = replay_encode(&r->fail);

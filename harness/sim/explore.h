@@ -34,14 +34,19 @@ struct replay {
 struct shrink_budget {
 	double seconds;          /* wall time */
 	uint64_t mb;             /* resident memory grown since it began */
+	uint64_t steps;          /* simulated steps over all its runs */
 };
 #define SHRINK_SECONDS 20
-#define SHRINK_MB 1024
+#define SHRINK_MB 256
+/* A hundred runs that end at the stall bound, some 10 s. */
+#define SHRINK_STEPS 20000000ull
+#define EXPLORE_SECONDS 1800
 
-/* How a shrink ended: runs made, seconds spent, and when the budget ran
- * out, which part ("20 s"), else "". */
+/* How a shrink ended: runs made, steps and seconds spent, and when the
+ * budget ran out, which part ("20 s"), else "". */
 struct shrink_end {
 	unsigned runs;
+	uint64_t steps;
 	double seconds;
 	char stopped[96];
 };
@@ -58,8 +63,14 @@ struct explore_opts {
 	 * defaults alone. */
 	const struct fault_plan *faults;
 	int stop_at_failure;     /* end the campaign at the first failure */
+	/* Stop exploring after this many failures; 0: run every schedule. */
+	uint64_t max_failures;
+	/* Stop exploring at this wl_now() time, and shrink no later; 0:
+	 * none (explore: EXPLORE_SECONDS from its start). */
+	double deadline;
 	int shrink;              /* shrink the first failure */
-	struct shrink_budget budget; /* 0 fields: SHRINK_SECONDS, SHRINK_MB */
+	/* 0 fields: SHRINK_SECONDS, SHRINK_MB, SHRINK_STEPS */
+	struct shrink_budget budget;
 	/* Where the first failure is printed with its unshrunk replay line
 	 * the moment it is found, and the best line when a shrink's budget
 	 * runs out (may be NULL). */
@@ -88,6 +99,9 @@ struct explore_result {
 	struct replay fail;
 	struct sim_outcome outcome;
 	uint64_t fail_index;     /* schedules run before it was found, + 1 */
+	/* Why exploring ended before every schedule ran: the failure cap
+	 * (max_failures) or the deadline. */
+	int capped, out_of_time;
 	uint64_t raw_preemptions;
 	struct shrink_end shrunk;
 	int replay_matches;      /* the final schedule ran twice, same hash */

@@ -11,11 +11,12 @@
 #include "explore.h"
 #include "explore_report.h"
 #include "sim_gate.h"
+#include "workload.h"
 
 /* Seconds every shrink of one check --sim may spend together: under a
  * pager bug every campaign fails, and a budget each would add up. When it
  * is spent, a campaign's first failure is reported as it was found. */
-#define GATE_SHRINK_SECONDS 60.0
+#define GATE_SHRINK_SECONDS 30.0
 static double shrink_spent;
 
 /* Distinct interleavings over both halves of a scenario's campaign. */
@@ -45,12 +46,19 @@ static uint64_t count_distinct(struct hashes *h)
 	return d;
 }
 
+/* What the halves of a row left undone: schedules not run, and why. */
+struct undone {
+	uint64_t skipped;
+	int capped, out_of_time;
+};
+
 /* index0: the row's index of this half's schedule 0. */
 static void campaign(const struct scenario *p, const struct fault_plan *faults,
 		     int unequal, enum sim_strategy st, unsigned depth,
 		     uint64_t seed, uint64_t n, uint64_t index0,
 		     const struct sim_gate_part *part, struct scen_result *res,
-		     uint64_t *dedup_f, uint64_t *dedup_r, struct hashes *h)
+		     uint64_t *dedup_f, uint64_t *dedup_r, struct hashes *h,
+		     struct undone *u)
 {
 	struct explore_row er = { part ? part->row : NULL, index0 };
 	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
@@ -66,6 +74,17 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	if (part) {
 		o.shard = part->shard;
 		o.unit0 = part->unit0 + index0;
+		o.deadline = part->deadline;
+		/* The cap is the row's: this half gets what the other left. */
+		if (part->failures_per_row) {
+			if (res->mismatches >= part->failures_per_row) {
+				u->skipped += n;
+				u->capped = 1;
+				return;
+			}
+			o.max_failures = part->failures_per_row -
+				res->mismatches;
+		}
 	}
 	if (er.row) {
 		o.failed = explore_finding;
@@ -73,6 +92,10 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	}
 	explore(&o, &r);
 	shrink_spent += r.shrunk.seconds;
+	u->capped |= r.capped;
+	u->out_of_time |= r.out_of_time;
+	if (r.capped || r.out_of_time)
+		u->skipped += n - r.schedules;
 	if (er.row)
 		explore_row(&er, &o, &r);
 	fault_report(faults, r.fired, res);
@@ -124,6 +147,10 @@ static int run_plain(const struct scenario *s, const struct run_opts *o,
 			 "shard");
 		return 0;
 	}
+	if (part && part->deadline && wl_now() >= part->deadline) {
+		scen_unknown(res, "not run: the campaign's time budget ran out");
+		return 0;
+	}
 	rc = s->run(o, res);
 	if (part && part->row) {
 		row_ran(part->row, 1);
@@ -143,6 +170,7 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 {
 	uint64_t df = 0, dr = 0, half = schedules / 2;
 	struct hashes h = { 0 };
+	struct undone u = { 0 };
 	struct fault_plan faults;
 	char err[512];
 
@@ -155,20 +183,32 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 	int unequal = !!(o->leg & LEG_UNEQUAL);
 
 	campaign(s, &faults, unequal, SIM_RANDOM, 0, o->seed, half, 0, part,
-		 res, &df, &dr, &h);
+		 res, &df, &dr, &h, &u);
 	campaign(s, &faults, unequal, SIM_PCT, 3, o->seed + 1,
-		 schedules - half, half, part, res, &df, &dr, &h);
+		 schedules - half, half, part, res, &df, &dr, &h, &u);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", count_distinct(&h));
 	scen_count(res, "dedup_fetching", df);
 	scen_count(res, "dedup_resident", dr);
+	if (u.capped)
+		scen_count(res, "stopped_at_failures", res->mismatches);
+	/* Schedules the deadline left unrun: a row with no failure is
+	 * not judged. */
+	if (u.out_of_time && !res->mismatches) {
+		scen_unknown(res, "not finished: the campaign's time budget ran "
+			     "out after %" PRIu64 " of %" PRIu64 " schedules",
+			     res->checks, schedules);
+		return 0;
+	}
+	if (u.out_of_time)
+		scen_count(res, "unfinished", u.skipped);
 	if (s->sim->needs_dedup && part && part->row) {
 		row_require(part->row, "dedup_fetching");
 		row_require(part->row, "dedup_resident");
 	}
 	/* Over a whole campaign only: a shard's few schedules may miss it. */
 	if (s->sim->needs_dedup && (!part || !shard_split(&part->shard)) &&
-	    (!df || !dr))
+	    !u.skipped && (!df || !dr))
 		scen_fail(res, "dedup did not fire in %" PRIu64 " schedules: "
 			  "dedup_fetching %" PRIu64 ", dedup_resident %" PRIu64,
 			  res->checks, df, dr);

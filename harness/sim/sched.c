@@ -36,6 +36,12 @@ uint64_t sched_deadline(struct sim *s, uint64_t ns)
 void sched_progress(struct sim *s)
 {
 	s->last_progress = s->now;
+	sched_progress_step(s);
+}
+
+void sched_progress_step(struct sim *s)
+{
+	s->progress_step = s->steps;
 }
 
 void sched_wake(struct sim_thread *t)
@@ -169,6 +175,13 @@ static void check_budget(struct sim *s)
 		snprintf(s->why, sizeof(s->why), "step budget: %llu steps "
 			 "passed and the run did not end",
 			 (unsigned long long)s->cfg.max_steps);
+		coro_end_run(s, SIM_NO_PROGRESS);
+	}
+	if (s->steps - s->progress_step > s->cfg.stall_steps) {
+		snprintf(s->why, sizeof(s->why), "stall bound: %llu steps "
+			 "without progress (no byte read, no chunk state "
+			 "change, no thread ended)",
+			 (unsigned long long)s->cfg.stall_steps);
 		coro_end_run(s, SIM_NO_PROGRESS);
 	}
 	if (s->steps % CPU_CHECK_STEPS)

@@ -2,8 +2,8 @@
  * as its deviations from the DFS default with the faults that fired named
  * by their calls, then without each deviation and each fault it does not
  * need, while it still fails the same way with no more preemptions. Within
- * a budget of runs, seconds and memory: when it is spent, the best line so
- * far stands. */
+ * a budget of runs, seconds, simulated steps and memory: when it is spent,
+ * the best line so far stands. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,9 @@ static int spent(struct shrinker *k)
 	else if (wl_now() - k->t0 > k->b->seconds)
 		snprintf(e->stopped, sizeof(e->stopped), "%.0f s",
 			 k->b->seconds);
+	else if (k->b->steps && e->steps >= k->b->steps)
+		snprintf(e->stopped, sizeof(e->stopped), "%llu steps",
+			 (unsigned long long)k->b->steps);
 	else if ((rss = rss_mb()) > k->rss0 + k->b->mb)
 		snprintf(e->stopped, sizeof(e->stopped), "%llu MiB of memory "
 			 "(%llu MiB resident)", (unsigned long long)k->b->mb,
@@ -69,6 +72,7 @@ static int run(struct shrinker *k, const struct replay *rp,
 		return -1;
 	k->end->runs++;
 	replay_run(rp, out);
+	k->end->steps += out->steps;
 	return 0;
 }
 

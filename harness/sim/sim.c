@@ -71,6 +71,8 @@ struct sim *sim_create(const struct sim_config *c)
 	s->cfg = *c;
 	if (!s->cfg.max_steps)
 		s->cfg.max_steps = DEFAULT_MAX_STEPS;
+	if (!s->cfg.stall_steps)
+		s->cfg.stall_steps = SIM_STALL_STEPS;
 	if (!s->cfg.cpu_limit_ms)
 		s->cfg.cpu_limit_ms = DEFAULT_CPU_MS;
 	if (!s->cfg.idle_limit_ns)
@@ -104,6 +106,8 @@ void sim_destroy(struct sim *s)
 	if (s->strategy->stop)
 		s->strategy->stop(s);
 	kernel_destroy(s);
+	/* What the pager took in a run that ended before it closed. */
+	heap_release();
 	free(s->threads);
 	free(s->run);
 	free(s->locks);
@@ -136,7 +140,9 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	t->app_fn = fn;
 	t->arg = arg;
 	sched_budget_start(s);
+	heap_attach(1);
 	coro_start(s, t);
+	heap_attach(0);
 	if (s->crash.caught)
 		oracle_crash(s);
 	return s->verdict;

@@ -17,7 +17,15 @@ struct sim_gate_part {
 	struct shard shard;
 	uint64_t unit0;
 	struct campaign_row *row;
+	/* A row stops exploring after this many failures (0: never), and
+	 * every row at the campaign's deadline (a wl_now() time; 0: none). */
+	uint64_t failures_per_row;
+	double deadline;
 };
+/* The defaults of check --sim: failures a row explores to, and seconds
+ * the whole campaign may take. */
+#define SIM_GATE_FAILURES_PER_ROW 3
+#define SIM_GATE_SECONDS 1800
 /* The units scenario s is in a campaign of `schedules` schedules each. */
 uint64_t sim_gate_units(const struct scenario *s, uint64_t schedules);
 /* Runs scenario s on the simulated kernel for `schedules` schedules (those

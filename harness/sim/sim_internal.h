@@ -156,6 +156,9 @@ struct sim {
 	uint64_t cpu_start_ms;    /* the CPU clock at the run's start */
 
 	uint64_t now, last_progress;
+	/* The step of the last progress (a byte read, a CONTINUE, a chunk
+	 * state change, a thread's end), for the stall bound. */
+	uint64_t progress_step;
 
 	struct sim_lock *locks;
 	uint32_t nlocks, cap_locks;
@@ -205,6 +208,8 @@ void sched_block(struct sim *s, enum sim_wait w, uint64_t obj, int timed,
 void sched_wake(struct sim_thread *t);
 void sched_wake_all(struct sim *s, enum sim_wait w, uint64_t obj);
 void sched_progress(struct sim *s);
+/* Progress that does not move the idle clock: a chunk state change. */
+void sched_progress_step(struct sim *s);
 /* The run starts: its CPU-time budget counts from here. */
 void sched_budget_start(struct sim *s);
 uint64_t sched_deadline(struct sim *s, uint64_t ns);
@@ -242,6 +247,11 @@ void sched_yield_op(void *ctx, const char *what);
  * NULL elsewhere): sim_run names the run whose plain memory accesses become
  * scheduling points, and NULL when it ends. */
 void sim_access_attach(struct sim *s) __attribute__((weak));
+
+/* heap.c: the pager's blocks taken while a run is on (attach 1) are kept,
+ * and heap_release frees those left (returns how many). */
+void heap_attach(int on);
+size_t heap_release(void);
 
 /* kernel.c, for sim.c */
 void kernel_destroy(struct sim *s);

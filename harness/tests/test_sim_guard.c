@@ -5,9 +5,10 @@
  * next run in the same process passes; a campaign over the self-crash
  * scenario finds the SIGFPE and its replay line crashes the same way
  * (skipped under ThreadSanitizer, whose runtime owns the signals). A run
- * that never ends ends at its step budget, and a campaign that finds a
- * million-step failure takes no more memory than one whose failure is a
- * few steps long. */
+ * that steps without progress ends at the stall bound, one that never ends
+ * at its step budget, and a campaign that finds a failure of hundreds of
+ * thousands of steps takes no more memory than one whose failure is a few
+ * steps long. */
 #include <CUnit/CUnit.h>
 #include <signal.h>
 #include <stdint.h>
@@ -19,8 +20,11 @@
 #include <unistd.h>
 
 #include "explore.h"
+#include "scenario.h"
+#include "sim_gate.h"
 #include "sim.h"
 #include "suites.h"
+#include "workload.h"
 
 static volatile uintptr_t zero;
 
@@ -195,22 +199,24 @@ static void campaign_in_child(const char *id, struct found *f)
 }
 
 /* A livelock (self-livelock: a poll through scheduling points for a
- * wakeup never sent) ends at the step budget, a million steps, as
- * no-progress; the line printed the moment it was found and the shrunk one
- * replay it. The campaign's peak memory is within 4 MiB of a campaign
+ * wakeup never sent) ends at the stall bound, SIM_STALL_STEPS steps
+ * without progress, as no-progress; the line printed the moment it was
+ * found and the shrunk one replay it. The campaign's peak memory is within 4 MiB of a campaign
  * whose failure (self-deadlock) is 11 steps: a run's record of choices is
  * bounded, the event log hashed as it goes (docs/simulation.md). Recorded
- * whole, the million steps' choices and runnable sets alone are 10 MB, and
+ * whole, a million steps' choices and runnable sets alone are 10 MB, and
  * shrinking copies them (measured: 41 MB against 2.4 MB). */
-static void million_steps_bounded_memory(void)
+static void long_failure_bounded_memory(void)
 {
 	struct found longf, shortf;
 
 	campaign_in_child("self-livelock", &longf);
 	campaign_in_child("self-deadlock", &shortf);
 	CU_ASSERT_EQUAL(longf.verdict, SIM_NO_PROGRESS);
-	CU_ASSERT_EQUAL(longf.steps, 1000001);
-	CU_ASSERT_PTR_NOT_NULL(strstr(longf.why, "step budget: 1000000 steps"));
+	CU_ASSERT(longf.steps > SIM_STALL_STEPS &&
+		  longf.steps < 2 * SIM_STALL_STEPS);
+	CU_ASSERT(longf.steps > SIM_RECORD_STEPS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(longf.why, "stall bound: 200000 steps"));
 	CU_ASSERT(longf.replay_matches);
 	CU_ASSERT(longf.unshrunk_line);
 	CU_ASSERT_EQUAL(shortf.verdict, SIM_DEADLOCK);
@@ -226,6 +232,96 @@ static void million_steps_bounded_memory(void)
 			(unsigned long long)longf.steps, shortf.maxrss_kb,
 			(unsigned long long)shortf.steps);
 	CU_ASSERT(longf.maxrss_kb - shortf.maxrss_kb < 4096);
+}
+
+/* Takes a block the way the pager does and touches it, then crashes: the
+ * run ends with the block still taken. */
+static void leaks_then_crashes(void *arg)
+{
+	char *b = sim_heap_malloc(1 << 16);
+
+	memset(b, 1, 1 << 16);
+	*(volatile uintptr_t *)arg = (uintptr_t)b / zero;
+}
+
+/* A run that ends before the pager frees its blocks leaves none behind:
+ * 4,000 such runs (250 MiB taken) in a child grow it by under 16 MiB. */
+static void failed_runs_leave_no_heap(void)
+{
+	struct rusage before, after;
+	int status;
+	pid_t pid;
+
+	if (!sim_guarded())
+		return;
+	fflush(NULL);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		uintptr_t sink = 0;
+		char why[256];
+
+		getrusage(RUSAGE_SELF, &before);
+		for (int i = 0; i < 4000; i++)
+			if (run(leaks_then_crashes, &sink, 0, why,
+				sizeof(why)) != SIM_CRASH)
+				_exit(2);
+		getrusage(RUSAGE_SELF, &after);
+		_exit(after.ru_maxrss - before.ru_maxrss < 16384 ? 0 : 1);
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Steps through scheduling points; every `every` steps (0: never) the
+ * pager's chunk state change point, which is progress. */
+struct poller {
+	struct sim *s;
+	unsigned every;
+};
+
+static void polls(void *arg)
+{
+	struct poller *p = arg;
+	const struct resid_seam *k = sim_seam(p->s);
+
+	for (unsigned i = 1;; i++)
+		k->yield(k->ctx, p->every && i % p->every == 0 ?
+			 "chunk-state" : "poll");
+}
+
+static enum sim_verdict poll_run(unsigned every, uint64_t max_steps,
+				 uint64_t *steps, char *why, size_t n)
+{
+	struct sim_config c = { .seed = 1, .max_steps = max_steps };
+	struct poller p = { sim_create(&c), every };
+	enum sim_verdict v;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p.s);
+	v = sim_run(p.s, polls, &p);
+	*steps = sim_steps(p.s);
+	snprintf(why, n, "%s", sim_why(p.s));
+	sim_destroy(p.s);
+	return v;
+}
+
+/* A run stepping with no progress ends at the stall bound, long before
+ * its step budget; a chunk state change is progress, so a run that makes
+ * one now and then steps on until the budget, the last resort. */
+static void stall_bound_ends_early(void)
+{
+	uint64_t steps;
+	char why[1024];
+
+	CU_ASSERT_EQUAL(poll_run(0, 0, &steps, why, sizeof(why)),
+			SIM_NO_PROGRESS);
+	CU_ASSERT_EQUAL(steps, SIM_STALL_STEPS + 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "stall bound: 200000 steps without "
+				      "progress"));
+	CU_ASSERT_EQUAL(poll_run(1000, 3 * SIM_STALL_STEPS, &steps, why,
+				 sizeof(why)), SIM_NO_PROGRESS);
+	CU_ASSERT_EQUAL(steps, 3 * SIM_STALL_STEPS + 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "step budget: 600000 steps"));
 }
 
 /* A shrink whose budget is spent before its first run: it says so, on the
@@ -259,6 +355,71 @@ static void shrink_budget_keeps_best_line(void)
 	explore_result_free(&r);
 }
 
+/* A campaign stops exploring at its failure cap: self-deadlock fails in
+ * about one schedule of four, and with a cap of 3 only three are found.
+ * In check --sim the cap is the row's: the random half takes it, the PCT
+ * half is not run. */
+static void failure_cap_stops_exploring(void)
+{
+	struct explore_opts o = { .p = simprog_find("self-deadlock"),
+				  .strategy = SIM_RANDOM, .seed = 1,
+				  .schedules = 400, .max_failures = 3 };
+	const struct scenario *s = scenario_find("self-deadlock");
+	struct sim_gate_part part = { .failures_per_row = 3 };
+	struct run_opts ro = { .seed = 1 };
+	struct scen_result res = { 0 };
+	struct explore_result r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.p);
+	CU_ASSERT_EQUAL(explore(&o, &r), 3);
+	CU_ASSERT(r.capped);
+	CU_ASSERT(r.schedules < 100);
+	explore_result_free(&r);
+	o.max_failures = 0;
+	CU_ASSERT(explore(&o, &r) > 50);
+	CU_ASSERT_EQUAL(r.schedules, 400);
+	CU_ASSERT(!r.capped);
+	explore_result_free(&r);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(sim_gate_run(s, &ro, 400, &part, &res), 0);
+	CU_ASSERT_EQUAL(res.mismatches, 3);
+	CU_ASSERT(res.checks < 100);
+	CU_ASSERT(res.failed);
+}
+
+/* The campaign's time budget: past its deadline a campaign runs no more
+ * schedules and says so; in check --sim a row it cut short with no
+ * failure is UNKNOWN, not PASS. A deadline 0.2 s away stops a campaign of
+ * a million T-3 schedules (some 10 minutes) within a second. */
+static void deadline_stops_the_campaign(void)
+{
+	struct explore_opts o = { .p = simprog_find("T-3"),
+				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
+				  .schedules = 1000000 };
+	const struct scenario *s = scenario_find("T-2");
+	struct sim_gate_part part = { .deadline = wl_now() - 1 };
+	struct run_opts ro = { .seed = 1 };
+	struct scen_result res = { 0 };
+	struct explore_result r;
+	double t0 = wl_now();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o.p);
+	o.deadline = t0 + 0.2;
+	CU_ASSERT_EQUAL(explore(&o, &r), 0);
+	CU_ASSERT(r.out_of_time);
+	CU_ASSERT(r.schedules > 0 && r.schedules < o.schedules);
+	CU_ASSERT(wl_now() - t0 < 1.5);
+	explore_result_free(&r);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(sim_gate_run(s, &ro, 400, &part, &res), 0);
+	CU_ASSERT_EQUAL(res.checks, 0);
+	CU_ASSERT(res.unknown);
+	CU_ASSERT(!res.failed);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.message, "not finished"));
+}
+
 void suite_sim_guard(void)
 {
 	CU_pSuite s = CU_add_suite("sim-guard", NULL, NULL);
@@ -269,8 +430,16 @@ void suite_sim_guard(void)
 		    spin_is_a_verdict);
 	CU_add_test(s, "a campaign goes on past a crash and replays it",
 		    crash_campaign_replays);
-	CU_add_test(s, "a million-step failure: no-progress, memory bounded",
-		    million_steps_bounded_memory);
+	CU_add_test(s, "a stall-bound failure: no-progress, memory bounded",
+		    long_failure_bounded_memory);
+	CU_add_test(s, "no progress ends a run at the stall bound",
+		    stall_bound_ends_early);
+	CU_add_test(s, "a run that ends early leaves no pager heap behind",
+		    failed_runs_leave_no_heap);
+	CU_add_test(s, "a campaign stops exploring at its failure cap",
+		    failure_cap_stops_exploring);
+	CU_add_test(s, "a campaign stops at its deadline, unfinished rows "
+		    "unknown", deadline_stops_the_campaign);
 	CU_add_test(s, "a spent shrink budget leaves the best line so far",
 		    shrink_budget_keeps_best_line);
 }
