@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The bug switches (design.md §6's seven bugs and three that took the
-# harness down): the production library carries no bug switch, and `residctl
-# repro all` catches each bug with every detector expected of it (scheduler
-# with a replay line reproduced 10/10; TSan for 4, 5, 6; the real-kernel
-# watchdog for 2, 3, 7, 10). Needs build/tsan.
+# The bug switches (design.md §6's seven bugs, three that took the harness
+# down, a refault answered with a wake): the production library carries no
+# bug switch, and `residctl repro all` catches each bug with every detector
+# expected of it (scheduler with a replay line reproduced 10/10; TSan for 4,
+# 5, 6; the real-kernel storms for 2, 3, 7, 10, 11). Needs build/tsan.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 

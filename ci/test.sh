@@ -63,7 +63,7 @@ stage "TSan: unit tests"; build/tsan/unit-tests || fail "TSan: unit tests"
 stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm || fail "TSan: storms"
 stage "TSan: storms with faults"; bash ci/tsan-faults.sh || fail "TSan: storms with faults"
 # Runs with bugs switched on prove nothing about the pager's rare paths.
-stage "the ten bugs (repro all)"; RESIDCTL_COVERAGE="" bash ci/bugs.sh || fail "the ten bugs"
+stage "the bug switches (repro all)"; RESIDCTL_COVERAGE="" bash ci/bugs.sh || fail "the bug switches"
 stage "replay lines in docs/"; RESIDCTL_COVERAGE="" bash ci/doc-lines.sh || fail "replay lines in docs/"
 stage "code probes"; build/residctl coverage "$RESIDCTL_COVERAGE" || fail "code probes"
 echo "residctl test: all stages passed in $SECONDS s"

@@ -15,7 +15,7 @@
 #define MAX_SEEDS 1000
 
 static const char about[] =
-	"  The kill matrix: each of the ten bugs switched on alone, and all\n"
+	"  The kill matrix: each of the bugs switched on alone, and all\n"
 	"  off, against every detector: the scheduler (PCT depth 3 and the\n"
 	"  random walk) over N seeds (default 20, each hunt capped at\n"
 	"  --schedules, default 20000), the real-kernel storm and TSan over R\n"

@@ -11,8 +11,9 @@
 #include "repro.h"
 
 static const char about[] =
-	"  Switches bug N back on (1..10: design.md §6's seven historical bugs and\n"
-	"  three shapes that took the harness down; --list names them) and runs what\n"
+	"  Switches bug N back on (1..11: design.md §6's seven historical bugs,\n"
+	"  three shapes that took the harness down, and a refault answered with\n"
+	"  a wake; --list names them) and runs what\n"
 	"  catches it: the deterministic scheduler (PCT depth 3, then the random\n"
 	"  walk for comparison) on the bug's simulated scenario, then where they\n"
 	"  are expected the real-kernel storm (watchdog) and ThreadSanitizer\n"

@@ -22,9 +22,9 @@ const char *detector_name(enum detector d)
 	return names[d];
 }
 
-/* design.md §6 and docs/bugs/: the scheduler catches all ten; TSan bugs
+/* design.md §6 and docs/bugs/: the scheduler catches them all; TSan bugs
  * 4, 5, 6; the real-kernel watchdog bugs 2 (and 3, the same hang), 7 and
- * 10 (close hangs in its joins). */
+ * 10 (close hangs in its joins); H-1's storm bug 11. */
 int detector_expected(int bug, enum detector d)
 {
 	switch (d) {
