@@ -84,16 +84,16 @@ expect2 "kernel matrix, a kernel not a bzImage" bash kernels/matrix.sh --kernel 
 expect2 "kernel matrix, a config without a kernel" bash kernels/matrix.sh --kernel-config ci/bad-input.sh
 expect2 "kernel diff of a missing file" bash kernels/diff.sh "$tmp/none.jsonl"
 expect2 "replay line, old format" $R replay 'rc2/0123456789ab/T-3/random/1/-/4/0*5'
-expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/11/4/-/0*5'
+expect2 "replay line, bad bug field" $R replay 'rc3/x/T-3/random/1/12/4/-/0*5'
 expect2 "replay line, bad fault field" $R replay 'rc3/x/T-3/random/1/-/4/wake@0/0*5'
 rev=$(sed -n 's/.*RESID_SIM_BUILD "\(.*\)".*/\1/p' build/rev.h)
 expect2 "replay line, fault it cannot fire" $R replay "rc3/$rev/self-deadlock/random/1/-/1/punch=1/0*5"
 expect2 "repro without a bug" $R repro
-expect2 "repro of bug 11" $R repro 11
+expect2 "repro of bug 12" $R repro 12
 expect2 "repro bad seed" $R repro 2 --seed x
 expect2 "check --bug 0" $R check --bug 0
 expect2 "explore --bug list" $R explore T-3 --bug 1,,2
-expect2 "storm --bug" $R storm --bug 11
+expect2 "storm --bug" $R storm --bug 12
 expect2 "RESIDCTL_BUGS bad" env RESIDCTL_BUGS=all,3 $R check T-2
 expect2 "matrix no seeds" $R matrix --seeds 0
 expect2 "check --fault unknown point" $R check T-3 --fault nosuch=0.5

@@ -217,6 +217,19 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* The range may span chunks: the SIGBUS is a failed one's, if any. */
+static uint32_t failed_chunk_in(struct resid_region *r, uint64_t off,
+				uint64_t len)
+{
+	uint32_t first = resid_chunk_of(r, off);
+	uint32_t last = resid_chunk_of(r, off + len - 1);
+
+	for (uint32_t c = first; c <= last && c != RESID_NO_CHUNK; c++)
+		if (resid_chunk_failed(r, c) == 1)
+			return c;
+	return first;
+}
+
 /* What applications and the kernel do to the region, while the readers
  * read: a call every millisecond or so. */
 static void *hands_main(void *arg)
@@ -237,8 +250,8 @@ static void *hands_main(void *arg)
 			continue;
 		len = len < end - off ? len : end - off;
 		if (guarded_read(&e, s, off, len, &bad) < 0)
-			refused(s, UINT32_MAX, resid_chunk_of(s->r, off), off,
-				len);
+			refused(s, UINT32_MAX, failed_chunk_in(s->r, off, len),
+				off, len);
 		else if (bad)
 			note(s, "hands: %" PRIu64 " bytes wrong in [%" PRIu64
 			     ", +%" PRIu64 ") read again after %s", bad, off,
