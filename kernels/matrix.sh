@@ -308,7 +308,7 @@ run_cell() {
 	[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
 	touch "$d/results.txt"
 	# each step's JSON as a file of its own, for the records
-	for f in $(sed -n 's/^@file \([a-z-]*\) begin$/\1/p' "$d/results.txt"); do
+	sed -n 's/^@file \([a-z-]*\) begin$/\1/p' "$d/results.txt" | while read -r f; do
 		result_file "$d" "$f" >"$d/$f.json"
 	done
 	probe=$(result_file "$d" probe | grep -m1 '^{' || true)
