@@ -16,13 +16,15 @@ usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|ful
                                 [--only-steps NAME,NAME..]
                                 [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
   Boots each cell (all by default, in the order --list prints) and runs in it
-  residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
-  cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
+  residctl probe, residctl hazards, the cgroup unit tests on the real
+  hierarchy (unit-tests cgroup-live), conformance, the gate (residctl check
+  --json) and, with --storm, a storm.
   A cell passes when every step exits 0, the gate has no mismatch, no
   residctl cgroup is left and the kernel log has no oops, BUG, WARNING, hung
   task, lockup or OOM. A cell the kernel cannot have (e.g. cgroup v1 on 6.12)
   is n/a: probe must say no and the gate refuse to start there.
-  --smoke: the cells and steps of make test (probe, cgroup-live, T-4, T-5).
+  --smoke: the cells and steps of make test (probe, hazards, cgroup-live,
+  conformance, T-4, T-5).
   --only-steps NAME,..: only those steps of each cell (probe, hazards,
   cgroup-live, conformance, gate, storm; kernels/steps.sh), e.g. probe,hazards
   for the kernel's hands on A and B alone (scripts/record-hazards.sh).

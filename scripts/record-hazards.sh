@@ -65,14 +65,14 @@ case ${1:-} in
 	from=${2:-}
 	[ -s "$from/cells.jsonl" ] || { echo "record-hazards: --from $from: no cells.jsonl there; give a --out directory of kernels/matrix.sh" >&2; exit 2; }
 	[ "${3:-}" = --host ] && host=1
-	run="--from $from ($(date -u +%Y-%m-%d))"
+	run="scripts/record-hazards.sh --from $from ($(date -u +%Y-%m-%d))"
 	;;
 *)
 	from=build/hazards-record host=1
 	args=("$@")
 	[[ " $* " == *" --cells "* ]] ||
 		args+=(--cells "$(bash kernels/matrix.sh --list | awk '$2 ~ /-v2-root-swapoff$/ {print $2}' | paste -sd,)")
-	run="kernels/matrix.sh --only-steps probe,hazards ${args[*]} ($(date -u +%Y-%m-%d))"
+	run="scripts/record-hazards.sh${*:+ $*} ($(date -u +%Y-%m-%d))"
 	bash kernels/matrix.sh --only-steps probe,hazards --out "$from" "${args[@]}"
 	rc=$?
 	;;
@@ -83,14 +83,14 @@ while read -r cell; do
 	id=$(jq -r .id <<<"$cell")
 	[ -s "$from/$id/hazards.json" ] || { echo "record-hazards: $id: no hazards.json ($(jq -r '.verdict + ": " + .reason' <<<"$cell"))" >&2; continue; }
 	rows "$(jq -r .kernel <<<"$cell")" "$(jq -r .n <<<"$cell")" "$(jq -r '.release // "-"' <<<"$cell")" \
-		"cell $id" "$from/$id/hazards.json" >>"$new"
+		"cell $id, $(jq -r .seconds <<<"$cell") s" "$from/$id/hazards.json" >>"$new"
 done < <(jq -c . "$from/cells.jsonl")
 if [ $host = 1 ]; then
 	make -s all || exit 2
 	t0=$(date +%s)
 	build/residctl hazards --json build/hazards-host.json || rc=$?
-	run="build/residctl hazards, $(($(date +%s) - t0)) s ($(date -u +%Y-%m-%d))" \
-		rows host 999 "$(uname -r)" "this machine, $(id -un)" build/hazards-host.json >>"$new"
+	rows host 999 "$(uname -r)" "this machine, $(id -un), build/residctl hazards, $(($(date +%s) - t0)) s" \
+		build/hazards-host.json >>"$new"
 fi
 if [ ! -s "$new" ]; then
 	echo "record-hazards: nothing to record" >&2
