@@ -28,24 +28,20 @@ static void list(void)
 		printf("%-27s %s\n", hazards[i].name, hazards[i].what);
 }
 
-struct chosen {
-	int on[64];
-	int any;
-};
-
+/* The hazards named on the command line: on[i] for hazards[i]. */
 static int hazard_opt(void *dst, const char *where, const char *v, char *err,
 		      size_t n)
 {
-	struct chosen *ch = dst;
+	int i = hz_find(v);
 
 	(void)where;
-	for (int i = 0; i < nhazards; i++)
-		if (!strcmp(hazards[i].name, v)) {
-			ch->on[i] = ch->any = 1;
-			return 0;
-		}
-	snprintf(err, n, "unknown hazard '%s'; see residctl hazards --list", v);
-	return -1;
+	if (i < 0) {
+		snprintf(err, n, "unknown hazard '%s'; see residctl hazards "
+			 "--list", v);
+		return -1;
+	}
+	((int *)dst)[i] = 1;
+	return 0;
 }
 
 static void verdict(const struct hazard *h, const struct hz_out *o,
@@ -73,7 +69,7 @@ static void num(FILE *f, const char *name, int v)
 }
 
 static int write_json(const char *path, const char *release,
-		      const struct chosen *ch, const struct hz_out *out,
+		      const int *on, const struct hz_out *out,
 		      char outcome[][512], char verdicts[][512])
 {
 	char tmp[4200];
@@ -88,7 +84,7 @@ static int write_json(const char *path, const char *release,
 	for (int i = 0; i < nhazards; i++) {
 		const struct hz_out *o = &out[i];
 
-		if (ch->any && !ch->on[i])
+		if (!on[i])
 			continue;
 		fprintf(f, "%s\n    {\"hazard\": ", first ? "" : ",");
 		first = 0;
@@ -127,12 +123,12 @@ static int write_json(const char *path, const char *release,
 
 int cmd_hazards(int argc, char **argv)
 {
-	static struct chosen ch;
+	static int on[64];
 	static struct hz_out out[64];
 	static char outcome[64][512], verdicts[64][512];
 	const char *json = NULL;
 	struct utsname u;
-	int errors = 0;
+	int errors = 0, any = 0;
 	struct cli_opt opts[] = {
 		{ "list", CLI_ACTION, NULL, .act = list,
 		  .help = "list the hazards" },
@@ -142,12 +138,21 @@ int cmd_hazards(int argc, char **argv)
 	const struct cli_spec spec = {
 		.cmd = "hazards", .synopsis = "[HAZARD...]", .about = about,
 		.opts = opts, .operands = 64,
-		.operand = { .type = CLI_CALL, .dst = &ch, .parse = hazard_opt },
+		.operand = { .type = CLI_CALL, .dst = on, .parse = hazard_opt },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 
 	if (rc != CLI_RUN)
 		return rc;
+	if (nhazards > 64) { /* on[], out[] */
+		fprintf(stderr, "residctl hazards: %d hazards, room for 64\n",
+			nhazards);
+		return 1;
+	}
+	for (int i = 0; i < nhazards; i++)
+		any |= on[i];
+	for (int i = 0; i < nhazards; i++)
+		on[i] |= !any; /* none named: every one */
 	if (uname(&u) < 0) {
 		perror("residctl hazards: uname");
 		return 1;
@@ -156,7 +161,7 @@ int cmd_hazards(int argc, char **argv)
 	       u.release);
 	printf("%-27s %-6s %-60s %s\n", "hazard", "on", "outcome", "verdict");
 	for (int i = 0; i < nhazards; i++) {
-		if (ch.any && !ch.on[i])
+		if (!on[i])
 			continue;
 		hz_run(&hazards[i], &out[i]);
 		hz_outcome(&out[i], outcome[i], sizeof(outcome[i]));
@@ -171,7 +176,7 @@ int cmd_hazards(int argc, char **argv)
 			printf("%-27s %-6s %s\n", "", "", out[i].note);
 		fflush(stdout);
 	}
-	if (json && write_json(json, u.release, &ch, out, outcome, verdicts) < 0)
+	if (json && write_json(json, u.release, on, out, outcome, verdicts) < 0)
 		return 1;
 	return errors ? 1 : 0;
 }

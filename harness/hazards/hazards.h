@@ -50,6 +50,9 @@ struct hazard {
 extern const struct hazard hazards[];
 extern const int nhazards;
 
+/* The index of the hazard named name, or -1. */
+int hz_find(const char *name);
+
 /* The outcome as one line: the fields and the key, what kernels are
  * compared by. */
 void hz_outcome(const struct hz_out *o, char *buf, size_t n);

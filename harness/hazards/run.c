@@ -22,6 +22,14 @@ const struct hazard hazards[] = {
 };
 const int nhazards = sizeof(hazards) / sizeof(hazards[0]);
 
+int hz_find(const char *name)
+{
+	for (int i = 0; i < nhazards; i++)
+		if (!strcmp(hazards[i].name, name))
+			return i;
+	return -1;
+}
+
 static void num(char *buf, size_t n, const char *name, int v)
 {
 	size_t len = strlen(buf);
