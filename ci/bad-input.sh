@@ -133,6 +133,9 @@ expect2 "check --json needs a value" $R check --json
 expect2 "coverage of a missing file" $R coverage "$tmp/none.txt"
 expect2 "conformance of an unknown case" $R conformance no-such-case
 expect2 "conformance, unknown option" $R conformance --fast
+expect2 "hazards, an unknown hazard" $R hazards no-such-hazard
+expect2 "hazards --json without a file" $R hazards --json
+expect2 "hazards, unknown option" $R hazards --fast
 expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
 printf '0 100\n50 10\n' >"$tmp/overlap.layout"
 printf '0 100\n200 x\n' >"$tmp/badlen.layout"

@@ -13,15 +13,21 @@ cd "$(dirname "$0")/.." || exit 2
 usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
                                 [--shard K/N] [--report FILE] [--newest]
+                                [--only-steps NAME,NAME..]
                                 [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
   Boots each cell (all by default, in the order --list prints) and runs in it
-  residctl probe, the cgroup unit tests on the real hierarchy (unit-tests
-  cgroup-live), the gate (residctl check --json) and, with --storm, a storm.
+  residctl probe, residctl hazards, the cgroup unit tests on the real
+  hierarchy (unit-tests cgroup-live), conformance, the gate (residctl check
+  --json) and, with --storm, a storm.
   A cell passes when every step exits 0, the gate has no mismatch, no
   residctl cgroup is left and the kernel log has no oops, BUG, WARNING, hung
   task, lockup or OOM. A cell the kernel cannot have (e.g. cgroup v1 on 6.12)
   is n/a: probe must say no and the gate refuse to start there.
-  --smoke: the cells and steps of make test (probe, cgroup-live, T-4, T-5).
+  --smoke: the cells and steps of make test (probe, hazards, cgroup-live,
+  conformance, T-4, T-5).
+  --only-steps NAME,..: only those steps of each cell (probe, hazards,
+  cgroup-live, conformance, gate, storm; kernels/steps.sh), e.g. probe,hazards
+  for the kernel's hands on A and B alone (scripts/record-hazards.sh).
   --jobs N boots N cells at once (default 1; each guest has 2 vCPUs).
   Kernels come from kernels/kernels.list (pinned), cached in --cache
   (default /var/cache/residctl-kernels); results in --out (default
@@ -38,7 +44,7 @@ usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|ful
   At the end, per kernel, what differs from the kernel before it."
 SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
 OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
-cells="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
+cells="" only="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
 
 bad() { echo "kernels/matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -59,6 +65,13 @@ while [ $# -gt 0 ]; do
 		SHARD_K=$((10#${BASH_REMATCH[1]})) SHARD_N=$((10#${BASH_REMATCH[2]})); shift ;;
 	--report) [ -n "${2:-}" ] || bad "--report needs a file"; REPORT=$2; shift ;;
 	--newest) newest=1 ;;
+	--only-steps)
+		[[ ${2:-} =~ ^[a-z-]+(,[a-z-]+)*$ ]] || bad "--only-steps needs step names, e.g. probe,hazards"
+		for st in ${2//,/ }; do
+			cell_steps x 1 | cut -f1 | grep -qx -- "$st" ||
+				bad "unknown step '$st'; give some of: $(cell_steps x 1 | cut -f1 | paste -sd,)"
+		done
+		only=" ${2//,/ } "; shift ;;
 	--kernel)
 		{ [ -f "${2:-}" ] && bzimage_release "$2" >/dev/null; } ||
 			bad "--kernel '${2:-}' is not a bzImage; give arch/x86/boot/bzImage or a vmlinuz"
@@ -111,6 +124,10 @@ if [ $list = 1 ]; then
 fi
 
 OUT=$(realpath -m "$OUT")
+# The steps of a cell, those of --only-steps alone when given.
+steps_only() {
+	if [ -z "$only" ]; then cat; else awk -F'\t' -v only="$only" 'index(only, " " $1 " ")'; fi
+}
 OWN_DIR=$OUT/own-kernel
 gate_args="--profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
@@ -273,8 +290,8 @@ run_cell() {
 		VERDICT=infrastructure REASON="kernel $k: $(tail -1 "$d/fetch.log")"
 	else
 		lacks=$(kernel_lacks "$cg")
-		steps=$(cell_steps "$gate_args" "$STORM")
-		[ -n "$lacks" ] && na=1 steps=$(na_steps)
+		steps=$(cell_steps "$gate_args" "$STORM" | steps_only)
+		[ -n "$lacks" ] && na=1 steps=$(na_steps | steps_only)
 		REASON=$(kernel_unknown "$cg" "$swap")
 		if [ -n "$REASON" ]; then
 			VERDICT=n/a na=0 REASON="not run: $REASON"
@@ -292,6 +309,10 @@ run_cell() {
 	done
 	[ "$na" = 1 ] && REASON="kernel lacks $lacks${REASON:+; $REASON}"
 	touch "$d/results.txt"
+	# each step's JSON as a file of its own, for the records
+	sed -n 's/^@file \([a-z-]*\) begin$/\1/p' "$d/results.txt" | while read -r f; do
+		result_file "$d" "$f" >"$d/$f.json"
+	done
 	probe=$(result_file "$d" probe | grep -m1 '^{' || true)
 	gate=$(result_file "$d" gate)
 	conf=$(result_file "$d" conformance)
@@ -396,7 +417,7 @@ bg_wait make -s all || bad "the build failed"
 mkdir -p "$OUT"
 : >"$OUT/cells.jsonl"
 [ "$SHARD_N" -gt 1 ] && echo "kernel matrix: shard $SHARD_K/$SHARD_N of $(grep -c . <<<"$chosen") cells"
-echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_args" "$STORM" | cut -f1 | tr '\n' ' ')"
+echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_args" "$STORM" | steps_only | cut -f1 | tr '\n' ' ')"
 # each kernel once before the cells share it; the accelerator once
 picked=0
 for k in $(awk '{print $3}' <<<"$todo" | uniq); do

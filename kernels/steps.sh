@@ -2,12 +2,14 @@
 # Sourced by kernels/matrix.sh: what a cell runs in the guest, in
 # order, one "name<TAB>command" line each (the guest runs the command with sh
 # from the cell's cgroup; a step passes when it exits 0, and a JSON file it
-# writes to /out/<name>.json comes back to the host). To run one more command
-# in every cell, add one printf line to cell_steps.
+# writes to /out/<name>.json comes back to the host, as <name>.json in the
+# cell's directory). To run one more command in every cell, add one printf
+# line to cell_steps; --only-steps NAME,.. keeps only the named ones.
 
 # cell_steps GATE_ARGS STORM_SECONDS
 cell_steps() {
 	printf 'probe\tresidctl probe --json >/out/probe.json\n'
+	printf 'hazards\tresidctl hazards --json /out/hazards.json\n'
 	printf 'cgroup-live\tunit-tests cgroup-live\n'
 	printf 'conformance\tresidctl conformance --json /out/conformance.json\n'
 	printf 'gate\tresidctl check --json /out/gate.json %s\n' "$1"

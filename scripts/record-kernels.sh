@@ -9,12 +9,16 @@
 # instead (one cut short, say) without running anything; options after DIR
 # (say the --profile and --storm DIR ran with) only go into the run column.
 # Below the table: what changed between kernels (kernels/diff.sh)
-# over every recorded cell, smoke and matrix. The record is of
-# kernels.list's kernels: --kernel and --newest are refused.
+# over every recorded cell, smoke and matrix; then the kernel's hands on A
+# and B from results/hazards.json (scripts/record-hazards.sh). The record
+# is of kernels.list's kernels and every step of a cell: --kernel, --newest
+# and --only-steps are refused.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 [[ " $* " == *" --kernel "* || " $* " == *" --newest "* ]] &&
 	{ echo "record-kernels: the record holds kernels.list's kernels; run kernels/matrix.sh --kernel/--newest directly" >&2; exit 2; }
+[[ " $* " == *" --only-steps "* ]] &&
+	{ echo "record-kernels: a row holds every step of its cell; record --only-steps probe,hazards with scripts/record-hazards.sh" >&2; exit 2; }
 name=kernels
 [[ " $* " == *" --smoke "* ]] && name=kernels-smoke
 out=build/$name-record
@@ -54,5 +58,7 @@ total=$(bash kernels/matrix.sh --list | wc -l)
 	bash kernels/diff.sh "${recorded[@]}"
 	echo '```'
 } >"results/$name.md"
+# the kernel's hands on A and B, recorded apart (scripts/record-hazards.sh)
+[ "$name" != kernels ] || bash scripts/record-hazards.sh --render
 echo "record-kernels: results/$name.md, results/$name.json"
 exit "$rc"
