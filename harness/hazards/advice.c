@@ -1,6 +1,6 @@
 /* Hazards 1 and 2: MADV_DONTNEED, MADV_PAGEOUT and MADV_COLD on A after
- * a CONTINUE. Does the kernel drop A's entries, and what does the next
- * touch raise? */
+ * a CONTINUE of pages written as the pager writes them (pwrite). Does the
+ * kernel drop A's entries, and what does the next touch raise? */
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -16,7 +16,7 @@ int hz_advice(struct hz_out *o, int advice)
 
 	if (hz_open(&r, o, HZ_PMD, 0, UFFDIO_REGISTER_MODE_MISSING |
 		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
-	    hz_fill(&r, 0, PAGES) < 0 || hz_continue_ok(&r, 0, PAGES) < 0 ||
+	    hz_write(&r, 0, PAGES) < 0 || hz_continue_ok(&r, 0, PAGES) < 0 ||
 	    (left = hz_present(&r, 0, PAGES)) < 0)
 		return -1;
 	if (left != PAGES)

@@ -172,6 +172,21 @@ int hz_fill(struct hz_region *r, size_t first, size_t n)
 	return 0;
 }
 
+int hz_write(struct hz_region *r, size_t first, size_t n)
+{
+	uint8_t page[HZ_PAGE];
+
+	for (size_t p = first; p < first + n; p++) {
+		for (size_t i = 0; i < HZ_PAGE; i++)
+			page[i] = hz_byte(p * HZ_PAGE + i);
+		if (pwrite(r->fd, page, HZ_PAGE, (off_t)(p * HZ_PAGE)) !=
+		    (ssize_t)HZ_PAGE)
+			return hz_fail(r->o, "pwrite into the file", errno,
+				       "hz_write");
+	}
+	return 0;
+}
+
 int hz_continue(struct hz_region *r, size_t first, size_t n,
 		int64_t *mapped)
 {

@@ -76,8 +76,13 @@ int hz_open(struct hz_region *r, struct hz_out *o, size_t len, int huge,
 	    uint64_t mode, uint64_t features);
 /* The byte the pager would write at offset off (never zero). */
 uint8_t hz_byte(size_t off);
-/* Writes the content of pages [first, first + n) through B. */
+/* Writes the content of pages [first, first + n) through B (a
+ * MADV_NOHUGEPAGE mapping: 4 KiB folios even on a huge tmpfs). */
 int hz_fill(struct hz_region *r, size_t first, size_t n);
+/* The same with pwrite, as the pager fills: the pages are mapped in A
+ * alone once CONTINUE'd, and MADV_PAGEOUT and MADV_COLD pass over pages
+ * mapped twice. -1 with o->error. */
+int hz_write(struct hz_region *r, size_t first, size_t n);
 /* UFFDIO_CONTINUE of pages [first, first + n): 0 or the errno; *mapped
  * the bytes the kernel says it mapped. */
 int hz_continue(struct hz_region *r, size_t first, size_t n,
