@@ -94,6 +94,7 @@ int scan_run(struct scan *s, char *err, size_t n);
 int bench_arms(int argc, char **argv);
 int bench_fetch(int argc, char **argv);
 int bench_mkmodel(int argc, char **argv);
+int bench_mkgguf(int argc, char **argv);
 int bench_decode(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */
