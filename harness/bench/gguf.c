@@ -597,7 +597,7 @@ static int rd_str(struct rd *r, char *out, size_t cap, const char *what)
 	if (rd_le(r, 8, &len, what))
 		return -1;
 	if (len > r->size - r->pos)
-		return rd_bad(r, "%s of %" PRIu64 " bytes runs past the end", what, len);
+		return rd_bad(r, "%s of %" PRIu64 " bytes runs past the end; it is truncated or corrupt", what, len);
 	for (uint64_t done = 0; done < len;) {
 		uint64_t k = len - done < sizeof(tmp) ? len - done : sizeof(tmp);
 
@@ -646,12 +646,12 @@ static int rd_kv(struct rd *r, struct gguf_info *info)
 		if (et == V_ARR || et >= V_COUNT)
 			return rd_bad(r, "array '%s' of type %" PRIu64 "; GGUF v3 has no such element type", key, et);
 		if (count > r->size - r->pos)
-			return rd_bad(r, "array '%s' of %" PRIu64 " elements cannot fit in the file", key, count);
+			return rd_bad(r, "array '%s' of %" PRIu64 " elements cannot fit in the file; it is truncated or corrupt", key, count);
 		if (et != V_STR) {
 			uint64_t len = count * (uint64_t)value_size(et);
 
 			if (len > r->size - r->pos)
-				return rd_bad(r, "array '%s' runs past the end", key);
+				return rd_bad(r, "array '%s' runs past the end; it is truncated or corrupt", key);
 			r->pos += len;
 			return fseeko(r->f, (off_t)r->pos, SEEK_SET) ?
 			       rd_bad(r, "cannot seek: %s", strerror(errno)) : 0;
@@ -708,7 +708,7 @@ int gguf_read_info(const char *path, struct gguf_info *info, char *err,
 		goto out;
 	}
 	if (info->n_tensors > r.size || info->n_kv > r.size) {
-		rd_bad(&r, "%" PRIu64 " tensors and %" PRIu64 " keys cannot fit in the file",
+		rd_bad(&r, "%" PRIu64 " tensors and %" PRIu64 " keys cannot fit in the file; it is truncated or corrupt",
 		       info->n_tensors, info->n_kv);
 		goto out;
 	}
