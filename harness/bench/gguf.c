@@ -824,10 +824,12 @@ int bench_mkgguf(int argc, char **argv)
 	rc = cli_parse(&spec, argc, argv);
 	if (rc != CLI_RUN)
 		return rc;
-	if (preset < 0)
-		return bench_bad("mkgguf", "preset", "(none)", "give --preset tiny or --preset qwen2.5-3b");
-	if (!out || !*out)
-		return bench_bad("mkgguf", "output", "(none)", "give --out FILE");
+	if (preset < 0 || !out || !*out) {
+		fprintf(stderr, "residctl bench mkgguf: no %s given; give %s\n",
+			preset < 0 ? "--preset" : "--out", preset < 0 ?
+			"--preset tiny or --preset qwen2.5-3b" : "--out FILE");
+		return 2;
+	}
 	if (!quant_seen)
 		quant = preset == 0 ? GGUF_Q8_0 : GGUF_Q4_KM;
 	if (gguf_preset(presets[preset], (enum gguf_quant)quant, seed, &m))
