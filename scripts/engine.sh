@@ -85,6 +85,7 @@ fi
 # relative to the binary, so build/ may move).
 drv=$out/llama-driver
 if [ ! -x "$drv" ] || [ engine/driver.c -nt "$drv" ] || [ "$0" -nt "$drv" ]; then
+	# shellcheck disable=SC2016 # $ORIGIN is the dynamic linker's, not the shell's
 	${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
 		-isystem "$src/include" -isystem "$src/ggml/include" \
 		engine/driver.c -o "$drv.tmp" \
