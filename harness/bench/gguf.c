@@ -491,9 +491,8 @@ int gguf_write(const char *path, const struct gguf_model *m, uint64_t *size,
 	size_t nt = tensor_list(m, &t, &data_bytes);
 	const size_t cap = 8 * MiB;
 	uint8_t *buf = malloc(cap);
-	char tmp[4200];
-	FILE *f = NULL;
-	int rc = -1;
+	struct bench_out o;
+	int rc = -1, ok;
 
 	if (nt)
 		header(&b, m, t, nt);
@@ -501,41 +500,15 @@ int gguf_write(const char *path, const struct gguf_model *m, uint64_t *size,
 		snprintf(err, n, "no memory for the model's header");
 		goto out;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "wb");
-	if (!f) {
-		snprintf(err, n, "cannot create %s: %s; give a writable path",
-			 tmp, strerror(errno));
+	if (bench_out_open(&o, path, err, n))
 		goto out;
-	}
-	if (fwrite(b.p, 1, b.len, f) != b.len)
-		goto io;
-	for (size_t i = 0; i < nt; i++)
-		if (write_tensor(f, &t[i], i, m->seed, buf, cap))
-			goto io;
-	if (fflush(f) || fsync(fileno(f)))
-		goto io;
-	if (fclose(f)) {
-		f = NULL;
-		goto io;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		snprintf(err, n, "cannot rename %s to %s: %s", tmp, path,
-			 strerror(errno));
-		unlink(tmp);
+	ok = fwrite(b.p, 1, b.len, o.f) == b.len;
+	for (size_t i = 0; ok && i < nt; i++)
+		ok = !write_tensor(o.f, &t[i], i, m->seed, buf, cap);
+	if (bench_out_close(&o, ok, err, n))
 		goto out;
-	}
 	*size = b.len + data_bytes;
 	rc = 0;
-	goto out;
-io:
-	snprintf(err, n, "%s writing %s: %s; free space or give another path",
-		 child_stop_signal() ? "interrupted" : "error", tmp,
-		 child_stop_signal() ? "nothing kept" : strerror(errno));
-	if (f)
-		fclose(f);
-	unlink(tmp);
 out:
 	free(t);
 	free(b.p);
