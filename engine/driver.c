@@ -59,8 +59,10 @@ static void log_cb(enum ggml_log_level level, const char *text, void *ud)
 		fputs(text, stderr);
 }
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void bad_arg(const char *fmt, ...)
+/* One line on stderr, "llama-driver: " and the message, then the tail
+ * ("; see --help", llama.cpp's first error), and exit with code. */
+__attribute__((format(printf, 2, 3), noreturn))
+static void die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,24 +70,16 @@ static void bad_arg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("; see llama-driver --help\n", stderr);
-	exit(2);
-}
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void engine_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("llama-driver: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (first_error[0])
+	if (code == 2)
+		fputs("; see llama-driver --help", stderr);
+	else if (first_error[0])
 		fprintf(stderr, " (llama.cpp: %s)", first_error);
 	fputc('\n', stderr);
-	exit(1);
+	exit(code);
 }
+
+#define bad_arg(...) die(2, __VA_ARGS__)
+#define engine_fail(...) die(1, __VA_ARGS__)
 
 static long range_arg(const char *opt, const char *v, long lo, long hi)
 {
