@@ -11,6 +11,7 @@
 # About 3 minutes on 2 loaded cores. Needs root (drop_caches), strace, and
 # what scripts/engine.sh needs (exit 2 when it cannot install the engine).
 # TOKENS (16) and THREADS (2) change the runs of the 3B models.
+# shellcheck source=scripts/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
 prologue strace
 
