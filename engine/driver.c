@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ggml-backend.h"
 #include "llama.h"
@@ -260,6 +261,14 @@ int main(int argc, char **argv)
 		bad_arg("model '%s': %s", model_path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		bad_arg("model '%s' is not a regular file", model_path);
+	if (json) {
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s", json);
+		if (access(dirname(tmp), W_OK))
+			bad_arg("--json '%s': its directory is not writable (%s)",
+				json, strerror(errno));
+	}
 	r.model = model_path;
 	r.file_size = (uint64_t)st.st_size;
 
