@@ -6,6 +6,8 @@
 #   make kernels the kernel matrix under QEMU (kernels/matrix.sh);
 #                SHARD=K/N REPORT=FILE runs one shard of it
 #   make deps    installs missing Debian packages
+#   make engine  the pinned llama.cpp from npm and its driver,
+#                build/engine/llama-driver (scripts/engine.sh, docs/engine.md)
 #   make install PREFIX=...  the library, its header and resid.pc
 #   make clean
 
@@ -188,6 +190,9 @@ $(B)/unit-tests: $(TEST_OBJ) $(filter-out $(B)/h/tool/main.o,$(TOOL_OBJ)) $(B)/l
 deps:
 	@bash scripts/deps.sh
 
+engine:
+	@bash scripts/engine.sh
+
 gate:
 	@bash scripts/gate.sh
 
@@ -209,5 +214,5 @@ kernels:
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps gate test mutants tsan simx kernels clean install FORCE
+.PHONY: all deps engine gate test mutants tsan simx kernels clean install FORCE
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

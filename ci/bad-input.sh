@@ -155,6 +155,12 @@ expect2 "bench: a huge arm on chunks off the huge page" $R bench arms --table "$
 expect2 "mkmodel without FILE" $R bench mkmodel --layers 2
 expect2 "mkmodel 0 layers" $R bench mkmodel "$tmp/m.safetensors" --layers 0
 expect2 "mkmodel too large" $R bench mkmodel "$tmp/m.safetensors" --layers 1000 --hidden 65536
+expect2 "mkgguf without --preset" $R bench mkgguf --out "$tmp/m.gguf"
+expect2 "mkgguf unknown preset" $R bench mkgguf --preset huge --out "$tmp/m.gguf"
+expect2 "mkgguf unknown quant" $R bench mkgguf --preset tiny --quant q2 --out "$tmp/m.gguf"
+expect2 "mkgguf without --out" $R bench mkgguf --preset tiny
+expect2 "mkgguf into a missing directory" $R bench mkgguf --preset tiny --out "$tmp/none/m.gguf"
+expect2 "mkgguf onto a directory" $R bench mkgguf --preset tiny --out "$tmp"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "resid_harness.h"
 #include "layout.h"
@@ -48,6 +49,18 @@ void bench_file_remove(struct bench_file *f);
  * /proc/sys/vm/drop_caches and looks again. Returns how ("fadvise",
  * "fadvise+drop_caches"), or NULL with err when pages are still cached. */
 const char *bench_drop_cache(struct bench_file *f, char *err, size_t n);
+
+/* A model file (bench mkmodel, mkgguf) written whole or not at all: open
+ * creates path.tmp (-1 with err); close with ok (every write succeeded)
+ * flushes, fsyncs and renames it to path, and otherwise, or on a stop
+ * signal, removes it: 0, or -1 with one line in err. */
+struct bench_out {
+	FILE *f;
+	const char *path;
+	char tmp[4200];
+};
+int bench_out_open(struct bench_out *o, const char *path, char *err, size_t n);
+int bench_out_close(struct bench_out *o, int ok, char *err, size_t n);
 
 /* read_bytes of /proc/self/io: what this process (all its threads) made the
  * block layer read. -1 when it cannot be read. */
@@ -94,6 +107,7 @@ int scan_run(struct scan *s, char *err, size_t n);
 int bench_arms(int argc, char **argv);
 int bench_fetch(int argc, char **argv);
 int bench_mkmodel(int argc, char **argv);
+int bench_mkgguf(int argc, char **argv);
 int bench_decode(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */

@@ -13,6 +13,7 @@ static const struct command benches[] = {
 	{ "decode", bench_decode, "tokens/s of the arms on a decode workload" },
 	{ "fetch", bench_fetch, "the pager's fetch path against O_DIRECT" },
 	{ "mkmodel", bench_mkmodel, "write a synthetic safetensors model" },
+	{ "mkgguf", bench_mkgguf, "write a GGUF model a real engine decodes" },
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))
@@ -64,7 +65,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
-			"fetch or mkmodel; see residctl bench --help\n");
+			"fetch, mkmodel or mkgguf; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -74,6 +75,6 @@ int cmd_bench(int argc, char **argv)
 	if (b)
 		return b->fn(argc - 1, argv + 1);
 	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
-		"decode, fetch or mkmodel\n", argv[1]);
+		"decode, fetch, mkmodel or mkgguf\n", argv[1]);
 	return 2;
 }

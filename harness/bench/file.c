@@ -1,5 +1,6 @@
-/* The benchmark's backing file on a real disk, its page cache, and the
- * process's own count of bytes read from the block layer. */
+/* The benchmark's backing file on a real disk, its page cache, the
+ * process's own count of bytes read from the block layer, and a model
+ * file written whole or not at all. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -192,4 +193,42 @@ int bench_read_bytes(uint64_t *out)
 		}
 	fclose(f);
 	return rc;
+}
+
+int bench_out_open(struct bench_out *o, const char *path, char *err, size_t n)
+{
+	o->path = path;
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", path);
+	o->f = fopen(o->tmp, "wb");
+	if (!o->f)
+		snprintf(err, n, "cannot create %s: %s; give a writable path",
+			 o->tmp, strerror(errno));
+	return o->f ? 0 : -1;
+}
+
+int bench_out_close(struct bench_out *o, int ok, char *err, size_t n)
+{
+	FILE *f = o->f;
+
+	o->f = NULL;
+	if (ok && !child_stop_signal() && !fflush(f) && !fsync(fileno(f))) {
+		int closed = !fclose(f);
+
+		f = NULL;
+		if (closed && !rename(o->tmp, o->path))
+			return 0;
+		if (closed) {
+			snprintf(err, n, "cannot rename %s to %s: %s", o->tmp,
+				 o->path, strerror(errno));
+			unlink(o->tmp);
+			return -1;
+		}
+	}
+	snprintf(err, n, "%s writing %s: %s; free space or give another path",
+		 child_stop_signal() ? "interrupted" : "error", o->tmp,
+		 child_stop_signal() ? "nothing kept" : strerror(errno));
+	if (f)
+		fclose(f);
+	unlink(o->tmp);
+	return -1;
 }

@@ -122,12 +122,11 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 {
 	struct tensor_def *t = NULL;
 	size_t nt = tensor_list(m, &t);
-	uint64_t hlen, data_len, size;
+	uint64_t hlen, data_len, size, off;
 	char *h = nt ? header(t, nt, m->f32, &hlen, &data_len) : NULL;
 	uint8_t le[8], *buf = malloc(8 * MiB);
-	char tmp[4200];
-	FILE *f = NULL;
-	int rc = -1;
+	struct bench_out o;
+	int rc = -1, ok;
 
 	if (!h || !buf) {
 		snprintf(err, n, "no memory for the model's header");
@@ -136,47 +135,21 @@ int mkmodel_write(const char *path, const struct mkmodel *m, uint64_t *size_out,
 	size = 8 + hlen + data_len;
 	for (int i = 0; i < 8; i++)
 		le[i] = (uint8_t)(hlen >> (8 * i));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "wb");
-	if (!f) {
-		snprintf(err, n, "cannot create %s: %s; give a writable path",
-			 tmp, strerror(errno));
+	if (bench_out_open(&o, path, err, n))
 		goto out;
-	}
-	if (fwrite(le, 1, 8, f) != 8 || fwrite(h, 1, hlen, f) != hlen)
-		goto io;
-	for (uint64_t off = 8 + hlen; off < size && !child_stop_signal();) {
+	ok = fwrite(le, 1, 8, o.f) == 8 && fwrite(h, 1, hlen, o.f) == hlen;
+	for (off = 8 + hlen; ok && off < size && !child_stop_signal();) {
 		uint64_t len = size - off < 8 * MiB ? size - off : 8 * MiB;
 
 		(m->f32 ? decode_fill : resid_content_fill)(buf, off, len,
 							    m->seed);
-		if (fwrite(buf, 1, len, f) != len)
-			goto io;
+		ok = fwrite(buf, 1, len, o.f) == len;
 		off += len;
 	}
-	if (child_stop_signal() || fflush(f) || fsync(fileno(f)))
-		goto io;
-	if (fclose(f)) {
-		f = NULL;
-		goto io;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		snprintf(err, n, "cannot rename %s to %s: %s", tmp, path,
-			 strerror(errno));
-		unlink(tmp);
+	if (bench_out_close(&o, ok, err, n))
 		goto out;
-	}
 	*size_out = size;
 	rc = 0;
-	goto out;
-io:
-	snprintf(err, n, "%s writing %s: %s; free space or give another path",
-		 child_stop_signal() ? "interrupted" : "error", tmp,
-		 child_stop_signal() ? "nothing kept" : strerror(errno));
-	if (f)
-		fclose(f);
-	unlink(tmp);
 out:
 	free(t);
 	free(h);

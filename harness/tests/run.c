@@ -127,6 +127,7 @@ static void add_suites(void)
 	suite_conformance();
 	suite_huge();
 	suite_hands();
+	suite_gguf();
 }
 
 static const char usage[] =
