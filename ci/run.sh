@@ -62,6 +62,17 @@ if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.
 	ok "checksum through mmap, 3 passes, ratio 0.25: same sum, $(field .total.fetch_bytes) bytes read, one stderr line"
 else bad "checksum under run (exit $rc)" "$(cat "$tmp/sum.plain" "$tmp/sum.run")"; fi
 
+# 4b. The worked example of docs/run.md, and the file by another name (a
+# hard link): the same inode, served.
+cc -std=gnu11 -Wall -Wextra -Werror -O2 docs/example/mapsum.c -o "$tmp/mapsum" || die "docs/example/mapsum.c does not build"
+ln "$F" "$tmp/link.bin" || die "ln"
+"$tmp/mapsum" "$F" 2 >"$tmp/sum.plain"
+$R run --file "$F" --ratio 0.25 --chunk 512K --json "$tmp/j.json" -- "$tmp/mapsum" "$tmp/link.bin" 2 >"$tmp/sum.run" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.served)" -eq 1 ] &&
+   [ "$(field .total.fetch_bytes)" -gt "$size" ] && [ "$(field .total.kernel)" -eq 0 ]; then
+	ok "docs/example/mapsum.c through a hard link: same sum, $(field .total.fetch_bytes) bytes read"
+else bad "the worked example (exit $rc)" "$(cat "$tmp/sum.plain" "$tmp/sum.run")"; fi
+
 # 5. --order auto on a GGUF file stored out of read order: chunks from the
 # tensor table, declared embeddings, blk.0, blk.1, norm, output.
 "$M" mkgguf "$tmp/m.gguf" || die "maptest mkgguf"
