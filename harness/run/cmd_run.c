@@ -546,7 +546,20 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "residctl run: fork: %s\n", strerror(errno));
 		status = 127 << 8;
 	} else {
-		child_reap(pid, &status, 0);
+		/* orphans of the program are reaped as they end, not left as
+		 * zombies until it exits */
+		for (;;) {
+			int st;
+			pid_t w = waitpid(-1, &st, 0);
+
+			if (w == pid || (w < 0 && errno != EINTR)) {
+				status = w == pid ? st : status;
+				break;
+			}
+		}
+		int gone;
+
+		child_reap(pid, &gone, 1); /* reaped: this unregisters it */
 	}
 	end_leftovers(&scope);
 	rc = cg_scope_leave(&scope) < 0;
