@@ -42,6 +42,7 @@ if [ $rc -eq 0 ] && ! grep -q FAIL "$tmp/out" && diff -q <(cut -c1-200 "$tmp/pla
    [ "$(field .total.faults)" -gt 0 ] && [ "$(field .total.fetches)" -gt 0 ] &&
    [ "$(field .total.fetch_bytes)" -ge "$size" ] && [ "$(field .total.kernel)" -eq 4 ] &&
    [ "$(field .total.populate)" -ge 1 ] && [ "$(field .total.resident_max)" -le $((1 << 20)) ] &&
+   [ "$(field .total.ignored)" -ge 1 ] && [ "$(field .total.refused)" -eq 1 ] &&
    [ "$(field .total.processes)" -eq 2 ] && summary | grep -q 'bytes read from the file'; then
 	ok "maptest semantics under residctl run: the same $(grep -c '^ok' "$tmp/out") cases, $(field .total.faults) faults, $(field .total.fetches) fetches"
 else bad "maptest semantics under residctl run (exit $rc)" "$(grep FAIL "$tmp/out")"; fi
@@ -50,16 +51,17 @@ else bad "maptest semantics under residctl run (exit $rc)" "$(grep FAIL "$tmp/ou
 if ! MAPTEST_EXPECT=pager "$M" sum "$F" >/dev/null 2>"$tmp/err"; then ok "the pager check fails without the preload"
 else bad "the pager check fails without the preload" "maptest accepted the kernel's mapping as the pager's"; fi
 
-# 4. A checksum through mmap, 3 passes at a quarter of the file: the same
-# sum, the file read more than once, resident never above the budget.
+# 4. A checksum through mmap, 3 passes at a quarter of the file, prefetch
+# on: the same sum, the file read more than once, prefetches made,
+# resident never above the budget.
 "$M" sum "$F" >"$tmp/sum.plain" 2>"$tmp/err"
-MAPTEST_EXPECT=pager $R run --file "$F" --ratio 0.25 --chunk 512K --json "$tmp/j.json" \
+MAPTEST_EXPECT=pager $R run --file "$F" --ratio 0.25 --chunk 512K --prefetch 1 --json "$tmp/j.json" \
 	-- "$M" sum "$F" 3 >"$tmp/sum.run" 2>"$tmp/err"; rc=$?
 budget=$(field .budget)
 if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.fetch_bytes)" -gt "$size" ] &&
    [ "$(field .total.resident_max)" -le "$budget" ] && [ "$(field .total.populate)" -eq 1 ] &&
-   [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
-	ok "checksum through mmap, 3 passes, ratio 0.25: same sum, $(field .total.fetch_bytes) bytes read, one stderr line"
+   [ "$(field .total.prefetches)" -gt 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+	ok "checksum through mmap, 3 passes, ratio 0.25, --prefetch 1: same sum, $(field .total.fetch_bytes) bytes read, $(field .total.prefetches) prefetches, one stderr line"
 else bad "checksum under run (exit $rc)" "$(cat "$tmp/sum.plain" "$tmp/sum.run")"; fi
 
 # 4b. The worked example of docs/run.md, and the file by another name (a

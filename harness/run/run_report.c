@@ -16,7 +16,7 @@
 static const char *const keys[] = {
 	"regions", "served", "kernel", "refused", "populate", "ignored",
 	"fetch_bytes", "faults", "fetches", "refaults", "resident_max",
-	"budget", "open", "final",
+	"budget", "prefetches", "open", "final",
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -84,7 +84,8 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 			return -1;
 		}
 		t->processes++;
-		t->unfinished += !v[13];
+		t->unfinished += !v[14];
+		t->prefetches += v[12];
 		t->regions += v[0];
 		t->served += v[1];
 		t->kernel += v[2];
@@ -104,7 +105,7 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 		json_object_set_new(p, "pid", json_integer(pid));
 		for (size_t k = 0; k < NKEYS; k++)
 			json_object_set_new(p, keys[k],
-					    k >= 12 ? json_boolean(v[k]) :
+					    k >= 13 ? json_boolean(v[k]) :
 					    json_integer((json_int_t)v[k]));
 		json_object_set_new(p, "reason", json_string(reason));
 		json_array_append_new(procs, p);
@@ -185,6 +186,7 @@ int run_json(const char *path, const struct run_setup *s,
 	json_object_set_new(tot, "faults", json_integer((json_int_t)t->faults));
 	json_object_set_new(tot, "fetches", json_integer((json_int_t)t->fetches));
 	json_object_set_new(tot, "refaults", json_integer((json_int_t)t->refaults));
+	json_object_set_new(tot, "prefetches", json_integer((json_int_t)t->prefetches));
 	json_object_set_new(tot, "resident_max", json_integer((json_int_t)t->resident_max));
 	json_object_set_new(tot, "first_reason", json_string(t->reason));
 	json_object_set_new(o, "command", json_string("run"));

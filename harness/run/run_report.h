@@ -12,6 +12,7 @@
 struct run_totals {
 	uint64_t regions, served, kernel, refused, populate, ignored;
 	uint64_t fetch_bytes, faults, fetches, refaults, resident_max;
+	uint64_t prefetches;
 	uint32_t processes, unfinished;
 	char reason[320]; /* the first reason a mapping went to the kernel */
 };

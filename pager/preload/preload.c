@@ -135,6 +135,7 @@ static void say(const char *fmt, ...)
 struct rec {
 	uint64_t regions, served, kernel, refused, populate, ignored;
 	uint64_t fetch_bytes, faults, fetches, refaults, resident_max, budget;
+	uint64_t prefetches;
 	int started; /* a record exists on disk */
 	char reason[PRELOAD_ERRLEN];
 };
@@ -188,6 +189,7 @@ static void fold(struct rec *into, const struct resid_stats *st)
 	into->faults += st->faults_missing + st->faults_minor;
 	into->fetches += st->fetches;
 	into->refaults += st->refaults_served;
+	into->prefetches += st->prefetch_jobs;
 	if (st->resident_max > into->resident_max)
 		into->resident_max = st->resident_max;
 }
@@ -212,14 +214,16 @@ static void record_write(int final)
 	dprintf(fd, "regions %llu\nserved %llu\nkernel %llu\nrefused %llu\n"
 		"populate %llu\nignored %llu\nfetch_bytes %llu\nfaults %llu\n"
 		"fetches %llu\nrefaults %llu\nresident_max %llu\nbudget %llu\n"
-		"open %d\nfinal %d\nreason %s\n",
+		"prefetches %llu\nopen %d\nfinal %d\nreason %s\n",
 		(unsigned long long)r.regions, (unsigned long long)r.served,
 		(unsigned long long)r.kernel, (unsigned long long)r.refused,
 		(unsigned long long)r.populate, (unsigned long long)r.ignored,
 		(unsigned long long)r.fetch_bytes, (unsigned long long)r.faults,
 		(unsigned long long)r.fetches, (unsigned long long)r.refaults,
 		(unsigned long long)r.resident_max,
-		(unsigned long long)r.budget, region != NULL, final, r.reason);
+		(unsigned long long)r.budget,
+		(unsigned long long)r.prefetches, region != NULL, final,
+		r.reason);
 	if (close(fd) == 0 && rename(tmp, dst) == 0)
 		rec.started = 1;
 }
