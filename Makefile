@@ -8,7 +8,8 @@
 #   make deps    installs missing Debian packages
 #   make engine  the pinned llama.cpp from npm and its driver,
 #                build/engine/llama-driver (scripts/engine.sh, docs/engine.md)
-#   make install PREFIX=...  the library, its header and resid.pc
+#   make install PREFIX=...  the library, its header, resid.pc and the
+#                preload of residctl run (libresid-preload.so, docs/run.md)
 #   make clean
 
 CC      ?= cc
@@ -53,7 +54,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/h/%.o)
 TSAN_OBJ := $(CORE_SRC:%.c=$(B)/tsan/%.o) $(TOOL_SRC:%.c=$(B)/tsan/%.o)
 TSAN_TEST_OBJ := $(TEST_SRC:%.c=$(B)/tsan/%.o)
 
-all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests
+all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests $(B)/libresid-preload.so
 
 # The revision the manifests record and the build replay lines name;
 # rewritten only when it changes, so that only the files that print them
@@ -71,6 +72,12 @@ $(B)/prod/%.o: %.c | $(B)/rev.h
 	@mkdir -p $(dir $@)
 	@echo "  CC     $<"
 	@$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS) -DNDEBUG -MMD -MP -c $< -o $@
+
+# The production objects again, position-independent, for the preload.
+$(B)/pic/%.o: %.c | $(B)/rev.h
+	@mkdir -p $(dir $@)
+	@echo "  CC [pic] $<"
+	@$(CC) $(WARN) $(CFLAGS) -fPIC $(CPPFLAGS) -DNDEBUG -MMD -MP -c $< -o $@
 
 # Harness build: bug switches, debug assertions of the invariants.
 $(B)/h/%.o: %.c | $(B)/rev.h
@@ -157,6 +164,20 @@ $(B)/libresid.a: $(B)/libresid.o
 	@rm -f $@
 	ar rcs $@ $^
 
+# residctl run's interposer (docs/run.md): the production objects, their
+# own calls of the mapping functions renamed to the preload's pass-throughs
+# (they never reach its interposer), and only the interposed names exported.
+PRELOAD_SRC := $(wildcard pager/preload/*.c)
+PRELOAD_SYMS := mmap munmap madvise mprotect mremap
+$(B)/pic/libresid-core.o: $(CORE_SRC:%.c=$(B)/pic/%.o)
+	@ld -r -o $@.all $^
+	@objcopy $(foreach s,$(PRELOAD_SYMS),--redefine-sym $(s)=resid_sys_$(s)) $@.all $@
+	@rm -f $@.all
+
+$(B)/libresid-preload.so: $(B)/pic/libresid-core.o $(PRELOAD_SRC:%.c=$(B)/pic/%.o) pager/preload/preload.map
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,--version-script=pager/preload/preload.map \
+		-o $@ $(B)/pic/libresid-core.o $(PRELOAD_SRC:%.c=$(B)/pic/%.o) -ldl $(LIBS)
+
 PREFIX ?= /usr/local
 $(B)/resid.pc: FORCE
 	@mkdir -p $(B)
@@ -166,10 +187,11 @@ $(B)/resid.pc: FORCE
 		'Version: $(REV)' 'Cflags: -I$${includedir}' \
 		'Libs: -L$${libdir} -lresid -lpthread' >$@
 
-install: $(B)/libresid.a $(B)/resid.pc
+install: $(B)/libresid.a $(B)/resid.pc $(B)/libresid-preload.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 pager/include/resid.h $(DESTDIR)$(PREFIX)/include/resid.h
 	install -m 644 $(B)/libresid.a $(DESTDIR)$(PREFIX)/lib/libresid.a
+	install -m 755 $(B)/libresid-preload.so $(DESTDIR)$(PREFIX)/lib/libresid-preload.so
 	install -m 644 $(B)/resid.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/resid.pc
 
 $(B)/libresid-harness.a: $(HCORE_OBJ)

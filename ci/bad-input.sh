@@ -161,6 +161,22 @@ expect2 "mkgguf unknown quant" $R bench mkgguf --preset tiny --quant q2 --out "$
 expect2 "mkgguf without --out" $R bench mkgguf --preset tiny
 expect2 "mkgguf into a missing directory" $R bench mkgguf --preset tiny --out "$tmp/none/m.gguf"
 expect2 "mkgguf onto a directory" $R bench mkgguf --preset tiny --out "$tmp"
+mkfifo "$tmp/fifo"
+printf 'GGUF\3\0\0\0' >"$tmp/bad.gguf"
+expect2 "run: no program" $R run --file "$tmp/small.bin" --
+expect2 "run: a program not found" $R run --file "$tmp/small.bin" -- "$tmp/no-such-program"
+expect2 "run: the program before --" $R run --file "$tmp/small.bin" true
+expect2 "run: no --file" $R run -- true
+expect2 "run: a budget below the largest chunk" $R run --file "$tmp/small.bin" --budget 4K -- true
+expect2 "run: a budget above the cgroup's room" $R run --file "$tmp/small.bin" --budget 100000G -- true
+expect2 "run: --budget and --ratio" $R run --file "$tmp/small.bin" --budget 1M --ratio 0.5 -- true
+expect2 "run: a directory as the file" $R run --file "$tmp" -- true
+expect2 "run: a FIFO as the file" $R run --file "$tmp/fifo" -- true
+expect2 "run: a missing file" $R run --file "$tmp/nonexistent.bin" -- true
+expect2 "run: a broken GGUF header" $R run --file "$tmp/bad.gguf" -- true
+expect2 "run: a layout past the file" $R run --file "$tmp/small.bin" --order "$tmp/overlap.layout" -- true
+expect2 "run: unknown option" $R run --file "$tmp/small.bin" --frob -- true
+expect2 "run: bad policy" $R run --file "$tmp/small.bin" --policy mru -- true
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	expect2 "not root, no cgroup access" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups $R check T-2

@@ -18,6 +18,8 @@ stage "build"; make -s all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
 # Each promise of resid.h, by clients of the installed library.
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
+# An unmodified program's mappings served through the preload (docs/run.md).
+stage "residctl run"; bash ci/run.sh || fail "residctl run"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 # docs/extending.md followed in a scratch copy: a command, an oracle, a

@@ -26,6 +26,9 @@ static int fail(char *err, size_t n, const char *fmt, ...)
 
 void layout_free(struct layout *l)
 {
+	for (uint32_t i = 0; l->names && i < l->nlayers; i++)
+		free(l->names[i]);
+	free(l->names);
 	free(l->layers);
 	free(l->chunks);
 	memset(l, 0, sizeof(*l));
@@ -74,6 +77,23 @@ uint64_t layout_largest_chunk(const struct layout *l)
 		if (l->chunks[c].len > max)
 			max = l->chunks[c].len;
 	return (max + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
+}
+
+int layout_name(struct layout *l, const char *name, char *err, size_t n)
+{
+	if (l->nlayers > l->names_cap) {
+		uint32_t grow = l->nlayers * 2;
+		char **p = realloc(l->names, grow * sizeof(*p));
+
+		if (!p)
+			return fail(err, n, "no memory for %" PRIu32 " names", grow);
+		memset(p + l->names_cap, 0, (grow - l->names_cap) * sizeof(*p));
+		l->names = p;
+		l->names_cap = grow;
+	}
+	l->names[l->nlayers - 1] = strdup(name);
+	return l->names[l->nlayers - 1] ? 0 :
+		fail(err, n, "no memory for the name of %s", name);
 }
 
 /* Decimal, or hex after 0x; no sign, no octal, no overflow. */
@@ -189,7 +209,10 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 		return fail(err, n, "cannot open the layout %s: %s; give a readable table or safetensors file",
 			    path, strerror(errno));
 	got = fread(head, 1, sizeof(head), f);
-	if (got == sizeof(head) && !looks_like_text(head, got)) {
+	if (got >= 4 && !memcmp(head, "GGUF", 4)) {
+		fclose(f);
+		rc = gguf_layers(path, out, err, n);
+	} else if (got == sizeof(head) && !looks_like_text(head, got)) {
 		fclose(f);
 		rc = safetensors_layers(path, out, err, n);
 	} else {

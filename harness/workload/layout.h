@@ -9,7 +9,8 @@
  * 8-byte little-endian header length N, N bytes of JSON naming each tensor's
  * data_offsets, the data from 8 + N. Tensors are taken in offset order and
  * grouped: consecutive tensors named `<prefix>.layers.<n>.` (or `.h.<n>.`,
- * `.blocks.<n>.`) form one layer, any other tensor is a layer of its own.
+ * `.blocks.<n>.`) form one layer, any other tensor is a layer of its own;
+ * or a GGUF file (it begins with "GGUF"; gguf.c).
  *
  * Layers start and end anywhere; the pager wants 4096-aligned, contiguous
  * chunks from offset 0. Chunk boundaries are the page floors of the layers'
@@ -38,11 +39,14 @@ struct layout {
 	struct layout_layer *layers;     /* in file order */
 	struct resid_chunk_spec *chunks; /* for resid_config.table */
 	uint64_t region_len;             /* end of the last layer */
+	char **names;                    /* a layer's first tensor's name
+					  * (safetensors, GGUF), else NULL */
+	uint32_t names_cap;
 };
 
-/* Reads a text table or a safetensors header from path. 0 with *out filled
- * (release with layout_free), or -1 with one line in err naming the file,
- * the line or field, and the fix; *out is then empty. */
+/* Reads a text table, or a safetensors or GGUF header, from path. 0 with
+ * *out filled (release with layout_free), or -1 with one line in err
+ * naming the file, the line or field, and the fix; *out is then empty. */
 int layout_read(const char *path, struct layout *out, char *err, size_t n);
 
 /* Derives the chunks from out->layers (sorted, disjoint, non-empty); -1 only
@@ -64,9 +68,19 @@ void layout_free(struct layout *l);
 int layout_add(struct layout *l, uint32_t *cap, uint64_t off, uint64_t len,
 	       const char *path, const char *what, char *err, size_t n);
 
+/* Names the layer just added (its first tensor). -1 only without memory. */
+int layout_name(struct layout *l, const char *name, char *err, size_t n);
+
 /* safetensors.c: the layers of a safetensors file (data_offsets made file
  * offsets, grouped as above) appended to out; -1 with err. */
 int safetensors_layers(const char *path, struct layout *out, char *err,
 		       size_t n);
+
+/* gguf.c: whether the file begins with GGUF's magic, and its tensors as
+ * layers (consecutive tensors named blk.<n>. form one, any other is one of
+ * its own; data offsets made file offsets), appended to out; -1 with err
+ * naming the file, the field and the fix. Versions 2 and 3. */
+int gguf_is(const char *path);
+int gguf_layers(const char *path, struct layout *out, char *err, size_t n);
 
 #endif

@@ -299,7 +299,8 @@ static int group(struct tensor *t, size_t nt, const char *path,
 			k++;
 		snprintf(what, sizeof(what), "tensor '%s'", t[i].name);
 		if (layout_add(out, &cap, t[i].begin, t[k - 1].end - t[i].begin,
-			       path, what, err, n))
+			       path, what, err, n) ||
+		    layout_name(out, t[i].name, err, n))
 			return -1;
 		i = k;
 	}

@@ -1,0 +1,597 @@
+/* residctl run: an unmodified program whose read-only mappings of one file
+ * are served by the pager (design.md §11, docs/run.md). residctl checks
+ * everything first, makes the chunk table and read order, enters a memory
+ * cgroup whose limit is the budget + the pager's headroom + the program's
+ * own margin, swap forbidden (the bench arms' cg_scope), and runs the
+ * program with libresid-preload.so in LD_PRELOAD and its configuration in
+ * RESIDCTL_RUN_* variables; at the end, one summary line from the records
+ * the preload left, the cgroup removed, the program's exit status kept. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup_scope.h"
+#include "child.h"
+#include "cli.h"
+#include "commands.h"
+#include "read_order.h"
+#include "run_report.h"
+#include "seam.h"
+
+static const char about[] =
+	"  Runs PROGRAM unmodified in a memory cgroup (limit: the budget + the\n"
+	"  pager's headroom + --margin for the program's own memory; swap\n"
+	"  forbidden), with libresid-preload.so in LD_PRELOAD: its PROT_READ\n"
+	"  mappings of PATH (MAP_SHARED or MAP_PRIVATE, any page-aligned offset\n"
+	"  and length) are served from one pager region of the whole file,\n"
+	"  under the budget; MAP_POPULATE is stripped. What the region cannot\n"
+	"  serve (PROT_WRITE, MAP_FIXED, an unaligned offset, the file replaced\n"
+	"  or truncated since the start) goes to the kernel's mmap with one line\n"
+	"  on stderr. The chunks and their read order come from PATH's own\n"
+	"  tensor table (--order auto: GGUF or safetensors; equal --chunk chunks\n"
+	"  for any other file) or from a layout file (--order FILE: 'offset\n"
+	"  length' lines, or a safetensors or GGUF header). At the end one line\n"
+	"  on stderr: bytes read from the file, faults, fetches, resident max,\n"
+	"  budget. SIGINT and SIGTERM go to the program; the cgroup is removed.\n"
+	"  Exit: the program's status (128 + N after signal N), 2 on bad input.\n"
+	"  Options come before the '--'. Needs root (the cgroup, userfaultfd).\n"
+	"  docs/run.md has the semantics and the RESIDCTL_RUN_* variables.\n";
+
+struct run {
+	const char *file, *order, *json, *huge_dir;
+	uint64_t budget, margin, chunk, prefetch;
+	double ratio;
+	int have_budget, have_ratio;
+	enum resid_policy policy;
+};
+
+static int ratio_opt(void *dst, const char *where, const char *v, char *err,
+		     size_t n)
+{
+	char *end;
+	double r = strtod(v, &end);
+
+	(void)where;
+	if (*end || !(r > 0 && r <= 1)) {
+		snprintf(err, n, "bad ratio '%s'; give a share of the file in (0, 1], e.g. 0.5", v);
+		return -1;
+	}
+	*(double *)dst = r;
+	return 0;
+}
+
+static int policy_opt(void *dst, const char *where, const char *v, char *err,
+		      size_t n)
+{
+	(void)where;
+	if (!resid_policy_parse(v, dst))
+		return 0;
+	snprintf(err, n, "bad policy '%s'; use lru, learned or declared", v);
+	return -1;
+}
+
+static int no_operand(void *dst, const char *where, const char *v, char *err,
+		      size_t n)
+{
+	(void)dst;
+	(void)where;
+	snprintf(err, n, "unexpected '%s'; put the program after '--': residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]", v);
+	return -1;
+}
+
+static int parse(struct run *o, int argc, char **argv)
+{
+	struct cli_opt opts[] = {
+		{ "file", CLI_TEXT, &o->file, .arg = "PATH",
+		  .help = "the file whose mappings the pager serves (required)" },
+		{ "budget", CLI_BYTES, &o->budget, .arg = "BYTES", .min = 1,
+		  .what = "budget", .seen = &o->have_budget,
+		  .fix = "give bytes, at least the largest chunk, e.g. 256M",
+		  .help = "most bytes of PATH resident at once" },
+		{ "ratio", CLI_CALL, &o->ratio, .arg = "R", .parse = ratio_opt,
+		  .seen = &o->have_ratio,
+		  .help = "the budget as a share of PATH (default 0.5)" },
+		{ "policy", CLI_CALL, &o->policy, .parse = policy_opt,
+		  .arg = "lru|learned|declared",
+		  .help = "the eviction policy (default declared)" },
+		{ "order", CLI_TEXT, &o->order, .arg = "auto|FILE",
+		  .help = "chunks and read order: PATH's tensor table (auto, "
+		  "the default) or a layout file" },
+		{ "chunk", CLI_BYTES, &o->chunk, .arg = "BYTES",
+		  .min = RESID_PAGE, .align = RESID_PAGE, .what = "chunk size",
+		  .help = "equal chunks for a file without a tensor table "
+		  "(default 2M)" },
+		{ "prefetch", CLI_U64, &o->prefetch, .arg = "N", .max = 64,
+		  .what = "prefetch depth", .help = "chunks fetched ahead" },
+		{ "margin", CLI_BYTES, &o->margin, .arg = "BYTES",
+		  .align = RESID_PAGE, .what = "margin",
+		  .help = "the program's own memory in the cgroup (default 64M)" },
+		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
+		  .help = "a tmpfs mounted huge=within_size for the pager's "
+		  "pages (resid.h)" },
+		CLI_JSON(&o->json, "write the run's account"),
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "run", .synopsis = "--file PATH -- PROGRAM [ARGS]",
+		.about = about, .opts = opts, .operands = 1,
+		.operand = { .type = CLI_CALL, .parse = no_operand },
+	};
+
+	o->ratio = 0.5;
+	o->chunk = 2 << 20;
+	o->margin = 64 << 20;
+	o->policy = RESID_POLICY_DECLARED;
+	return cli_parse(&spec, argc, argv);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("residctl run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* PROGRAM as execvp would find it. */
+static int find_program(const char *name, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+
+	if (strchr(name, '/')) {
+		snprintf(out, n, "%s", name);
+		return stat(out, &st) || !S_ISREG(st.st_mode) ||
+		       access(out, X_OK) ? -1 : 0;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", name);
+		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
+			return 0;
+		p += len + (p[len] == ':');
+	}
+	return -1;
+}
+
+/* libresid-preload.so: RESIDCTL_PRELOAD, else beside this residctl or in
+ * ../lib from it (an installed prefix). */
+static int find_preload(char *out, size_t n)
+{
+	const char *env = getenv("RESIDCTL_PRELOAD");
+	char exe[PATH_MAX - 32];
+	ssize_t k;
+
+	if (env && *env) {
+		snprintf(out, n, "%s", env);
+		if (env[0] != '/' || access(out, R_OK))
+			return bad("RESIDCTL_PRELOAD '%s' is not a readable absolute path; give libresid-preload.so's", env);
+		return 0;
+	}
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (k > 0) {
+		exe[k] = '\0';
+		*strrchr(exe, '/') = '\0';
+		snprintf(out, n, "%s/libresid-preload.so", exe);
+		if (!access(out, R_OK))
+			return 0;
+		snprintf(out, n, "%s/../lib/libresid-preload.so", exe);
+		if (!access(out, R_OK))
+			return 0;
+	}
+	return bad("libresid-preload.so is neither beside residctl nor in ../lib from it; build it (make) or set RESIDCTL_PRELOAD");
+}
+
+static uint64_t mem_available(void)
+{
+	char line[256];
+	unsigned long long kb;
+	FILE *f = fopen("/proc/meminfo", "r");
+	uint64_t v = UINT64_MAX;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			v = (uint64_t)kb * 1024;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The room a child cgroup of this process's can be given: the tree's
+ * (cgroupfs.h) and the machine's. */
+static int room_of(uint64_t *room, char *where, size_t wn)
+{
+	struct cg_env env;
+	struct cg_memory *m = malloc(sizeof(*m));
+	struct cg_room r;
+	char err[512];
+	uint64_t avail = mem_available();
+
+	cg_env_init(&env, resid_seam_linux.read_text, resid_seam_linux.ctx);
+	if (!m || cg_find_memory(&env, m, err, sizeof(err)) ||
+	    (m->version != CG_NONE && cg_read_room(&env, m, &r, err, sizeof(err)))) {
+		free(m);
+		return bad("%s", m ? err : "no memory");
+	}
+	if (m->version == CG_NONE) {
+		free(m);
+		return bad("no memory controller in %s: enable it (v2: add memory to the parent's cgroup.subtree_control; v1: mount -t cgroup -o memory memory /sys/fs/cgroup/memory)",
+			   env.mountinfo);
+	}
+	*room = r.room < avail ? r.room : avail;
+	snprintf(where, wn, "%s", r.room < avail ? r.dir : "the machine's MemAvailable");
+	free(m);
+	return 0;
+}
+
+/* A comma-separated list for the environment; NULL without memory. */
+static char *csv(const uint64_t *a64, const uint32_t *a32, uint32_t n)
+{
+	size_t cap = (size_t)n * 21 + 1, k = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (uint32_t i = 0; i < n; i++)
+		k += (size_t)snprintf(s + k, cap - k, "%s%" PRIu64, i ? "," : "",
+				      a64 ? a64[i] : a32[i]);
+	return s;
+}
+
+/* The layer whose first byte is in chunk c, for an error line. */
+static const char *chunk_name(const struct layout *l, uint32_t c)
+{
+	for (uint32_t i = 0; l->names && i < l->nlayers; i++)
+		if (l->layers[i].chunk == c)
+			return l->names[i];
+	return NULL;
+}
+
+/* Everything checked and made before anything is started. */
+struct plan {
+	char prog[PATH_MAX], preload[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	struct read_order ord;
+	struct resid_config cfg;
+	uint64_t budget, headroom, limit;
+	char *chunks_env, *order_env;
+};
+
+static int check_file(struct run *o, struct plan *p)
+{
+	if (!o->file)
+		return bad("no --file given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
+	if (stat(o->file, &p->st))
+		return bad("cannot stat --file %s: %s; give the file the program maps",
+			   o->file, strerror(errno));
+	if (S_ISDIR(p->st.st_mode))
+		return bad("--file %s is a directory; give the regular file the program maps", o->file);
+	if (S_ISFIFO(p->st.st_mode))
+		return bad("--file %s is a FIFO; give the regular file the program maps", o->file);
+	if (!S_ISREG(p->st.st_mode))
+		return bad("--file %s is not a regular file; give the file the program maps", o->file);
+	if (!p->st.st_size)
+		return bad("--file %s is empty; give the file the program maps", o->file);
+	if (!realpath(o->file, p->path))
+		return bad("cannot resolve --file %s: %s", o->file, strerror(errno));
+	if (o->huge_dir) {
+		struct stat hd;
+
+		if (o->huge_dir[0] != '/' || stat(o->huge_dir, &hd) ||
+		    !S_ISDIR(hd.st_mode))
+			return bad("--huge-dir '%s' is not an absolute path to a directory; give a tmpfs mounted with huge=within_size", o->huge_dir);
+	}
+	if (o->json) {
+		char tmp[PATH_MAX + 8];
+		int fd;
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o->json);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return bad("cannot write --json %s: %s; give a writable path", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+	}
+	return 0;
+}
+
+static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
+{
+	uint64_t size, room = 0;
+	char err[1024], where[CG_PATH_MAX];
+	struct resid_config *c = &p->cfg;
+	int rc;
+
+	if (nprog < 1)
+		return bad("no program given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
+	if (find_program(prog[0], p->prog, sizeof(p->prog)))
+		return bad("program '%s' not found or not executable (PATH=%s); give its path", prog[0],
+			   getenv("PATH") ? getenv("PATH") : "");
+	if (o->have_budget && o->have_ratio)
+		return bad("give --budget or --ratio, not both");
+	if ((rc = check_file(o, p)) || (rc = find_preload(p->preload, sizeof(p->preload))))
+		return rc;
+	size = (uint64_t)p->st.st_size;
+	if (read_order_make(p->path, size, o->order, o->chunk, &p->ord, err, sizeof(err)))
+		return bad("%s", err);
+	p->budget = o->have_budget ? o->budget :
+		(uint64_t)((double)size * o->ratio) & ~(RESID_PAGE - 1);
+	if (p->budget < p->ord.largest) {
+		const char *name = chunk_name(&p->ord.lay, p->ord.largest_id);
+
+		return bad("budget %" PRIu64 " is below the largest chunk (chunk %" PRIu32 " at offset %" PRIu64 ", %" PRIu64 " bytes%s%s%s); give --budget at least %" PRIu64,
+			   p->budget, p->ord.largest_id,
+			   p->ord.lay.chunks[p->ord.largest_id].off, p->ord.largest,
+			   name ? ", tensor '" : "", name ? name : "", name ? "'" : "",
+			   p->ord.largest);
+	}
+	resid_config_init(c);
+	c->backing = RESID_BACKING_FILE;
+	c->path = p->path;
+	c->region_len = size;
+	c->table = p->ord.lay.chunks;
+	c->table_len = p->ord.lay.nchunks;
+	c->budget_bytes = p->budget;
+	c->policy = o->policy;
+	c->declared_seq = p->ord.seq;
+	c->declared_len = p->ord.lay.nchunks;
+	c->prefetch_depth = (uint32_t)o->prefetch;
+	c->huge_dir = o->huge_dir;
+	p->headroom = resid_headroom(c);
+	p->limit = (p->budget + p->headroom + o->margin + RESID_PAGE - 1) &
+		~(RESID_PAGE - 1);
+	if ((rc = room_of(&room, where, sizeof(where))))
+		return rc;
+	if (p->limit > room)
+		return bad("budget %" PRIu64 " + headroom %" PRIu64 " + --margin %" PRIu64 " = %" PRIu64 " exceed the room of %s (%" PRIu64 " bytes); give --budget at most %" PRIu64,
+			   p->budget, p->headroom, o->margin, p->limit, where, room,
+			   room > p->headroom + o->margin ? room - p->headroom - o->margin : 0);
+	p->chunks_env = malloc((size_t)p->ord.lay.nchunks * sizeof(uint64_t));
+	if (!p->chunks_env)
+		return bad("no memory");
+	for (uint32_t i = 0; i < p->ord.lay.nchunks; i++)
+		((uint64_t *)p->chunks_env)[i] = p->ord.lay.chunks[i].off;
+	char *s = csv((uint64_t *)p->chunks_env, NULL, p->ord.lay.nchunks);
+
+	free(p->chunks_env);
+	p->chunks_env = s;
+	p->order_env = csv(NULL, p->ord.seq, p->ord.lay.nchunks);
+	if (!p->chunks_env || !p->order_env)
+		return bad("no memory");
+	/* one environment string holds at most 128 KiB (MAX_ARG_STRLEN) */
+	if (strlen(p->chunks_env) > 120000)
+		return bad("%" PRIu32 " chunks do not fit in the environment; give --order a layout of fewer layers, or a larger --chunk",
+			   p->ord.lay.nchunks);
+	return 0;
+}
+
+/* In the child: the preload's configuration, then the program. */
+static void start(const struct run *o, const struct plan *p, char **prog,
+		  const char *report)
+{
+	char v[PATH_MAX + 64];
+	const char *old = getenv("LD_PRELOAD");
+
+	snprintf(v, sizeof(v), "%" PRIu64 ":%" PRIu64 ":%" PRIu64,
+		 (uint64_t)p->st.st_dev, (uint64_t)p->st.st_ino,
+		 (uint64_t)p->st.st_size);
+	setenv("RESIDCTL_RUN_ID", v, 1);
+	setenv("RESIDCTL_RUN_FILE", p->path, 1);
+	snprintf(v, sizeof(v), "%" PRIu64, p->budget);
+	setenv("RESIDCTL_RUN_BUDGET", v, 1);
+	setenv("RESIDCTL_RUN_CHUNKS", p->chunks_env, 1);
+	setenv("RESIDCTL_RUN_ORDER", p->order_env, 1);
+	setenv("RESIDCTL_RUN_POLICY", resid_policy_name(p->cfg.policy), 1);
+	snprintf(v, sizeof(v), "%" PRIu64, o->prefetch);
+	setenv("RESIDCTL_RUN_PREFETCH", v, 1);
+	if (o->huge_dir)
+		setenv("RESIDCTL_RUN_HUGE_DIR", o->huge_dir, 1);
+	else
+		unsetenv("RESIDCTL_RUN_HUGE_DIR");
+	setenv("RESIDCTL_RUN_REPORT", report, 1);
+	if (old && *old) {
+		char *both = malloc(strlen(p->preload) + strlen(old) + 2);
+
+		if (both) {
+			sprintf(both, "%s:%s", p->preload, old);
+			setenv("LD_PRELOAD", both, 1);
+		}
+	} else {
+		setenv("LD_PRELOAD", p->preload, 1);
+	}
+	execv(p->prog, prog);
+	fprintf(stderr, "residctl run: cannot run %s: %s\n", p->prog,
+		strerror(errno));
+	_exit(127);
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Sends sig to every process of the cgroup but this one; how many. */
+static int signal_left(const char *procs, int sig)
+{
+	char line[32];
+	int k = 0;
+	FILE *f = fopen(procs, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		pid_t pid = (pid_t)atoi(line);
+
+		if (pid > 0 && pid != getpid()) {
+			kill(pid, sig);
+			k++;
+		}
+	}
+	if (f)
+		fclose(f);
+	return k;
+}
+
+/* What the program left running in the cgroup is ended (SIGTERM, SIGKILL
+ * after 2 s) and reaped (this process is their subreaper), so the cgroup
+ * can go. */
+static void end_leftovers(const struct cg_scope *s)
+{
+	char procs[CG_PATH_MAX + 16];
+	int n, first;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", s->mem.dir);
+	first = n = signal_left(procs, SIGTERM);
+	for (int t = 0; n && t < 200; t++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		pause_ms(10);
+		n = signal_left(procs, 0);
+	}
+	for (int t = 0; n && t < 200; t++) {
+		signal_left(procs, SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		pause_ms(10);
+		n = signal_left(procs, 0);
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (first)
+		fprintf(stderr, "residctl run: ended %d process%s the program left in the run's cgroup\n",
+			first, first > 1 ? "es" : "");
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run o = { 0 };
+	struct plan *p = calloc(1, sizeof(*p));
+	struct run_totals t;
+	struct cg_scope scope;
+	char report[] = "/tmp/residctl-run-XXXXXX", err[1024];
+	void *procs = NULL;
+	int dash = argc, rc, status = 0;
+	pid_t pid;
+
+	if (!p)
+		return bad("no memory");
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dash = i;
+			break;
+		}
+	rc = parse(&o, dash, argv);
+	if (rc == CLI_RUN && (rc = make_plan(&o, argc - dash - 1,
+					     argv + dash + 1, p)) == 0)
+		rc = CLI_RUN;
+	if (rc == CLI_RUN && !mkdtemp(report))
+		rc = bad("cannot make %s for the records: %s", report,
+			 strerror(errno));
+	if (rc == CLI_RUN &&
+	    cg_scope_enter(&scope, "run", p->limit, err, sizeof(err)) < 0) {
+		rmdir(report);
+		rc = bad("%s", err);
+	}
+	if (rc != CLI_RUN) {
+		read_order_free(&p->ord);
+		free(p->chunks_env);
+		free(p->order_env);
+		free(p);
+		return rc;
+	}
+	/* signals go to the program, which decides; its orphans come here */
+	child_stop_softly();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pid = child_fork();
+	if (pid == 0)
+		start(&o, p, argv + dash + 1, report);
+	if (pid < 0) {
+		fprintf(stderr, "residctl run: fork: %s\n", strerror(errno));
+		status = 127 << 8;
+	} else {
+		/* orphans of the program are reaped as they end, not left as
+		 * zombies until it exits */
+		for (;;) {
+			int st;
+			pid_t w = waitpid(-1, &st, 0);
+
+			if (w == pid || (w < 0 && errno != EINTR)) {
+				status = w == pid ? st : status;
+				break;
+			}
+		}
+		int gone;
+
+		child_reap(pid, &gone, 1); /* reaped: this unregisters it */
+	}
+	end_leftovers(&scope);
+	rc = cg_scope_leave(&scope) < 0;
+	struct run_setup s = {
+		.path = p->path, .program = argv[dash + 1],
+		.policy = resid_policy_name(p->cfg.policy),
+		.order_source = p->ord.source, .size = (uint64_t)p->st.st_size,
+		.budget = p->budget, .headroom = p->headroom,
+		.margin = o.margin, .limit = p->limit,
+		.nchunks = p->ord.lay.nchunks, .prefetch = (uint32_t)o.prefetch,
+		.chunks = p->ord.lay.chunks, .seq = p->ord.seq,
+	};
+
+	if (run_totals_read(report, &t, o.json ? &procs : NULL, err,
+			    sizeof(err))) {
+		fprintf(stderr, "residctl run: %s\n", err);
+		rc = 1;
+	} else {
+		run_summary(&s, &t, status);
+		if (o.json && run_json(o.json, &s, &t, procs, status, err,
+				       sizeof(err))) {
+			fprintf(stderr, "residctl run: %s\n", err);
+			rc = 1;
+		}
+	}
+	remove_dir(report);
+	read_order_free(&p->ord);
+	free(p->chunks_env);
+	free(p->order_env);
+	free(p);
+	if (rc)
+		return rc;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+		WEXITSTATUS(status);
+}

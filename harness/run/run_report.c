@@ -1,0 +1,225 @@
+/* The records the preload leaves (pager/preload/preload.c writes them:
+ * "key value" lines, one file per pid) added up, the summary line and
+ * --json of residctl run. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run_report.h"
+
+static const char *const keys[] = {
+	"regions", "served", "kernel", "refused", "populate", "ignored",
+	"fetch_bytes", "faults", "fetches", "refaults", "resident_max",
+	"budget", "prefetches", "open", "final",
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* One record into v[] (in keys' order) and reason. -1 when malformed. */
+static int record(const char *path, uint64_t v[NKEYS], char *reason,
+		  size_t rn)
+{
+	char line[512];
+	unsigned seen = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' '), *end;
+
+		if (!sp)
+			break;
+		*sp++ = '\0';
+		sp[strcspn(sp, "\n")] = '\0';
+		if (!strcmp(line, "reason")) {
+			snprintf(reason, rn, "%s", sp);
+			continue;
+		}
+		for (size_t k = 0; k < NKEYS; k++)
+			if (!strcmp(line, keys[k])) {
+				v[k] = strtoull(sp, &end, 10);
+				seen |= *end ? 0 : 1u << k;
+			}
+	}
+	fclose(f);
+	return seen == (1u << NKEYS) - 1 ? 0 : -1;
+}
+
+int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
+		    char *err, size_t n)
+{
+	DIR *d = opendir(dir);
+	json_t *procs = json_array();
+	struct dirent *e;
+	char path[4200], reason[320];
+	uint64_t v[NKEYS];
+
+	memset(t, 0, sizeof(*t));
+	if (!d || !procs) {
+		snprintf(err, n, "cannot read the records in %s: %s", dir,
+			 strerror(errno));
+		if (d)
+			closedir(d);
+		json_decref(procs);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue; /* ".", "..", a record being replaced */
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		reason[0] = '\0';
+		if (record(path, v, reason, sizeof(reason))) {
+			snprintf(err, n, "the preload's record %s is malformed", path);
+			closedir(d);
+			json_decref(procs);
+			return -1;
+		}
+		t->processes++;
+		t->unfinished += !v[14];
+		t->prefetches += v[12];
+		t->regions += v[0];
+		t->served += v[1];
+		t->kernel += v[2];
+		t->refused += v[3];
+		t->populate += v[4];
+		t->ignored += v[5];
+		t->fetch_bytes += v[6];
+		t->faults += v[7];
+		t->fetches += v[8];
+		t->refaults += v[9];
+		if (v[10] > t->resident_max)
+			t->resident_max = v[10];
+		if (!t->reason[0] && reason[0])
+			snprintf(t->reason, sizeof(t->reason), "%s", reason);
+		json_t *p = json_object();
+
+		json_object_set_new(p, "pid", json_integer(pid));
+		for (size_t k = 0; k < NKEYS; k++)
+			json_object_set_new(p, keys[k],
+					    k >= 13 ? json_boolean(v[k]) :
+					    json_integer((json_int_t)v[k]));
+		json_object_set_new(p, "reason", json_string(reason));
+		json_array_append_new(procs, p);
+	}
+	closedir(d);
+	if (json_procs)
+		*json_procs = procs;
+	else
+		json_decref(procs);
+	return 0;
+}
+
+static void status_text(int status, char *buf, size_t n)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, n, "killed by signal %d (exit %d)",
+			 WTERMSIG(status), 128 + WTERMSIG(status));
+	else
+		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
+}
+
+void run_summary(const struct run_setup *s, const struct run_totals *t,
+		 int status)
+{
+	char st[64], procs[160] = "";
+
+	status_text(status, st, sizeof(st));
+	if (!t->processes) {
+		fprintf(stderr, "residctl run: %s never mapped %s: nothing was served (%s)\n",
+			s->program, s->path, st);
+		return;
+	}
+	if (t->processes > 1)
+		snprintf(procs, sizeof(procs), "; %" PRIu32 " processes, each its own region",
+			 t->processes);
+	if (t->unfinished)
+		snprintf(procs + strlen(procs), sizeof(procs) - strlen(procs),
+			 "; %" PRIu32 " without final counters (exec, _exit or a signal)",
+			 t->unfinished);
+	if (!t->regions) {
+		fprintf(stderr, "residctl run: %s was never served: %" PRIu64 " mappings went to the kernel (first: %s)%s; %s\n",
+			s->path, t->kernel, t->reason, procs, st);
+		return;
+	}
+	fprintf(stderr, "residctl run: %s: %" PRIu64 " bytes read from the file, %" PRIu64
+		" faults, %" PRIu64 " fetches, resident max %" PRIu64 " of budget %"
+		PRIu64 " (cgroup limit %" PRIu64 "); %" PRIu64 " mappings served, %"
+		PRIu64 " MAP_POPULATE stripped, %" PRIu64 " calls to the kernel%s%s%s%s; %s\n",
+		s->path, t->fetch_bytes, t->faults, t->fetches, t->resident_max,
+		s->budget, s->limit, t->served, t->populate, t->kernel,
+		t->kernel ? " (first: " : "", t->kernel ? t->reason : "",
+		t->kernel ? ")" : "", procs, st);
+}
+
+int run_json(const char *path, const struct run_setup *s,
+	     const struct run_totals *t, void *json_procs, int status,
+	     char *err, size_t n)
+{
+	json_t *o = json_object(), *tot = json_object(), *ch = json_array(),
+	       *seq = json_array();
+	char tmp[4200];
+	int rc = -1;
+
+	for (uint32_t c = 0; c < s->nchunks; c++) {
+		json_array_append_new(ch, json_pack("[II]",
+			(json_int_t)s->chunks[c].off, (json_int_t)s->chunks[c].len));
+		json_array_append_new(seq, json_integer(s->seq[c]));
+	}
+	json_object_set_new(tot, "processes", json_integer(t->processes));
+	json_object_set_new(tot, "unfinished", json_integer(t->unfinished));
+	json_object_set_new(tot, "regions", json_integer((json_int_t)t->regions));
+	json_object_set_new(tot, "served", json_integer((json_int_t)t->served));
+	json_object_set_new(tot, "kernel", json_integer((json_int_t)t->kernel));
+	json_object_set_new(tot, "refused", json_integer((json_int_t)t->refused));
+	json_object_set_new(tot, "populate", json_integer((json_int_t)t->populate));
+	json_object_set_new(tot, "ignored", json_integer((json_int_t)t->ignored));
+	json_object_set_new(tot, "fetch_bytes", json_integer((json_int_t)t->fetch_bytes));
+	json_object_set_new(tot, "faults", json_integer((json_int_t)t->faults));
+	json_object_set_new(tot, "fetches", json_integer((json_int_t)t->fetches));
+	json_object_set_new(tot, "refaults", json_integer((json_int_t)t->refaults));
+	json_object_set_new(tot, "prefetches", json_integer((json_int_t)t->prefetches));
+	json_object_set_new(tot, "resident_max", json_integer((json_int_t)t->resident_max));
+	json_object_set_new(tot, "first_reason", json_string(t->reason));
+	json_object_set_new(o, "command", json_string("run"));
+	json_object_set_new(o, "file", json_string(s->path));
+	json_object_set_new(o, "program", json_string(s->program));
+	json_object_set_new(o, "size", json_integer((json_int_t)s->size));
+	json_object_set_new(o, "budget", json_integer((json_int_t)s->budget));
+	json_object_set_new(o, "headroom", json_integer((json_int_t)s->headroom));
+	json_object_set_new(o, "margin", json_integer((json_int_t)s->margin));
+	json_object_set_new(o, "cgroup_limit", json_integer((json_int_t)s->limit));
+	json_object_set_new(o, "policy", json_string(s->policy));
+	json_object_set_new(o, "prefetch", json_integer(s->prefetch));
+	json_object_set_new(o, "order_source", json_string(s->order_source));
+	json_object_set_new(o, "chunks", ch);
+	json_object_set_new(o, "order", seq);
+	json_object_set_new(o, "exit", json_integer(WIFSIGNALED(status) ?
+		128 + WTERMSIG(status) : WEXITSTATUS(status)));
+	json_object_set_new(o, "signal", json_integer(WIFSIGNALED(status) ?
+		WTERMSIG(status) : 0));
+	json_object_set_new(o, "total", tot);
+	json_object_set_new(o, "processes", json_procs ? (json_t *)json_procs :
+			    json_array());
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS))
+		snprintf(err, n, "cannot write %s: %s; give a writable --json path",
+			 tmp, strerror(errno));
+	else if (rename(tmp, path))
+		snprintf(err, n, "cannot rename %s to %s: %s", tmp, path,
+			 strerror(errno));
+	else
+		rc = 0;
+	if (rc)
+		unlink(tmp);
+	json_decref(o);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/* residctl run's account of a run (docs/run.md): the records the preload
+ * left, one per process that mapped the file, added up into the summary
+ * line and --json. */
+#ifndef HARNESS_RUN_REPORT_H
+#define HARNESS_RUN_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "resid.h"
+
+struct run_totals {
+	uint64_t regions, served, kernel, refused, populate, ignored;
+	uint64_t fetch_bytes, faults, fetches, refaults, resident_max;
+	uint64_t prefetches;
+	uint32_t processes, unfinished;
+	char reason[320]; /* the first reason a mapping went to the kernel */
+};
+
+/* What residctl run set up, for the summary and --json. */
+struct run_setup {
+	const char *path, *program, *policy, *order_source;
+	uint64_t size, budget, headroom, margin, limit;
+	uint32_t nchunks, prefetch;
+	const struct resid_chunk_spec *chunks;
+	const uint32_t *seq;
+};
+
+/* Adds up the records of dir (one file per pid). -1 with a line in err
+ * when dir cannot be read or a record is malformed. json_procs, when not
+ * NULL, receives a jansson array of the records. */
+int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
+		    char *err, size_t n);
+
+/* The one summary line on stderr. */
+void run_summary(const struct run_setup *s, const struct run_totals *t,
+		 int status);
+
+/* --json: written to path.tmp and renamed, so nothing half-written is
+ * left. Takes json_procs. 0, or -1 with a line in err. */
+int run_json(const char *path, const struct run_setup *s,
+	     const struct run_totals *t, void *json_procs, int status,
+	     char *err, size_t n);
+
+#endif
