@@ -30,6 +30,9 @@
 #include "run_report.h"
 #include "seam.h"
 
+/* A tensor table's chunks are at most this share of the budget. */
+#define SPLIT_SHARE 4
+
 static const char about[] =
 	"  Runs PROGRAM unmodified in a memory cgroup (limit: the budget + the\n"
 	"  pager's headroom + --margin for the program's own memory; swap\n"
@@ -337,6 +340,13 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 		return bad("%s", err);
 	p->budget = o->have_budget ? o->budget :
 		(uint64_t)((double)size * o->ratio) & ~(RESID_PAGE - 1);
+	/* A tensor table's layers are cut to a quarter of the budget: two
+	 * threads reading across a border need both chunks at once, and with
+	 * room for one they evict each other for ever. */
+	if (strcmp(p->ord.source, "table") && strcmp(p->ord.source, "equal") &&
+	    read_order_split(&p->ord, p->budget / SPLIT_SHARE, err,
+			     sizeof(err)))
+		return bad("%s", err);
 	if (p->budget < p->ord.largest) {
 		const char *name = chunk_name(&p->ord.lay, p->ord.largest_id);
 

@@ -173,6 +173,64 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 	return 0;
 }
 
+/* The piece of chunk c that holds byte off, once split (first[c] is its
+ * first piece). */
+static uint32_t piece_of(const struct resid_chunk_spec *old, uint32_t c,
+			 const uint32_t *first, uint64_t max, uint64_t off)
+{
+	return first[c] + (uint32_t)((off - old[c].off) / max);
+}
+
+int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n)
+{
+	struct layout *l = &o->lay;
+	struct resid_chunk_spec *old = l->chunks, *cs;
+	uint32_t *first, *seq, total = 0, k = 0;
+
+	max &= ~4095ull;
+	if (!max || o->largest <= max)
+		return 0;
+	first = malloc(l->nchunks * sizeof(*first));
+	for (uint32_t c = 0; first && c < l->nchunks; c++) {
+		first[c] = total;
+		total += (uint32_t)((old[c].len + max - 1) / max);
+	}
+	cs = first ? malloc(total * sizeof(*cs)) : NULL;
+	seq = cs ? malloc(total * sizeof(*seq)) : NULL;
+	if (!seq) {
+		free(first);
+		free(cs);
+		snprintf(err, n, "no memory to cut %" PRIu32 " chunks into "
+			 "pieces of %" PRIu64 " bytes", l->nchunks, max);
+		return -1;
+	}
+	for (uint32_t c = 0; c < l->nchunks; c++)
+		for (uint64_t at = 0; at < old[c].len; at += max)
+			cs[first[c] + at / max] = (struct resid_chunk_spec){
+				old[c].off + at, old[c].len - at < max ?
+				old[c].len - at : max };
+	/* Pieces keep their chunk's place in the order, in file order. */
+	for (uint32_t i = 0; i < l->nchunks; i++) {
+		uint32_t c = o->seq[i];
+
+		for (uint32_t p = first[c]; p < first[c] + (uint32_t)((
+			old[c].len + max - 1) / max); p++)
+			seq[k++] = p;
+	}
+	for (uint32_t i = 0; i < l->nlayers; i++)
+		l->layers[i].chunk = piece_of(old, l->layers[i].chunk, first,
+					      max, l->layers[i].off);
+	o->largest_id = first[o->largest_id];
+	o->largest = max;
+	free(first);
+	free(old);
+	free(o->seq);
+	l->chunks = cs;
+	l->nchunks = total;
+	o->seq = seq;
+	return 0;
+}
+
 void read_order_free(struct read_order *o)
 {
 	layout_free(&o->lay);

@@ -25,6 +25,12 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 		    uint64_t chunk, struct read_order *out, char *err,
 		    size_t n);
 
+/* Cuts every chunk longer than max (rounded down to pages) into pieces of
+ * max bytes, which keep their chunk's place in the read order. 0, or -1
+ * with one line in err. */
+int read_order_split(struct read_order *o, uint64_t max, char *err,
+		     size_t n);
+
 void read_order_free(struct read_order *o);
 
 /* Where a tensor named `name` is read in one pass of a decoder: the
