@@ -23,7 +23,7 @@ usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|ful
   residctl cgroup is left and the kernel log has no oops, BUG, WARNING, hung
   task, lockup or OOM. A cell the kernel cannot have (e.g. cgroup v1 on 6.12)
   is n/a: probe must say no and the gate refuse to start there.
-  --smoke: the cells and steps of make test (probe, hazards, cgroup-live,
+  --smoke: the cells and steps of make test (probe, cgroup-live,
   conformance, T-4, T-5).
   --only-steps NAME,..: only those steps of each cell (probe, hazards,
   cgroup-live, conformance, gate, storm; kernels/steps.sh), e.g. probe,hazards
@@ -290,7 +290,7 @@ run_cell() {
 		VERDICT=infrastructure REASON="kernel $k: $(tail -1 "$d/fetch.log")"
 	else
 		lacks=$(kernel_lacks "$cg")
-		steps=$(cell_steps "$gate_args" "$STORM" | steps_only)
+		steps=$(cell_steps "$gate_args" "$STORM" "$smoke" | steps_only)
 		[ -n "$lacks" ] && na=1 steps=$(na_steps | steps_only)
 		REASON=$(kernel_unknown "$cg" "$swap")
 		if [ -n "$REASON" ]; then
@@ -417,7 +417,7 @@ bg_wait make -s all || bad "the build failed"
 mkdir -p "$OUT"
 : >"$OUT/cells.jsonl"
 [ "$SHARD_N" -gt 1 ] && echo "kernel matrix: shard $SHARD_K/$SHARD_N of $(grep -c . <<<"$chosen") cells"
-echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_args" "$STORM" | steps_only | cut -f1 | tr '\n' ' ')"
+echo "kernel matrix: $(grep -c . <<<"$todo") cells, steps: $(cell_steps "$gate_args" "$STORM" "$smoke" | steps_only | cut -f1 | tr '\n' ' ')"
 # each kernel once before the cells share it; the accelerator once
 picked=0
 for k in $(awk '{print $3}' <<<"$todo" | uniq); do
