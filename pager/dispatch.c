@@ -85,11 +85,14 @@ static int serve_refault(struct resid_region *r, uint64_t page)
 	}
 }
 
+static void dispatch(struct resid_region *r, struct chunk *c, uint32_t id,
+		     uint64_t addr, uint32_t tid, int again);
+
 /* With the chunk locked and RESIDENT. A page of its dropped prefix
  * (overlap_evict) read again, or one B has lost: the chunk's rest goes and
- * the chunk is fetched anew. */
+ * the fault is dispatched again on what the chunk became. */
 static void on_resident(struct resid_region *r, struct chunk *c, uint32_t id,
-			uint64_t addr)
+			uint64_t addr, uint32_t tid)
 {
 	uint64_t off = addr - (uint64_t)(uintptr_t)r->a - c->off;
 	uint64_t page = addr & ~(RESID_PAGE - 1);
@@ -112,18 +115,32 @@ static void on_resident(struct resid_region *r, struct chunk *c, uint32_t id,
 		STAT_INC(r, dropped_refaults);
 		CODE_PROBE(1, dropped_refault);
 	}
+	dispatch(r, c, id, addr, tid, 1);
+}
+
+/* With the chunk locked: the fault by the chunk's state. again: after its
+ * rest was evicted, a chunk still RESIDENT is pinned or fetched anew, and
+ * the thread is woken to fault again and find out which. */
+static void dispatch(struct resid_region *r, struct chunk *c, uint32_t id,
+		     uint64_t addr, uint32_t tid, int again)
+{
 	switch (chunk_state(c)) {
-	case CH_ABSENT:
-		start_demand(r, c, id);
+	case CH_FAILED:
+		failure_fault(r, c, addr, tid);
+		break;
+	case CH_RESIDENT:
+		if (again)
+			wake_range(r, addr & ~(RESID_PAGE - 1), RESID_PAGE);
+		else
+			on_resident(r, c, id, addr, tid);
 		break;
 	case CH_FETCHING:
+		/* The in-flight CONTINUE will wake it. */
 		STAT_INC(r, dedup_fetching);
 		c->waiters++;
 		break;
 	default:
-		/* Pinned, or fetched again meanwhile: the thread faults
-		 * again and finds out which. */
-		wake_range(r, page, RESID_PAGE);
+		start_demand(r, c, id);
 		break;
 	}
 }
@@ -144,22 +161,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	struct chunk *c = &r->chunks[id];
 
 	chunk_lock(r, c);
-	switch (chunk_state(c)) {
-	case CH_FAILED:
-		failure_fault(r, c, addr, m->arg.pagefault.feat.ptid);
-		break;
-	case CH_RESIDENT:
-		on_resident(r, c, id, addr);
-		break;
-	case CH_FETCHING:
-		/* The in-flight CONTINUE will wake it. */
-		STAT_INC(r, dedup_fetching);
-		c->waiters++;
-		break;
-	default:
-		start_demand(r, c, id);
-		break;
-	}
+	dispatch(r, c, id, addr, m->arg.pagefault.feat.ptid, 0);
 	chunk_unlock(r, c);
 }
 
