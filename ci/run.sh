@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 R=$PWD/build/residctl
 die() { echo "run: $*" >&2; exit 2; }
-[ -x "$R" ] && [ -r build/libresid-preload.so ] || die "build first: make"
+if [ ! -x "$R" ] || [ ! -r build/libresid-preload.so ]; then die "build first: make"; fi
 tmp=$(mktemp -d /tmp/resid-run.XXXXXX) || die "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -103,10 +103,21 @@ for name, off in sorted(t, key=lambda x: x[1]):  # layers: runs of one block
 print('[' + ','.join(str(c) for c in sorted(firsts, key=lambda c: (firsts[c], c))) + ']')
 EOF
 )
+# layers longer than a quarter of the budget are cut into pieces, which
+# follow each other in their layer's place: fold them back into layers
+layers=$(python3 -c '
+import json, sys
+order, want = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+pieces = [max(w for w in want if w <= c) for c in order]
+folded = [c for i, c in enumerate(pieces) if i == 0 or c != pieces[i - 1]]
+ok = all(b > a for p, q in zip(order, order[1:]) for a, b in [(p, q)]
+         if max(w for w in want if w <= p) == max(w for w in want if w <= q))
+print(json.dumps(folded, separators=(",", ":")) if ok else "pieces out of order")
+' "$order" "$want")
 if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .order_source)" = gguf ] &&
-   [ "$order" = "$want" ] && [ "$(field .total.faults)" -gt 0 ]; then
+   [ "$layers" = "$want" ] && [ "$(field .total.faults)" -gt 0 ]; then
 	ok "--order auto on GGUF: $(field '.chunks | length') unequal chunks in read order $order"
-else bad "--order auto on GGUF (exit $rc)" "order $order, want $want, source $(field .order_source)"; fi
+else bad "--order auto on GGUF (exit $rc)" "order $order (layers $layers), want $want, source $(field .order_source)"; fi
 
 # 6. --order auto on safetensors (bench mkmodel): the chunks of its layers.
 $R bench mkmodel "$tmp/m.safetensors" --layers 12 --hidden 128 --ffn 256 --vocab 2048 >/dev/null 2>&1 ||
@@ -120,6 +131,7 @@ if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .order_
 else bad "--order auto on safetensors (exit $rc)" "$(field .order_source) $(field '.order')"; fi
 
 # 7. Two processes map the file: each its own region, both sums right.
+# shellcheck disable=SC2016 # the inner shell expands them
 MAPTEST_EXPECT=pager $R run --file "$F" --budget 1M --chunk 256K --json "$tmp/j.json" \
 	-- sh -c '"$0" sum "$1" & "$0" sum "$1"; wait' "$M" "$F" >"$tmp/sum.run" 2>"$tmp/err"; rc=$?
 "$M" sum "$F" >"$tmp/sum.plain"

@@ -29,10 +29,6 @@ struct reader {
 	size_t n;
 };
 
-struct tensor {
-	char *name;
-	uint64_t begin, end; /* data offsets until the data start is known */
-};
 
 __attribute__((format(printf, 2, 3)))
 static int bad(struct reader *r, const char *fmt, ...)
@@ -196,7 +192,7 @@ static int ggml_type(uint32_t t, uint64_t *blck, uint64_t *bytes_)
 	return 0;
 }
 
-static int tensor_info(struct reader *r, struct tensor *t)
+static int tensor_info(struct reader *r, struct layout_tensor *t)
 {
 	uint32_t nd, type;
 	uint64_t dim, elems = 1, blck, per, rows;
@@ -235,43 +231,9 @@ static int tensor_info(struct reader *r, struct tensor *t)
 
 static int by_begin(const void *a, const void *b)
 {
-	const struct tensor *x = a, *y = b;
+	const struct layout_tensor *x = a, *y = b;
 
 	return (x->begin > y->begin) - (x->begin < y->begin);
-}
-
-/* Length of the layer key of a name ("blk.12"), 0 if none. */
-static size_t layer_key(const char *name)
-{
-	const char *d = name + 4, *e = d;
-
-	if (strncmp(name, "blk.", 4))
-		return 0;
-	while (*e >= '0' && *e <= '9')
-		e++;
-	return e > d && *e == '.' ? (size_t)(e - name) : 0;
-}
-
-static int group(struct tensor *t, size_t nt, const char *path,
-		 struct layout *out, char *err, size_t n)
-{
-	uint32_t cap = 0;
-	char what[300];
-
-	for (size_t i = 0; i < nt;) {
-		size_t key = layer_key(t[i].name), k = i + 1;
-
-		while (key && k < nt && layer_key(t[k].name) == key &&
-		       !strncmp(t[k].name, t[i].name, key))
-			k++;
-		snprintf(what, sizeof(what), "tensor '%.256s'", t[i].name);
-		if (layout_add(out, &cap, t[i].begin, t[k - 1].end - t[i].begin,
-			       path, what, err, n) ||
-		    layout_name(out, t[i].name, err, n))
-			return -1;
-		i = k;
-	}
-	return 0;
 }
 
 int gguf_is(const char *path)
@@ -285,12 +247,12 @@ int gguf_is(const char *path)
 	return is;
 }
 
-static int header(struct reader *r, struct tensor **out, uint64_t *nt)
+static int header(struct reader *r, struct layout_tensor **out, uint64_t *nt)
 {
 	char magic[4], *key = NULL;
 	uint32_t version, type;
 	uint64_t nkv, align = 32, data;
-	struct tensor *t;
+	struct layout_tensor *t;
 
 	if (bytes(r, magic, 4) || memcmp(magic, "GGUF", 4))
 		return bad(r, "no GGUF magic; give a GGUF file");
@@ -334,7 +296,7 @@ static int header(struct reader *r, struct tensor **out, uint64_t *nt)
 int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
 {
 	struct reader r = { .path = path, .err = err, .n = n };
-	struct tensor *t = NULL;
+	struct layout_tensor *t = NULL;
 	uint64_t nt = 0, kept = 0;
 	struct stat st;
 	int rc = -1;
@@ -365,7 +327,7 @@ int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
 		snprintf(err, n, "%s: no tensor with data; give a GGUF model", path);
 		goto out;
 	}
-	rc = group(t, kept, path, out, err, n);
+	rc = layout_group(t, kept, path, out, err, n);
 out:
 	for (uint64_t i = 0; t && i < nt; i++)
 		free(t[i].name);

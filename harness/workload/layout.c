@@ -229,3 +229,49 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 		layout_free(out);
 	return rc;
 }
+
+size_t layout_layer_key(const char *name, int64_t *block)
+{
+	static const char *const marks[] = { "blk.", "layers.", "h.",
+					     "blocks." };
+
+	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
+		for (const char *s = strstr(name, marks[m]); s;
+		     s = strstr(s + 1, marks[m])) {
+			const char *d = s + strlen(marks[m]), *e = d;
+
+			if (s != name && s[-1] != '.')
+				continue;
+			while (*e >= '0' && *e <= '9')
+				e++;
+			if (e > d && e - d < 10 && *e == '.') {
+				if (block)
+					*block = strtoll(d, NULL, 10);
+				return (size_t)(e - name);
+			}
+		}
+	return 0;
+}
+
+int layout_group(const struct layout_tensor *t, size_t nt, const char *path,
+		 struct layout *out, char *err, size_t n)
+{
+	uint32_t cap = 0;
+	char what[300];
+
+	for (size_t i = 0; i < nt;) {
+		size_t key = layout_layer_key(t[i].name, NULL), k = i + 1;
+
+		while (key && k < nt &&
+		       layout_layer_key(t[k].name, NULL) == key &&
+		       !strncmp(t[k].name, t[i].name, key))
+			k++;
+		snprintf(what, sizeof(what), "tensor '%.256s'", t[i].name);
+		if (layout_add(out, &cap, t[i].begin, t[k - 1].end - t[i].begin,
+			       path, what, err, n) ||
+		    layout_name(out, t[i].name, err, n))
+			return -1;
+		i = k;
+	}
+	return 0;
+}

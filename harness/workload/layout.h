@@ -71,6 +71,23 @@ int layout_add(struct layout *l, uint32_t *cap, uint64_t off, uint64_t len,
 /* Names the layer just added (its first tensor). -1 only without memory. */
 int layout_name(struct layout *l, const char *name, char *err, size_t n);
 
+/* The length of a tensor name's layer key: the name up to the number that
+ * "blk.", "layers.", "h." or "blocks." (at the start or after a dot)
+ * introduces, "model.layers.3" of "model.layers.3.mlp.w"; 0 if none. The
+ * number goes to *block when block is not NULL. */
+size_t layout_layer_key(const char *name, int64_t *block);
+
+/* A tensor of a file, for layout_group. */
+struct layout_tensor {
+	char *name;
+	uint64_t begin, end; /* file offsets */
+};
+
+/* Appends the tensors (in file order) to out as layers: consecutive
+ * tensors with the same layer key form one, any other is one of its own. */
+int layout_group(const struct layout_tensor *t, size_t nt, const char *path,
+		 struct layout *out, char *err, size_t n);
+
 /* safetensors.c: the layers of a safetensors file (data_offsets made file
  * offsets, grouped as above) appended to out; -1 with err. */
 int safetensors_layers(const char *path, struct layout *out, char *err,

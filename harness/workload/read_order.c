@@ -13,22 +13,9 @@
 
 int64_t read_order_block(const char *name)
 {
-	static const char *const marks[] = { "blk.", "layers.", "h.",
-					     "blocks." };
+	int64_t block;
 
-	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
-		for (const char *s = strstr(name, marks[m]); s;
-		     s = strstr(s + 1, marks[m])) {
-			const char *d = s + strlen(marks[m]), *e = d;
-
-			if (s != name && s[-1] != '.')
-				continue;
-			while (*e >= '0' && *e <= '9')
-				e++;
-			if (e > d && e - d < 10 && *e == '.')
-				return strtoll(d, NULL, 10);
-		}
-	return -1;
+	return layout_layer_key(name, &block) ? block : -1;
 }
 
 int64_t read_order_rank(const char *name, int64_t nblocks)

@@ -264,47 +264,22 @@ static int by_begin(const void *a, const void *b)
 		(x->end > y->end) - (x->end < y->end);
 }
 
-/* Length of the layer key of a name ("model.layers.12"), 0 if none. */
-static size_t layer_key(const char *name)
-{
-	static const char *const marks[] = { "layers.", "h.", "blocks." };
-
-	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
-		for (const char *s = strstr(name, marks[m]); s;
-		     s = strstr(s + 1, marks[m])) {
-			const char *d = s + strlen(marks[m]), *e = d;
-
-			if (s != name && s[-1] != '.')
-				continue;
-			while (*e >= '0' && *e <= '9')
-				e++;
-			if (e > d && *e == '.')
-				return (size_t)(e - name);
-		}
-	return 0;
-}
-
 /* Sorted, disjoint tensors into layers: runs of one layer key merge. */
 static int group(struct tensor *t, size_t nt, const char *path,
 		 struct layout *out, char *err, size_t n)
 {
-	uint32_t cap = 0;
-	char what[MAX_NAME + 16];
+	struct layout_tensor *lt = calloc(nt ? nt : 1, sizeof(*lt));
+	int rc;
 
-	for (size_t i = 0; i < nt;) {
-		size_t key = layer_key(t[i].name), k = i + 1;
-
-		while (key && k < nt && layer_key(t[k].name) == key &&
-		       !strncmp(t[k].name, t[i].name, key))
-			k++;
-		snprintf(what, sizeof(what), "tensor '%s'", t[i].name);
-		if (layout_add(out, &cap, t[i].begin, t[k - 1].end - t[i].begin,
-			       path, what, err, n) ||
-		    layout_name(out, t[i].name, err, n))
-			return -1;
-		i = k;
+	if (!lt) {
+		snprintf(err, n, "%s: no memory for %zu tensors", path, nt);
+		return -1;
 	}
-	return 0;
+	for (size_t i = 0; i < nt; i++)
+		lt[i] = (struct layout_tensor){ t[i].name, t[i].begin, t[i].end };
+	rc = layout_group(lt, nt, path, out, err, n);
+	free(lt);
+	return rc;
 }
 
 /* The header's tensors, data offsets made file offsets. */
