@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "resid.h"
 
 #define MAX_OPTS 64
 #define OPT_BASE 256 /* getopt's val of the table's entry 0 */
@@ -325,4 +326,14 @@ void cli_usage(FILE *f, const struct cli_spec *s)
 		wrapped(f, text);
 	}
 	fprintf(f, "  %-24sthis text\n", "--help");
+}
+
+int cli_policy(void *dst, const char *where, const char *v, char *err,
+	       size_t n)
+{
+	(void)where;
+	if (!resid_policy_parse(v, dst))
+		return 0;
+	snprintf(err, n, "bad policy '%s'; use lru, learned or declared", v);
+	return -1;
 }

@@ -31,6 +31,10 @@ enum cli_type {
 typedef int cli_parse_fn(void *dst, const char *where, const char *value,
 			 char *err, size_t n);
 
+/* --policy into an enum resid_policy: the library's names (and their long
+ * forms). */
+cli_parse_fn cli_policy;
+
 struct cli_opt {
 	const char *name;  /* --name; a NULL name ends the table */
 	enum cli_type type;

@@ -68,17 +68,6 @@ static uint32_t unit(struct resid_region *r, const struct layout *lay,
 	return lay->layers[u].chunk;
 }
 
-/* --policy: the library's names (and their long forms). */
-static int policy_opt(void *dst, const char *where, const char *v, char *err,
-		      size_t n)
-{
-	(void)where;
-	if (!resid_policy_parse(v, dst))
-		return 0;
-	snprintf(err, n, "bad policy '%s'; use lru, learned or declared", v);
-	return -1;
-}
-
 /* What verify reads, and how. */
 struct verify {
 	struct resid_config cfg;
@@ -106,7 +95,7 @@ static int parse(struct verify *v, int argc, char **argv)
 		  .fix = "give bytes, at least one chunk, e.g. 8M",
 		  .help = "default: a quarter of the region, at least the "
 		  "largest chunk" },
-		{ "policy", CLI_CALL, &cfg->policy, .parse = policy_opt,
+		{ "policy", CLI_CALL, &cfg->policy, .parse = cli_policy,
 		  .arg = "lru|learned|declared", .help = "the eviction policy" },
 		{ "passes", CLI_U64, &v->passes, .arg = "N", .min = 1,
 		  .what = "pass count", .help = "passes over the region "

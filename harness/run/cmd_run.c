@@ -75,16 +75,6 @@ static int ratio_opt(void *dst, const char *where, const char *v, char *err,
 	return 0;
 }
 
-static int policy_opt(void *dst, const char *where, const char *v, char *err,
-		      size_t n)
-{
-	(void)where;
-	if (!resid_policy_parse(v, dst))
-		return 0;
-	snprintf(err, n, "bad policy '%s'; use lru, learned or declared", v);
-	return -1;
-}
-
 static int no_operand(void *dst, const char *where, const char *v, char *err,
 		      size_t n)
 {
@@ -106,7 +96,7 @@ static int parse(struct run *o, int argc, char **argv)
 		{ "ratio", CLI_CALL, &o->ratio, .arg = "R", .parse = ratio_opt,
 		  .seen = &o->have_ratio,
 		  .help = "the budget as a share of PATH (default 0.5)" },
-		{ "policy", CLI_CALL, &o->policy, .parse = policy_opt,
+		{ "policy", CLI_CALL, &o->policy, .parse = cli_policy,
 		  .arg = "lru|learned|declared",
 		  .help = "the eviction policy (default declared)" },
 		{ "order", CLI_TEXT, &o->order, .arg = "auto|FILE",
