@@ -6,7 +6,7 @@
 # around a policy update), each alone in a 1 GiB memory cgroup (v1) under a
 # 120 s limit, must exit 1 with its table and a replay line. Prints each
 # run's wall time and peak memory (memory.max_usage_in_bytes). With --all,
-# also bug switches 1 to 10. Root, cgroup v1 memory controller.
+# also every bug switch (residctl repro --list). Root, cgroup v1 memory controller.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=/sys/fs/cgroup/memory
@@ -14,7 +14,7 @@ root=/sys/fs/cgroup/memory
 LIMIT=$((1 << 30))
 SECONDS_MAX=120
 bugs=(9)
-[ "${1:-}" = --all ] && bugs=(1 2 3 4 5 6 7 8 9 10)
+[ "${1:-}" = --all ] && mapfile -t bugs < <(build/residctl repro --list | awk '$1 ~ /^[0-9]+$/ {print $1}')
 
 tmp=$(mktemp -d /tmp/resid-bounds.XXXXXX) || exit 2
 cg="$root/resid-bounds.$$"
