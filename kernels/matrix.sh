@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 2
 usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|full]
                                 [--storm SECONDS] [--jobs N] [--out DIR] [--cache DIR] [--list]
                                 [--shard K/N] [--report FILE] [--newest]
-                                [--only-steps NAME,NAME..]
+                                [--only-steps NAME,NAME..] [--scenarios ID,ID..]
                                 [--kernel BZIMAGE [--kernel-config FILE] [--kernel-modules DIR]]
   Boots each cell (all by default, in the order --list prints) and runs in it
   residctl probe, residctl hazards, the cgroup unit tests on the real
@@ -28,6 +28,7 @@ usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|ful
   --only-steps NAME,..: only those steps of each cell (probe, hazards,
   cgroup-live, conformance, gate, storm; kernels/steps.sh), e.g. probe,hazards
   for the kernel's hands on A and B alone (scripts/record-hazards.sh).
+  --scenarios ID,..: the gate step runs only these scenarios (e.g. H-1).
   --jobs N boots N cells at once (default 1; each guest has 2 vCPUs).
   Kernels come from kernels/kernels.list (pinned), cached in --cache
   (default /var/cache/residctl-kernels); results in --out (default
@@ -44,7 +45,7 @@ usage="usage: kernels/matrix.sh [--cells ID,ID..] [--smoke] [--profile quick|ful
   At the end, per kernel, what differs from the kernel before it."
 SMOKE_CELLS="6.1-v2-scope-swapoff 6.1-rt-v2-root-swapon 6.12-v2-scope-swapoff 6.1-v1-scope-swapon 6.12-v1-root-swapoff"
 OUT=build/kernels PROFILE=quick STORM=0 JOBS=1
-cells="" only="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
+cells="" only="" scenarios="" smoke=0 list=0 newest=0 SHARD_K=1 SHARD_N=1 REPORT="" OWN_KERNEL="" OWN_CONFIG="" OWN_MODULES=""
 
 bad() { echo "kernels/matrix.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -72,6 +73,9 @@ while [ $# -gt 0 ]; do
 				bad "unknown step '$st'; give some of: $(cell_steps x 1 | cut -f1 | paste -sd,)"
 		done
 		only=" ${2//,/ } "; shift ;;
+	--scenarios)
+		[[ ${2:-} =~ ^[A-Za-z]+-[0-9]+(,[A-Za-z]+-[0-9]+)*$ ]] || bad "--scenarios needs scenario ids, e.g. H-1,T-3"
+		scenarios=${2//,/ }; shift ;;
 	--kernel)
 		{ [ -f "${2:-}" ] && bzimage_release "$2" >/dev/null; } ||
 			bad "--kernel '${2:-}' is not a bzImage; give arch/x86/boot/bzImage or a vmlinuz"
@@ -129,7 +133,7 @@ steps_only() {
 	if [ -z "$only" ]; then cat; else awk -F'\t' -v only="$only" 'index(only, " " $1 " ")'; fi
 }
 OWN_DIR=$OUT/own-kernel
-gate_args="--profile $PROFILE"
+gate_args="$scenarios --profile $PROFILE"
 [ $smoke = 1 ] && gate_args="T-4 T-5"
 # a cell's whole boot; TCG on a loaded machine runs the quick gate in 1.5-5 min
 TIMEOUT=2400

@@ -31,6 +31,9 @@
 #include "write_all.h"
 
 #define MAX_TESTS 1024
+/* Tests past their limits after which the run stops: a pager that hangs
+ * would make every test after them wait out its own limit. */
+#define TIMEOUTS_MAX 3
 #define REPORT_MAX 4096 /* bytes of one failure's file and condition */
 
 static struct {
@@ -227,6 +230,20 @@ static void fail_test(CU_pSuite s, CU_pTest t, const char *why)
 	CU_assertImplementation(CU_FALSE, 0, why, __FILE__, "", CU_FALSE);
 }
 
+/* The runner's own suite hangs on purpose; any other counts. */
+static void stop_if_hanging(CU_pSuite s)
+{
+	static unsigned timeouts;
+
+	if (!strcmp(s->pName, "time-limit-self-test") ||
+	    ++timeouts < TIMEOUTS_MAX)
+		return;
+	fprintf(stderr, "\nunit-tests: %d tests ran past their time limits "
+		"(above): stopping here, the tests after them not run\n",
+		TIMEOUTS_MAX);
+	exit(1);
+}
+
 static void isolated(void)
 {
 	CU_pTest t = CU_get_current_test();
@@ -264,6 +281,7 @@ static void isolated(void)
 			 "and was killed (the limits: run.c; "
 			 "RESID_TEST_SECONDS overrides them)", limit);
 		fail_test(s, t, why);
+		stop_if_hanging(s);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by SIG%s (%s)",
 			 sigabbrev_np(WTERMSIG(status)) ?
