@@ -38,3 +38,16 @@ for i in 2 3; do
 		fail "a suite after the self-test did not pass whole"
 done
 echo "time limit: a hung test, SIGBUS, SIGSEGV and abort each failed by name; the next test and two suites ran and passed (${took} s)"
+# Three tests past their limits stop the run: the fourth and the suite after
+# it never start (a pager that hangs would have each test wait its limit).
+out=$(timeout 20 "${UNIT_TESTS:-build/unit-tests}" --hang-self-test chunks 2>&1)
+rc=$?
+[ "$rc" -eq 1 ] || fail "unit-tests --hang-self-test exited $rc, not 1"
+[ "$(grep -c 'hang-self-test: hangs: ran past its time limit' <<<"$out")" -eq 3 ] ||
+	fail "the hang self-test did not report three tests past their limits"
+grep -qF "3 tests ran past their time limits (above): stopping here" <<<"$out" ||
+	fail "the run did not say it stopped"
+if grep -qF "never runs" <<<"$out" || grep -q "Suite: chunks" <<<"$out"; then
+	fail "a test after the third hang ran"
+fi
+echo "time limit: three hung tests stopped the run, naming them; nothing after them ran"

@@ -47,6 +47,7 @@ static const struct {
 } limits[] = {
 	{ NULL, NULL, 5, 45 }, /* any test not named below */
 	{ "time-limit-self-test", NULL, 2, 2 },
+	{ "hang-self-test", NULL, 1, 1 },
 	/* They wait out memory.stat's flush period, in real time. */
 	{ "pager on the kernel", "memory.stat behind past the flush period "
 	  "trips I-7", 30, 60 },
@@ -132,6 +133,7 @@ static void add_suites(void)
 
 static const char usage[] =
 	"usage: unit-tests [SUITE...] | --time-limit-self-test [SUITE...]\n"
+	"       | --hang-self-test [SUITE...]\n"
 	"  Runs every CUnit suite, or the named ones (e.g. cgroup-live), each\n"
 	"  test in a child process under its suite's time limit (seconds, a\n"
 	"  table in harness/tests/run.c; RESID_TEST_SECONDS sets one limit for\n"
@@ -141,11 +143,28 @@ static const char usage[] =
 	"  --time-limit-self-test runs the runner's own suite first: a test\n"
 	"  that hangs past its 2 s limit, one that raises SIGBUS, one that\n"
 	"  writes through NULL and one that aborts must fail, the next must\n"
-	"  pass; then the SUITEs named, which must pass.";
+	"  pass; then the SUITEs named, which must pass. --hang-self-test runs\n"
+	"  four tests that hang (1 s each): the run must stop after the third.";
+
+/* The runner's own suites, each run first by its flag. */
+static const struct {
+	const char *flag, *suite;
+	void (*add)(void);
+} self_tests[] = {
+	{ "--time-limit-self-test", "time-limit-self-test",
+	  suite_time_limit_self_test },
+	{ "--hang-self-test", "hang-self-test", suite_hang_self_test },
+};
 
 int main(int argc, char **argv)
 {
-	int self_test = argc >= 2 && !strcmp(argv[1], "--time-limit-self-test");
+	int self = -1;
+
+	for (size_t i = 0; argc >= 2 && i < sizeof(self_tests) /
+	     sizeof(self_tests[0]); i++)
+		if (!strcmp(argv[1], self_tests[i].flag))
+			self = (int)i;
+	int self_test = self >= 0;
 	int named = argc - 1 - self_test;
 	char **names = argv + 1 + self_test;
 
@@ -160,7 +179,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (self_test)
-		suite_time_limit_self_test();
+		self_tests[self].add();
 	add_suites();
 	if (CU_get_error() != CUE_SUCCESS) {
 		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
@@ -175,7 +194,7 @@ int main(int argc, char **argv)
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (self_test) {
-		CU_basic_run_suite(CU_get_suite("time-limit-self-test"));
+		CU_basic_run_suite(CU_get_suite(self_tests[self].suite));
 		failed += failures();
 	}
 	if (!self_test && !named) {

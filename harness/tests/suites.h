@@ -46,5 +46,6 @@ void suite_gguf(void);     /* test_gguf.c */
 typedef unsigned (*time_limit_fn)(const char *suite, const char *test);
 int time_limit_wrap_all(time_limit_fn limit);
 void suite_time_limit_self_test(void);
+void suite_hang_self_test(void);
 
 #endif

@@ -368,3 +368,14 @@ void suite_time_limit_self_test(void)
 	CU_add_test(s, "aborts", aborts);
 	CU_add_test(s, "runs after them", runs_after_them);
 }
+
+/* The runner's stop (unit-tests --hang-self-test): four tests that hang;
+ * the run must stop after the third, the fourth and every suite after it
+ * not run. */
+void suite_hang_self_test(void)
+{
+	CU_pSuite s = CU_add_suite("hang-self-test", NULL, NULL);
+
+	for (int i = 0; i < TIMEOUTS_MAX + 1; i++)
+		CU_add_test(s, i < TIMEOUTS_MAX ? "hangs" : "never runs", hangs);
+}
