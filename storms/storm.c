@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,8 @@
 #define PIECE_MAX (256u << 10)
 /* The share of one CPU a stalled process must burn to be called live. */
 #define LIVELOCK_CPU 0.5
+/* Chunks the hands' prelude drops entries of and reads again. */
+#define PRELUDE_CHUNKS 2
 
 struct storm {
 	const struct storm_config *c;
@@ -261,6 +264,40 @@ static void *hands_main(void *arg)
 	return NULL;
 }
 
+/* Before the readers start, with nothing to evict what it reads: a
+ * chunk read, part of its entries dropped, read again. Each second read
+ * refaults on a resident chunk, however slow the machine; a pager that
+ * never maps such a page again spins here until the stall watchdog
+ * names the livelock. */
+static void hands_prelude(struct storm *s)
+{
+	const struct expected e = { .seed = s->cfg.seed, .fd = -1 };
+	uint32_t n = resid_nchunks(s->r);
+	uint64_t off, len, bad;
+
+	for (uint32_t c = 0; c < n && c < PRELUDE_CHUNKS; c++) {
+		resid_chunk_range(s->r, c, &off, &len);
+		len = len < s->cfg.region_len - off ? len :
+			s->cfg.region_len - off;
+		for (int pass = 0; pass < 2; pass++) {
+			if (guarded_read(&e, s, off, len, &bad) < 0) {
+				refused(s, UINT32_MAX, c, off, len);
+				break;
+			}
+			if (bad)
+				note(s, "hands: %" PRIu64 " bytes wrong in "
+				     "chunk %u, read %s its entries were "
+				     "dropped", bad, c, pass ? "after" :
+				     "before");
+			if (!pass && madvise((void *)(resid_base(s->r) + off),
+					     len / 2 & ~(RESID_PAGE - 1),
+					     MADV_DONTNEED) < 0)
+				note(s, "hands: MADV_DONTNEED on chunk %u: %s",
+				     c, strerror(errno));
+		}
+	}
+}
+
 /* The file round's backing: written in the child, so its page cache
  * (dropped once written) is charged to the storm's cgroup. 0, or -1 with
  * the message set. */
@@ -468,6 +505,8 @@ static void child(const struct storm_config *c, int fd)
 			 "stall watchdog");
 		report(&s);
 	}
+	if (c->hands)
+		hands_prelude(&s);
 	uint64_t t0 = now_ns();
 
 	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
