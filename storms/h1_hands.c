@@ -1,7 +1,7 @@
 /* H-1 the hands on a region: T-3's storm while a thread does to A what
- * applications and the kernel do to a mapping (hands.h). Every byte still
- * right, no hang, and at least one refault served: a page whose entry was
- * dropped under a resident chunk, read again. */
+ * applications and the kernel do to a mapping (hands.h), after a prelude
+ * that drops entries of resident chunks and reads them again. Every byte
+ * still right, no hang, and at least one refault served. */
 #include "storm_scenario.h"
 
 static int h1_run(const struct run_opts *o, struct scen_result *res)
