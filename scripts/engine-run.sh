@@ -16,13 +16,7 @@
 . "$(dirname "$0")/lib/common.sh"
 prologue
 
-rc=0
-bash scripts/engine.sh || rc=$?
-[ "$rc" -eq 0 ] || exit "$rc"
-[ "$(id -u)" -eq 0 ] || { echo "engine-run: run as root (drop_caches, the cgroup)" >&2; exit 2; }
-
-D=build/engine/llama-driver
-R=build/residctl
+engine_prologue engine-run
 dir=build/engine-run # a real disk, not tmpfs: its page cache is dropped
 quants=${QUANTS:-q4km q8_0}
 tokens=${TOKENS:-8}
