@@ -41,6 +41,8 @@ engine_prologue() {
 	bash scripts/engine.sh || rc=$?
 	[ "$rc" -eq 0 ] || exit "$rc"
 	[ "$(id -u)" -eq 0 ] || { echo "$1: run as root (drop_caches)" >&2; exit 2; }
+	# shellcheck disable=SC2034 # the caller's names
 	D=build/engine/llama-driver
+	# shellcheck disable=SC2034
 	R=build/residctl
 }
