@@ -44,6 +44,9 @@ expect2 "unknown check --pages" $R check --pages 2m
 expect2 "check --pages huge of a scenario with no huge leg" $R check T-4 --pages huge
 expect2 "T-4 has no file leg" $R check T-4 --backing file
 expect2 "check --sim reads no file" $R check --sim --backing file
+expect2 "check --sim T-8 (real kernel only)" $R check --sim T-8
+expect2 "malformed RESIDCTL_TEST_EIO" env RESIDCTL_TEST_EIO=/etc/hostname:x:1 LD_PRELOAD="$PWD/build/libresid-eio.so" /bin/true
+expect2 "RESIDCTL_TEST_EIO on a missing file" env RESIDCTL_TEST_EIO=/nonexistent:0:1 LD_PRELOAD="$PWD/build/libresid-eio.so" /bin/true
 expect2 "unknown storm --backing" $R storm --backing disk
 expect2 "storm --huge-dir not a directory" $R storm --rounds 1 --huge-dir /nonexistent
 expect2 "storm --huge-dir not on a tmpfs" $R storm --rounds 1 --huge-dir "$PWD"

@@ -75,6 +75,21 @@ if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.
 	ok "docs/example/mapsum.c through a hard link: same sum, $(field .total.fetch_bytes) bytes read"
 else bad "the worked example (exit $rc)" "$(cat "$tmp/sum.plain" "$tmp/sum.run")"; fi
 
+# 4c. A disk's EIO on one chunk (build/libresid-eio.so fails the pager's
+# pread there): the program dies of SIGBUS inside that chunk, and run's
+# summary and --json name the chunk and the error; the shim said it
+# injected, so the EIO was the pager's read's.
+[ -r build/libresid-eio.so ] || die "build/libresid-eio.so: build first: make"
+RESIDCTL_TEST_EIO=$F:$((5 * 512 * 1024 + 100)):1 LD_PRELOAD=$PWD/build/libresid-eio.so \
+	$R run --file "$F" --ratio 0.5 --chunk 512K --json "$tmp/j.json" -- "$tmp/mapsum" "$F" 1 >/dev/null 2>"$tmp/err"; rc=$?
+at=$(field .total.sigbus_offset)
+if [ $rc -eq 135 ] && [ "$(field .total.fail_chunk)" = 5 ] && [ "$(field .total.fail_errno)" = 5 ] &&
+   [ "$(field .total.failed_chunks)" = 1 ] && grep -q 'EIO injected' "$tmp/err" &&
+   summary | grep -q 'first chunk 5 (offset 2621440, 524288 bytes): Input/output error' &&
+   { [ "$at" = null ] || { [ "$at" -ge 2621440 ] && [ "$at" -lt 3145728 ]; }; }; then
+	ok "EIO on chunk 5: SIGBUS (exit 135)$([ "$at" = null ] || echo " at offset $at"), run names the chunk"
+else bad "EIO on chunk 5 (exit $rc)" "$(summary)"; fi
+
 # 5. --order auto on a GGUF file stored out of read order: chunks from the
 # tensor table, declared embeddings, blk.0, blk.1, norm, output.
 "$M" mkgguf "$tmp/m.gguf" || die "maptest mkgguf"

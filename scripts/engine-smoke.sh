@@ -15,13 +15,7 @@
 . "$(dirname "$0")/lib/common.sh"
 prologue strace
 
-rc=0
-bash scripts/engine.sh || rc=$?
-[ "$rc" -eq 0 ] || exit "$rc"
-[ "$(id -u)" -eq 0 ] || { echo "engine-smoke: run as root (drop_caches)" >&2; exit 2; }
-
-D=build/engine/llama-driver
-R=build/residctl
+engine_prologue engine-smoke
 dir=build/engine-smoke # a real disk, not tmpfs: its page cache is dropped
 tokens=${TOKENS:-16}
 threads=${THREADS:-2}

@@ -42,7 +42,10 @@ static const char about[] =
 	"  child's own mount namespace; chunks of the folio size), T-1 also on\n"
 	"  unequal chunks there, which must keep 4 KiB pages; n/a where the\n"
 	"  kernel has no THP. --backing, --chunks and --pages keep only those\n"
-	"  legs.\n"
+	"  legs. T-8 runs the real engine (build/engine/llama-driver beside\n"
+	"  residctl, make engine) on a tiny GGUF model under residctl run, on\n"
+	"  4 KiB pages and the huge tmpfs; UNKNOWN without the engine; --sim\n"
+	"  leaves it out.\n"
 	"  With --sim each row runs half its schedules as a random walk, half\n"
 	"  as PCT depth 3, and a failure prints its shrunk schedule's replay\n"
 	"  line; --shard counts the schedules over the scenarios in order. A\n"
@@ -102,7 +105,7 @@ static int add_rows(const struct scenario *s, unsigned legs,
 	return n;
 }
 
-static const char *leg_name(unsigned leg)
+static const char *leg_name(const struct scenario *s, unsigned leg)
 {
 	static const char *const names[] = {
 		"synthetic, equal chunks", "file, equal chunks",
@@ -113,6 +116,8 @@ static const char *leg_name(unsigned leg)
 		"file, unequal chunks, huge tmpfs",
 	};
 
+	if (s->reads)
+		return leg & LEG_HUGE ? "huge tmpfs" : "4 KiB pages";
 	return names[leg & 7];
 }
 
@@ -342,10 +347,20 @@ static int make_rows(struct check *k)
 			"kernel; drop it with --sim\n");
 		return -1;
 	}
-	for (int i = 0; i < k->n; i++)
+	for (int i = 0; i < k->n; i++) {
+		if (k->sim && k->chosen[i]->real_only) {
+			if (k->named) {
+				fprintf(stderr, "residctl check: %s runs only "
+					"on the real kernel; drop --sim\n",
+					k->chosen[i]->id);
+				return -1;
+			}
+			continue;
+		}
 		k->nrows = add_rows(k->chosen[i], k->sim ?
 				    sim_gate_legs(k->chosen[i]) :
 				    k->chosen[i]->legs, f, k->rows, k->nrows);
+	}
 	if (!k->nrows) {
 		fprintf(stderr, "residctl check: no leg of the scenarios named "
 			"is %s%s%s%s%s; see residctl check --help for which "
@@ -482,8 +497,9 @@ static int run_rows(struct check *k)
 		uint64_t units = k->sim ? sim_gate_units(r->s, k->schedules) :
 			0;
 
-		printf("  running %s (%s): %s ...\n", r->s->id,
-		       leg_name(r->leg), r->s->title);
+		printf("  running %s (%s%s%s): %s ...\n", r->s->id,
+		       r->s->reads ? r->s->reads : "", r->s->reads ? ", " : "",
+		       leg_name(r->s, r->leg), r->s->title);
 		fflush(stdout);
 		k->o.faults = &k->fitted[i];
 		k->o.leg = r->leg;

@@ -16,8 +16,12 @@
 static const char *const keys[] = {
 	"regions", "served", "kernel", "refused", "populate", "ignored",
 	"fetch_bytes", "faults", "fetches", "refaults", "resident_max",
-	"budget", "prefetches", "open", "final",
+	"budget", "prefetches", "failed", "fail_errno", "fail_chunk",
+	"sigbus_off", "open", "final",
 };
+/* The last two are flags; fail_chunk and sigbus_off say "none" with the
+ * all-ones value (RESID_NO_CHUNK, UINT64_MAX). */
+enum { K_FAILED = 13, K_ERRNO, K_CHUNK, K_SIGBUS, K_OPEN, K_FINAL };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 /* One record into v[] (in keys' order) and reason. -1 when malformed. */
@@ -61,6 +65,8 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 	uint64_t v[NKEYS];
 
 	memset(t, 0, sizeof(*t));
+	t->fail_chunk = RESID_NO_CHUNK;
+	t->sigbus_off = UINT64_MAX;
 	if (!d || !procs) {
 		snprintf(err, n, "cannot read the records in %s: %s", dir,
 			 strerror(errno));
@@ -84,7 +90,14 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 			return -1;
 		}
 		t->processes++;
-		t->unfinished += !v[14];
+		t->unfinished += !v[K_FINAL];
+		t->failed += v[K_FAILED];
+		if (!t->fail_errno && v[K_ERRNO]) {
+			t->fail_errno = v[K_ERRNO];
+			t->fail_chunk = v[K_CHUNK];
+		}
+		if (t->sigbus_off == UINT64_MAX)
+			t->sigbus_off = v[K_SIGBUS];
 		t->prefetches += v[12];
 		t->regions += v[0];
 		t->served += v[1];
@@ -105,7 +118,10 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 		json_object_set_new(p, "pid", json_integer(pid));
 		for (size_t k = 0; k < NKEYS; k++)
 			json_object_set_new(p, keys[k],
-					    k >= 13 ? json_boolean(v[k]) :
+					    k >= K_OPEN ? json_boolean(v[k]) :
+					    (k == K_CHUNK && v[k] == RESID_NO_CHUNK) ||
+					    (k == K_SIGBUS && v[k] == UINT64_MAX) ?
+					    json_null() :
 					    json_integer((json_int_t)v[k]));
 		json_object_set_new(p, "reason", json_string(reason));
 		json_array_append_new(procs, p);
@@ -127,10 +143,33 @@ static void status_text(int status, char *buf, size_t n)
 		snprintf(buf, n, "exit %d", WEXITSTATUS(status));
 }
 
+/* "; chunk C (offset O, L bytes) failed: error, SIGBUS at offset X", or
+ * "" when no chunk failed. */
+static void failure_text(const struct run_setup *s, const struct run_totals *t,
+			 char *buf, size_t n)
+{
+	size_t k;
+
+	buf[0] = '\0';
+	if (!t->failed && !t->fail_errno)
+		return;
+	if (t->fail_chunk < s->nchunks)
+		k = (size_t)snprintf(buf, n, "; %" PRIu64 " chunk%s failed, first chunk %" PRIu64
+				     " (offset %" PRIu64 ", %" PRIu64 " bytes): %s",
+				     t->failed, t->failed == 1 ? "" : "s", t->fail_chunk,
+				     s->chunks[t->fail_chunk].off, s->chunks[t->fail_chunk].len,
+				     strerror((int)t->fail_errno));
+	else
+		k = (size_t)snprintf(buf, n, "; the pager failed: %s",
+				     strerror((int)t->fail_errno));
+	if (k < n && t->sigbus_off != UINT64_MAX)
+		snprintf(buf + k, n - k, ", SIGBUS at offset %" PRIu64, t->sigbus_off);
+}
+
 void run_summary(const struct run_setup *s, const struct run_totals *t,
 		 int status)
 {
-	char st[64], procs[160] = "";
+	char st[64], procs[160] = "", failed[256];
 
 	status_text(status, st, sizeof(st));
 	if (!t->processes) {
@@ -145,6 +184,7 @@ void run_summary(const struct run_setup *s, const struct run_totals *t,
 		snprintf(procs + strlen(procs), sizeof(procs) - strlen(procs),
 			 "; %" PRIu32 " without final counters (exec, _exit or a signal)",
 			 t->unfinished);
+	failure_text(s, t, failed, sizeof(failed));
 	if (!t->regions) {
 		fprintf(stderr, "residctl run: %s was never served: %" PRIu64 " mappings went to the kernel (first: %s)%s; %s\n",
 			s->path, t->kernel, t->reason, procs, st);
@@ -153,11 +193,11 @@ void run_summary(const struct run_setup *s, const struct run_totals *t,
 	fprintf(stderr, "residctl run: %s: %" PRIu64 " bytes read from the file, %" PRIu64
 		" faults, %" PRIu64 " fetches, resident max %" PRIu64 " of budget %"
 		PRIu64 " (cgroup limit %" PRIu64 "); %" PRIu64 " mappings served, %"
-		PRIu64 " MAP_POPULATE stripped, %" PRIu64 " calls to the kernel%s%s%s%s; %s\n",
+		PRIu64 " MAP_POPULATE stripped, %" PRIu64 " calls to the kernel%s%s%s%s%s; %s\n",
 		s->path, t->fetch_bytes, t->faults, t->fetches, t->resident_max,
 		s->budget, s->limit, t->served, t->populate, t->kernel,
 		t->kernel ? " (first: " : "", t->kernel ? t->reason : "",
-		t->kernel ? ")" : "", procs, st);
+		t->kernel ? ")" : "", failed, procs, st);
 }
 
 int run_json(const char *path, const struct run_setup *s,
@@ -189,6 +229,12 @@ int run_json(const char *path, const struct run_setup *s,
 	json_object_set_new(tot, "prefetches", json_integer((json_int_t)t->prefetches));
 	json_object_set_new(tot, "resident_max", json_integer((json_int_t)t->resident_max));
 	json_object_set_new(tot, "first_reason", json_string(t->reason));
+	json_object_set_new(tot, "failed_chunks", json_integer((json_int_t)t->failed));
+	json_object_set_new(tot, "fail_errno", json_integer((json_int_t)t->fail_errno));
+	json_object_set_new(tot, "fail_chunk", t->fail_chunk == RESID_NO_CHUNK ?
+			    json_null() : json_integer((json_int_t)t->fail_chunk));
+	json_object_set_new(tot, "sigbus_offset", t->sigbus_off == UINT64_MAX ?
+			    json_null() : json_integer((json_int_t)t->sigbus_off));
 	json_object_set_new(o, "command", json_string("run"));
 	json_object_set_new(o, "file", json_string(s->path));
 	json_object_set_new(o, "program", json_string(s->program));

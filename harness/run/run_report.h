@@ -13,6 +13,11 @@ struct run_totals {
 	uint64_t regions, served, kernel, refused, populate, ignored;
 	uint64_t fetch_bytes, faults, fetches, refaults, resident_max;
 	uint64_t prefetches;
+	/* Chunks failed for good (resid.h, "Failures after open"); the first
+	 * process's first error and chunk (RESID_NO_CHUNK: none, or the
+	 * whole region); the offset of the file its SIGBUS hit (UINT64_MAX:
+	 * none caught, or sent without an address). */
+	uint64_t failed, fail_errno, fail_chunk, sigbus_off;
 	uint32_t processes, unfinished;
 	char reason[320]; /* the first reason a mapping went to the kernel */
 };

@@ -140,6 +140,12 @@ struct scenario {
 	/* Its legs in the default gate: a bit per enum scen_leg, each bit
 	 * alone and, when both, together. */
 	unsigned legs;
+	/* What its rows read when not synthetic content on equal chunks
+	 * (NULL: that), for the gate's progress lines. */
+	const char *reads;
+	/* Runs programs on the real kernel only: no simulated form, and
+	 * check --sim leaves it out (T-8). */
+	int real_only;
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,11 @@ struct rec {
 	uint64_t regions, served, kernel, refused, populate, ignored;
 	uint64_t fetch_bytes, faults, fetches, refaults, resident_max, budget;
 	uint64_t prefetches;
+	/* A failed chunk (resid.h, "Failures after open"): the chunks failed,
+	 * the region's first error and its chunk, and where the SIGBUS it
+	 * raised hit (an offset of the file; NO_OFF: none caught, or sent
+	 * with no address). */
+	uint64_t failed, fail_errno, fail_chunk, sigbus_off;
 	int started; /* a record exists on disk */
 	char reason[PRELOAD_ERRLEN];
 };
@@ -160,7 +166,9 @@ static uint64_t rlen;      /* resid_len(): the file's pages */
 static uint32_t *count;    /* views covering each page */
 static uint64_t counted;   /* pages whose count is not 0 */
 static int kfd = -1;       /* our own descriptor of the file */
-static struct rec rec;
+static struct rec rec = { .fail_chunk = RESID_NO_CHUNK,
+			  .sigbus_off = UINT64_MAX };
+#define NO_OFF UINT64_MAX
 
 static const struct preload_ident *ident_get(void)
 {
@@ -190,8 +198,21 @@ static void fold(struct rec *into, const struct resid_stats *st)
 	into->fetches += st->fetches;
 	into->refaults += st->refaults_served;
 	into->prefetches += st->prefetch_jobs;
+	into->failed += st->failed_chunks;
 	if (st->resident_max > into->resident_max)
 		into->resident_max = st->resident_max;
+}
+
+/* The region's first failure, when the record has none yet. */
+static void fold_failure(struct rec *into, const struct resid_region *r)
+{
+	uint32_t chunk;
+	int err = r ? resid_failure(r, &chunk) : 0;
+
+	if (err > 0 && !into->fail_errno) {
+		into->fail_errno = (uint64_t)err;
+		into->fail_chunk = chunk;
+	}
 }
 
 /* REPORT/<pid>, replaced whole (a reader never sees half of it). */
@@ -206,6 +227,7 @@ static void record_write(int final)
 		return;
 	if (region && resid_get_stats(region, &st) == 0)
 		fold(&r, &st);
+	fold_failure(&r, region);
 	snprintf(dst, sizeof(dst), "%s/%d", ident.report, (int)getpid());
 	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -214,7 +236,9 @@ static void record_write(int final)
 	dprintf(fd, "regions %llu\nserved %llu\nkernel %llu\nrefused %llu\n"
 		"populate %llu\nignored %llu\nfetch_bytes %llu\nfaults %llu\n"
 		"fetches %llu\nrefaults %llu\nresident_max %llu\nbudget %llu\n"
-		"prefetches %llu\nopen %d\nfinal %d\nreason %s\n",
+		"prefetches %llu\nfailed %llu\nfail_errno %llu\n"
+		"fail_chunk %llu\nsigbus_off %llu\nopen %d\nfinal %d\n"
+		"reason %s\n",
 		(unsigned long long)r.regions, (unsigned long long)r.served,
 		(unsigned long long)r.kernel, (unsigned long long)r.refused,
 		(unsigned long long)r.populate, (unsigned long long)r.ignored,
@@ -222,7 +246,10 @@ static void record_write(int final)
 		(unsigned long long)r.fetches, (unsigned long long)r.refaults,
 		(unsigned long long)r.resident_max,
 		(unsigned long long)r.budget,
-		(unsigned long long)r.prefetches, region != NULL, final,
+		(unsigned long long)r.prefetches, (unsigned long long)r.failed,
+		(unsigned long long)r.fail_errno,
+		(unsigned long long)r.fail_chunk,
+		(unsigned long long)r.sigbus_off, region != NULL, final,
 		r.reason);
 	if (close(fd) == 0 && rename(tmp, dst) == 0)
 		rec.started = 1;
@@ -295,6 +322,56 @@ static const char *unservable(size_t len, int prot, int flags, off_t off,
 	return why;
 }
 
+/* A failed chunk's SIGBUS ends the program (resid.h, "Failures after
+ * open"): the record says where first, so residctl run can name the
+ * chunk, then the action the program had before the region opened takes
+ * over. A fault's SIGBUS comes again when the access is retried on
+ * return; one the pager sent (tgkill, no address) is raised again.
+ * record_write is not async-signal-safe in general: the thread faulted on
+ * a load from the region, not inside libc. Threads that fault meanwhile
+ * wait for the record (bounded), so none ends the process mid-write. */
+static struct sigaction bus_before;
+static int bus_state; /* 0 none, 1 writing the record, 2 written */
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	struct span *s = __atomic_load_n(&live, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)si->si_addr;
+	struct timespec ms = { 0, 1000000 };
+	int none = 0;
+
+	(void)uc;
+	if (__atomic_compare_exchange_n(&bus_state, &none, 1, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (si->si_code > 0 && s && a >= s->lo && a < s->hi)
+			rec.sigbus_off = a - s->lo;
+		record_write(0);
+		__atomic_store_n(&bus_state, 2, __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < 1000 &&
+	     __atomic_load_n(&bus_state, __ATOMIC_ACQUIRE) == 1; i++)
+		nanosleep(&ms, NULL);
+	sigaction(sig, &bus_before, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+static void catch_sigbus(void)
+{
+	static int installed;
+	struct sigaction sa;
+
+	if (installed++)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &bus_before) < 0)
+		say("cannot catch SIGBUS (%s): a failed chunk's SIGBUS leaves no record of its chunk",
+		    strerror(errno));
+}
+
 /* Opens the region on fd's file. 0, or -1 with the reason in why. */
 static int region_open(int fd, char *why, size_t n)
 {
@@ -355,6 +432,7 @@ static int region_open(int fd, char *why, size_t n)
 		* reader may hold it; one per region opened */
 	rec.regions++;
 	rec.budget = cfg.budget;
+	catch_sigbus();
 	record_write(0);
 	return 0;
 }
@@ -369,6 +447,7 @@ static void region_close_if_unmapped(void)
 	__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);
 	if (resid_get_stats(region, &st) == 0)
 		fold(&rec, &st);
+	fold_failure(&rec, region);
 	resid_close(region);
 	region = NULL;
 	free(count);
@@ -645,6 +724,8 @@ static void after_fork_child(void)
 		kfd = -1;
 	}
 	memset(&rec, 0, sizeof(rec));
+	rec.fail_chunk = RESID_NO_CHUNK;
+	rec.sigbus_off = NO_OFF;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -32,3 +32,17 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 plot() {
 	{ printf 'set terminal pngcairo size %s,%s font ",10"\nset output "%s"\n' "$2" "$3" "$1"; cat; } | gnuplot
 }
+
+# engine_prologue NAME: the engine installed (scripts/engine.sh; its exit
+# code when it cannot be) and root (drop_caches), for the scripts that
+# drop the page cache and run llama-driver; D and R name the two tools.
+engine_prologue() {
+	local rc=0
+	bash scripts/engine.sh || rc=$?
+	[ "$rc" -eq 0 ] || exit "$rc"
+	[ "$(id -u)" -eq 0 ] || { echo "$1: run as root (drop_caches)" >&2; exit 2; }
+	# shellcheck disable=SC2034 # the caller's names
+	D=build/engine/llama-driver
+	# shellcheck disable=SC2034
+	R=build/residctl
+}
