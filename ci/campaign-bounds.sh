@@ -32,9 +32,11 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir "$cg" && echo "$LIMIT" >"$cg/memory.limit_in_bytes" || exit 2
 
-# The mutant: the tree as it is here, patched, built on its own.
-if ! { mkdir "$tmp/tree" &&
+# The mutant: the tree as it is here, patched, built on its own from this
+# build's harness objects (make rebuilds what the patch touches).
+if ! { mkdir -p "$tmp/tree/build" &&
 	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$tmp/tree" &&
+	{ [ ! -d build/h ] || cp -a build/h build/rev.h "$tmp/tree/build/"; } &&
 	patch -s -d "$tmp/tree" -p1 <ci/mutants/cond-wait-if.patch &&
 	make -s -C "$tmp/tree" -j2 build/residctl >/dev/null; }; then
 	echo "campaign-bounds: could not build the cond-wait-if mutant" >&2

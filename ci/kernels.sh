@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make test's kernel stage: the smoke cells of the kernel matrix
 # (kernels/matrix.sh --smoke: probe, the cgroup tests on the real
-# hierarchy, T-4 and T-5) on 6.1 v2 from a delegated scope, 6.1-rt v2 from
-# the root with swap, 6.12 v2 from a delegated scope, 6.1 v1 from a scope
-# with swap, and 6.12 v1, which the kernel cannot have (probe must say no);
+# hierarchy, T-4 and T-5) on 6.1-rt v2 from the root with swap, 6.12 v2
+# from a delegated scope, 6.1 v1 from a scope with swap, and 6.12 v1, which
+# the kernel cannot have (probe must say no);
 # then a kernel brought as a developer would (--kernel): 6.1's vmlinuz as a
 # bare path, no config, no modules: v2 from the root boots, a v1 and a swap
 # cell are n/a, not run. No download beyond the first run's.

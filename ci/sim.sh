@@ -147,7 +147,7 @@ $R explore T-2 --strategy dfs:1 --chunks unequal --schedules 1000 || exit 1
 # instrumented by the compiler, are scheduling points where no common lock
 # protects them. The gate's scenarios still pass there.
 X=build/simx/residctl
-make -s simx || exit 1
+make -s -j"$(nproc)" simx || exit 1
 $X check --sim --schedules $((schedules / 2)) || exit 1
 # An unannotated lost update: no schedule of the plain build can split the
 # read from the write (the search at 3 preemptions is exhaustive); the

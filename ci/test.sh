@@ -14,7 +14,7 @@ rm -f "$RESIDCTL_COVERAGE"
 # No file cites what a clone does not hold (docs/design.md is the design).
 stage "the repository stands alone"; bash ci/standalone.sh || fail "the repository stands alone"
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
-stage "build"; make -s all || fail "build"
+stage "build"; make -s -j"$(nproc)" all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
 # Each promise of resid.h, by clients of the installed library.
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
@@ -63,9 +63,9 @@ stage "storm with faults"; build/residctl storm --duration 10 --round 2 --seed 1
 stage "kernel matrix smoke cells (QEMU)"; bash ci/kernels.sh || fail "kernel matrix smoke cells"
 # ThreadSanitizer: a report is a failure (exit 66), also in a storm's child.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/ci/tsan.supp"
-stage "TSan build"; make -s tsan || fail "TSan build"
+stage "TSan build"; make -s -j"$(nproc)" tsan || fail "TSan build"
 stage "TSan: unit tests"; build/tsan/unit-tests || fail "TSan: unit tests"
-stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm || fail "TSan: storms"
+stage "TSan: storms T-3, T-6, T-7"; build/tsan/residctl check T-3 T-6 T-7 --swarm --backing synthetic || fail "TSan: storms"
 stage "TSan: storms with faults"; bash ci/tsan-faults.sh || fail "TSan: storms with faults"
 # Runs with bugs switched on prove nothing about the pager's rare paths.
 stage "the bug switches (repro all)"; RESIDCTL_COVERAGE="" bash ci/bugs.sh || fail "the bug switches"
