@@ -17,6 +17,7 @@
 #include "campaign.h"
 #include "child.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "coverage.h"
 #include "bugs.h"
@@ -77,14 +78,6 @@ struct run {
 	struct fault_plan faults;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* chunk: the chunk size of every round, 0 to draw it. backing: 0 synthetic,
  * 1 file (in dir), -1 drawn. */
 static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
@@ -136,7 +129,7 @@ static void progress(void *arg, double elapsed)
 		return;
 	fprintf(stderr, "\r  storm %5.0f/%.0f s  round %" PRIu64 "  touches %"
 		PRIu64 "  mismatches %" PRIu64 "  failed rounds %" PRIu64 "   ",
-		now_s() - run->start, run->duration, run->t.rounds + 1,
+		mono_now() - run->start, run->duration, run->t.rounds + 1,
 		run->t.touches, run->t.mismatches, run->t.failed);
 }
 
@@ -171,7 +164,7 @@ static void summary(FILE *f, const struct run *run, const struct probe *p)
 	const struct totals *t = &run->t;
 
 	fprintf(f, "storm summary: kernel %s, %.0f s, %" PRIu64 " rounds, %"
-		PRIu64 " failed\n", p->release, now_s() - run->start,
+		PRIu64 " failed\n", p->release, mono_now() - run->start,
 		t->rounds, t->failed);
 	fprintf(f, "  touches %" PRIu64 ", bytes checked %" PRIu64
 		", mismatches %" PRIu64 ", invariant violations %" PRIu64 "\n",
@@ -237,7 +230,7 @@ static int write_json(const char *path, const struct run *run,
 		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"huge_rounds\": %"
 		PRIu64 ",\n  \"refused_reads\": %" PRIu64
 		",\n  \"refused_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
-		"  \"fired\": {", manifest, now_s() - run->start, t->rounds,
+		"  \"fired\": {", manifest, mono_now() - run->start, t->rounds,
 		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
 		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
 		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
@@ -298,7 +291,7 @@ static int write_report(const char *path, struct campaign *c,
 	for (int i = 0; i < FP_COUNT; i++)
 		if ((run.faults.on | run.faults.swarm) & 1u << i)
 			row_count(row, fault_name(i), t->fired[i]);
-	return campaign_write(c, path, now_s() - run.start);
+	return campaign_write(c, path, mono_now() - run.start);
 }
 
 /* What decides the rounds, for merge to compare shards by. */
@@ -501,11 +494,11 @@ static int rounds(const struct storm_args *a)
 	/* With --rounds, every round's seed is drawn in order, so a shard's
 	 * round i has the seed it has in the whole storm. */
 	for (; !child_stop_signal() && run.t.rounds < MAX_ROUNDS &&
-	     (a->rounds ? index < a->rounds : now_s() - run.start <
+	     (a->rounds ? index < a->rounds : mono_now() - run.start <
 	      (double)a->duration); index++) {
 		struct storm_config c;
 		struct storm_result r;
-		double left = (double)a->duration - (now_s() - run.start);
+		double left = (double)a->duration - (mono_now() - run.start);
 		uint64_t rseed = a->only ? a->only : rng_next(&rng);
 
 		if (!shard_owns(&a->shard, index))
@@ -549,7 +542,7 @@ int cmd_storm(int argc, char **argv)
 	if (settle(&a) < 0 || prepare(&a) < 0)
 		return 2;
 	child_stop_softly(); /* Ctrl-C: the summary so far */
-	run.start = now_s();
+	run.start = mono_now();
 	run.duration = (double)a.duration;
 	run.tty = isatty(STDERR_FILENO);
 	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "huge_leg.h"
 #include "budget_share.h"
 #include "cgroup_scope.h"
@@ -75,14 +76,6 @@ static void on_sigbus(int sig)
 		abort();
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void note(struct storm *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -109,7 +102,7 @@ static void say(void *s, const char *line)
 static int reading(struct storm *s)
 {
 	struct resid_stats st;
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (now < s->deadline_ns)
 		return 1;
@@ -189,7 +182,7 @@ static void *reader_main(void *arg)
 		}
 		resid_notify_access(s->r, c);
 		__atomic_store_n(&s->hot, off, __ATOMIC_RELAXED);
-		uint64_t t0 = now_ns(), bad;
+		uint64_t t0 = mono_ns(), bad;
 
 		if (guarded_read(&e, s, off, take, &bad) < 0) {
 			refused(s, rd->id, c, off, take);
@@ -201,7 +194,7 @@ static void *reader_main(void *arg)
 		 * race with the other readers, whose reads of a dropped page
 		 * must fetch it again. */
 		resid_notify_consumed(s->r, c, off + take - coff);
-		uint64_t dt = now_ns() - t0;
+		uint64_t dt = mono_ns() - t0;
 
 		if (dt > worst)
 			worst = dt;
@@ -384,7 +377,7 @@ static void *stall_watchdog(void *arg)
 	struct storm *s = arg;
 	const struct timespec tick = { 0, 100000000L };
 	uint64_t stall_ns = (uint64_t)(s->c->watchdog_seconds * 1e9);
-	uint64_t last = progress_of(s), since = now_ns();
+	uint64_t last = progress_of(s), since = mono_ns();
 	uint64_t cpu = cpu_ns();
 	char dump[sizeof(s->out->message)], why[200] = "";
 
@@ -392,19 +385,19 @@ static void *stall_watchdog(void *arg)
 		nanosleep(&tick, NULL);
 		if (progress_of(s) != last) {
 			last = progress_of(s);
-			since = now_ns();
+			since = mono_ns();
 			cpu = cpu_ns();
-		} else if (now_ns() - since >= stall_ns) {
+		} else if (mono_ns() - since >= stall_ns) {
 			break;
 		}
 	}
 	double busy = (double)(cpu_ns() - cpu) / 1e9;
 
-	if (busy >= LIVELOCK_CPU * (double)(now_ns() - since) / 1e9)
+	if (busy >= LIVELOCK_CPU * (double)(mono_ns() - since) / 1e9)
 		snprintf(why, sizeof(why), "livelock: %.1f s of CPU burnt in "
 			 "the %.0f s no reader made progress (a fault answered "
 			 "again and again, or a spin); ", busy,
-			 (double)(now_ns() - since) / 1e9);
+			 (double)(mono_ns() - since) / 1e9);
 	thread_dump(getpid(), dump, sizeof(dump));
 	pthread_mutex_lock(&s->msg_lock);
 	s->out->hung = 1;
@@ -507,7 +500,7 @@ static void child(const struct storm_config *c, int fd)
 	}
 	if (c->hands)
 		hands_prelude(&s);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 
 	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
 	s.grace_end_ns = s.deadline_ns +
@@ -554,7 +547,7 @@ static void child(const struct storm_config *c, int fd)
 		     out.stats.watchdog_resets, s.cfg.fetching_timeout_ms);
 	__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
 	resid_close(s.r);
-	out.seconds = (double)(now_ns() - t0) / 1e9;
+	out.seconds = (double)(mono_ns() - t0) / 1e9;
 	report(&s);
 }
 
@@ -564,12 +557,12 @@ static int collect(const struct storm_config *c, int fd,
 		   struct storm_result *out, int timeout_ms)
 {
 	size_t got = 0;
-	uint64_t start = now_ns();
+	uint64_t start = mono_ns();
 	uint64_t end = start + (uint64_t)timeout_ms * 1000000ull;
 
 	while (got < sizeof(*out)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t now = now_ns();
+		uint64_t now = mono_ns();
 		int wait = now >= end ? 0 : (int)((end - now) / 1000000);
 		int rc = poll(&p, 1, wait < 1000 ? wait : 1000);
 
@@ -577,10 +570,10 @@ static int collect(const struct storm_config *c, int fd,
 			return -2;
 		if (rc < 0 && errno == EINTR)
 			continue;
-		if (rc == 0 && now_ns() < end) {
+		if (rc == 0 && mono_ns() < end) {
 			if (c->progress)
 				c->progress(c->progress_arg,
-					    (double)(now_ns() - start) / 1e9);
+					    (double)(mono_ns() - start) / 1e9);
 			continue;
 		}
 		if (rc <= 0)

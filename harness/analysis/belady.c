@@ -3,11 +3,11 @@
  * by next use, so a hit re-keys its chunk in place. The same walk with
  * chunks that may stay partly resident is the lower bound (belady.h). */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "belady.h"
+#include "err_line.h"
 
 #define ABSENT UINT32_MAX
 
@@ -78,44 +78,33 @@ static uint32_t pop(struct heap *hp)
 	return top;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int check(const struct trace *t, uint64_t cap, char *err, size_t errlen)
 {
 	uint64_t i, max = 0;
 	uint32_t c, big = 0;
 
 	if (t->kind == TRACE_FAULT)
-		return fail(err, errlen, "a fault trace is the pager's own output; Belady needs the workload's reference trace");
+		return err_line(err, errlen, "a fault trace is the pager's own output; Belady needs the workload's reference trace");
 	if (t->kind != TRACE_REFERENCE)
-		return fail(err, errlen, "unknown trace kind %d; give a reference trace", (int)t->kind);
+		return err_line(err, errlen, "unknown trace kind %d; give a reference trace", (int)t->kind);
 	if (cap == 0)
-		return fail(err, errlen, "capacity 0; give at least the largest chunk's bytes");
+		return err_line(err, errlen, "capacity 0; give at least the largest chunk's bytes");
 	if ((t->nchunks && !t->sizes) || (t->n && !t->seq))
-		return fail(err, errlen, "trace with chunks but no sizes, or accesses but no sequence; fill both arrays");
+		return err_line(err, errlen, "trace with chunks but no sizes, or accesses but no sequence; fill both arrays");
 	for (c = 0; c < t->nchunks; c++) {
 		if (t->sizes[c] == 0)
-			return fail(err, errlen, "chunk %" PRIu32 " has 0 bytes; every chunk needs a size > 0", c);
+			return err_line(err, errlen, "chunk %" PRIu32 " has 0 bytes; every chunk needs a size > 0", c);
 		if (t->sizes[c] > max) {
 			max = t->sizes[c];
 			big = c;
 		}
 	}
 	if (max > cap)
-		return fail(err, errlen, "capacity %" PRIu64 " is smaller than chunk %" PRIu32 " (%" PRIu64 " bytes); give a capacity >= %" PRIu64,
+		return err_line(err, errlen, "capacity %" PRIu64 " is smaller than chunk %" PRIu32 " (%" PRIu64 " bytes); give a capacity >= %" PRIu64,
 			    cap, big, max, max);
 	for (i = 0; i < t->n; i++)
 		if (t->seq[i] >= t->nchunks)
-			return fail(err, errlen, "access %" PRIu64 " names chunk %" PRIu32 " but the trace has %" PRIu32 " chunks; ids run 0..chunks-1",
+			return err_line(err, errlen, "access %" PRIu64 " names chunk %" PRIu32 " but the trace has %" PRIu32 " chunks; ids run 0..chunks-1",
 				    i, t->seq[i], t->nchunks);
 	return 0;
 }
@@ -154,14 +143,14 @@ static int furthest_next_use(const struct trace *t, uint64_t cap,
 	if (check(t, cap, err, errlen))
 		return -1;
 	if (t->n >= SIZE_MAX / sizeof(*next))
-		return fail(err, errlen, "trace of %" PRIu64 " accesses is too long to index", t->n);
+		return err_line(err, errlen, "trace of %" PRIu64 " accesses is too long to index", t->n);
 	next = malloc((t->n + 1) * sizeof(*next));
 	held = calloc(k, sizeof(*held));
 	hp.h = malloc(k * sizeof(*hp.h));
 	hp.pos = malloc(k * sizeof(*hp.pos));
 	hp.key = malloc(k * sizeof(*hp.key));
 	if (!next || !held || !hp.h || !hp.pos || !hp.key) {
-		fail(err, errlen, "no memory for the next-use index of %" PRIu64 " accesses", t->n);
+		err_line(err, errlen, "no memory for the next-use index of %" PRIu64 " accesses", t->n);
 		goto out;
 	}
 
@@ -188,7 +177,7 @@ static int furthest_next_use(const struct trace *t, uint64_t cap,
 		}
 		r.misses++;
 		if (__builtin_add_overflow(r.bytes_missed, need, &r.bytes_missed)) {
-			fail(err, errlen, "bytes missed overflow 64 bits at access %" PRIu64 "; shorten the trace", i);
+			err_line(err, errlen, "bytes missed overflow 64 bits at access %" PRIu64 "; shorten the trace", i);
 			goto out;
 		}
 		if (hp.pos[c] == ABSENT) {
@@ -254,17 +243,17 @@ int belady_exact(const struct trace *t, uint64_t cap, struct belady_result *out,
 	if (check(t, cap, err, errlen))
 		return -1;
 	if (t->nchunks > BELADY_EXACT_MAX_CHUNKS)
-		return fail(err, errlen, "%" PRIu32 " chunks; the exact search takes at most %d (3^chunks steps per access)",
+		return err_line(err, errlen, "%" PRIu32 " chunks; the exact search takes at most %d (3^chunks steps per access)",
 			    t->nchunks, BELADY_EXACT_MAX_CHUNKS);
 	if (cap > UINT64_MAX / (BELADY_EXACT_MAX_CHUNKS + 1) / (t->n + 1))
-		return fail(err, errlen, "capacity %" PRIu64 " over %" PRIu64 " accesses could overflow the byte counts; give a smaller instance",
+		return err_line(err, errlen, "capacity %" PRIu64 " over %" PRIu64 " accesses could overflow the byte counts; give a smaller instance",
 			    cap, t->n);
 	nsets = 1u << t->nchunks;
 	cur = malloc(nsets * sizeof(*cur));
 	nxt = malloc(nsets * sizeof(*nxt));
 	bytes = malloc(nsets * sizeof(*bytes));
 	if (!cur || !nxt || !bytes) {
-		fail(err, errlen, "no memory for %" PRIu32 " resident sets", nsets);
+		err_line(err, errlen, "no memory for %" PRIu32 " resident sets", nsets);
 		goto out;
 	}
 	bytes[0] = 0;

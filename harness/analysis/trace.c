@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err_line.h"
 #include "resid.h"
 #include "trace.h"
 
@@ -238,17 +239,6 @@ int trace_read(const char *path, struct trace *out, char *err, size_t errlen)
 	return rc;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int wfail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int trace_write(const char *path, const struct trace *t, char *err,
 		size_t errlen)
 {
@@ -258,23 +248,23 @@ int trace_write(const char *path, const struct trace *t, char *err,
 	FILE *f;
 
 	if (t->kind != TRACE_REFERENCE && t->kind != TRACE_FAULT)
-		return wfail(err, errlen, "%s: trace kind %d; use TRACE_REFERENCE or TRACE_FAULT", path, (int)t->kind);
+		return err_line(err, errlen, "%s: trace kind %d; use TRACE_REFERENCE or TRACE_FAULT", path, (int)t->kind);
 	if (t->nchunks == 0 || t->nchunks > TRACE_MAX_CHUNKS)
-		return wfail(err, errlen, "%s: %" PRIu32 " chunks; give 1..%u", path, t->nchunks, TRACE_MAX_CHUNKS);
+		return err_line(err, errlen, "%s: %" PRIu32 " chunks; give 1..%u", path, t->nchunks, TRACE_MAX_CHUNKS);
 	for (c = 0; c < t->nchunks; c++) {
 		if (t->sizes[c] == 0 || t->sizes[c] % RESID_PAGE)
-			return wfail(err, errlen, "%s: chunk %" PRIu32 " size %" PRIu64 "; sizes must be > 0 and a multiple of 4096",
+			return err_line(err, errlen, "%s: chunk %" PRIu32 " size %" PRIu64 "; sizes must be > 0 and a multiple of 4096",
 				     path, c, t->sizes[c]);
 		equal &= t->sizes[c] == t->sizes[0];
 	}
 	for (i = 0; i < t->n; i++)
 		if (t->seq[i] >= t->nchunks)
-			return wfail(err, errlen, "%s: access %" PRIu64 " names chunk %" PRIu32 " of %" PRIu32 "; ids run 0..chunks-1",
+			return err_line(err, errlen, "%s: access %" PRIu64 " names chunk %" PRIu32 " of %" PRIu32 "; ids run 0..chunks-1",
 				     path, i, t->seq[i], t->nchunks);
 
 	f = fopen(path, "w");
 	if (!f)
-		return wfail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return err_line(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 	ok = fprintf(f, MAGIC " 1 %s\nchunks %" PRIu32 "\n",
 		     t->kind == TRACE_FAULT ? "fault" : "reference", t->nchunks) >= 0;
 	if (equal)
@@ -288,7 +278,7 @@ int trace_write(const char *path, const struct trace *t, char *err,
 	if (fclose(f))
 		ok = 0;
 	if (!ok)
-		return wfail(err, errlen, "%s: write failed: %s", path, strerror(errno));
+		return err_line(err, errlen, "%s: write failed: %s", path, strerror(errno));
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "arms.h"
 #include "belady.h"
+#include "clock.h"
 #include "huge_leg.h"
 #include "invariants.h"
 
@@ -191,7 +192,7 @@ static int read_device(const struct arm_job *j, struct arm_result *res,
 	}
 	madvise(buf, READER_BLOCK, MADV_HUGEPAGE);
 	memset(buf, 0, READER_BLOCK); /* its pages exist before the clock */
-	t0 = bench_now();
+	t0 = mono_now();
 	if (bench_read_bytes(&io0))
 		rc = -1;
 	while (!rc && off < size) {
@@ -206,7 +207,7 @@ static int read_device(const struct arm_job *j, struct arm_result *res,
 		else
 			off += (uint64_t)k;
 	}
-	res->seconds = bench_now() - t0;
+	res->seconds = mono_now() - t0;
 	if (rc || bench_read_bytes(&io1)) {
 		snprintf(err, n, "device: cannot read %s: %s", j->f->path,
 			 strerror(errno));
@@ -252,7 +253,7 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 		free(s.trace);
 		return -1;
 	}
-	double t0 = bench_now();
+	double t0 = mono_now();
 
 	if (getrusage(RUSAGE_SELF, &u0) || bench_read_bytes(&io0)) {
 		snprintf(err, n, "cannot read /proc/self/io or rusage");
@@ -262,7 +263,7 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 		rc = scan_run(&s, err, n);
 	if (s.r)
 		resid_quiesce(s.r); /* prefetches still in flight count */
-	res->seconds = bench_now() - t0;
+	res->seconds = mono_now() - t0;
 	if (!rc && (getrusage(RUSAGE_SELF, &u1) || bench_read_bytes(&io1))) {
 		snprintf(err, n, "cannot read /proc/self/io or rusage");
 		rc = -1;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clock.h"
 #include "resid_harness.h"
 #include "layout.h"
 
@@ -19,7 +20,6 @@
  * running child is killed, the file removed. */
 #include "child.h"
 
-double bench_now(void);
 
 /* The backing file: content of design.md §5.1 (seed), written, fsynced, and
  * removed by bench_file_remove on every exit path. */
@@ -98,7 +98,7 @@ struct scan {
 	uint32_t *trace;
 	uint64_t sink, mismatches, accesses;
 	uint64_t io_first_pass; /* read_bytes when the first pass ended */
-	double t_first_pass;    /* bench_now() then */
+	double t_first_pass;    /* mono_now() then */
 	const struct decode_job *dec;
 };
 int scan_run(struct scan *s, char *err, size_t n);

@@ -27,14 +27,6 @@ static void usage(void)
 	       "BENCHMARK --help' describes one.\n");
 }
 
-double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int bench_bad(const char *cmd, const char *what, const char *v,
 	      const char *fix)
 {

@@ -12,15 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fetch.h"
 #include "huge_leg.h"
 #include "invariants.h"
 #include "seam.h"
-
-static uint64_t now_ns(void)
-{
-	return (uint64_t)(bench_now() * 1e9);
-}
 
 /* The application thread on the first CPU it may use, every other thread
  * (the pager's) on the rest: otherwise a faulter woken by CONTINUE can take
@@ -122,7 +118,7 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 		goto out;
 	}
 	for (uint64_t i = 0; i < chunks; i++) {
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0 = mono_ns(), t1;
 
 		if (j->mode == M_PLAIN && i > 0) {
 			if (fallocate(mfd, FALLOC_FL_PUNCH_HOLE |
@@ -130,17 +126,17 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 				snprintf(err, n, "punch: %s", strerror(errno));
 				goto out;
 			}
-			t1 = now_ns();
+			t1 = mono_ns();
 			res->punch_ns += t1 - t0;
 			res->punched += s / RESID_PAGE;
 		}
-		t0 = now_ns();
+		t0 = mono_ns();
 		if (read_full(fd, m, s, i * s)) {
 			snprintf(err, n, "O_DIRECT read of %s: %s", j->f->path,
 				 strerror(errno));
 			goto out;
 		}
-		t1 = now_ns();
+		t1 = mono_ns();
 		if (i >= WARMUP) {
 			sample(res, t1 - t0);
 			res->wall_ns += t1 - t0;
@@ -168,7 +164,7 @@ static struct fres *watch_res;
 static long watched_pread(void *ctx, int fd, void *buf, size_t len,
 			  uint64_t off)
 {
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = mono_ns(), t1;
 	long n;
 
 	pthread_mutex_lock(&watch_lock);
@@ -178,7 +174,7 @@ static long watched_pread(void *ctx, int fd, void *buf, size_t len,
 		watch_res->reads_max = in_flight;
 	pthread_mutex_unlock(&watch_lock);
 	n = resid_seam_linux.backing_pread(ctx, fd, buf, len, off);
-	t1 = now_ns();
+	t1 = mono_ns();
 	pthread_mutex_lock(&watch_lock);
 	watch_res->read_sum_ns += t1 - t0;
 	if (--in_flight == 0)
@@ -276,25 +272,25 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 			if (j->mode != M_PREFETCH)
 				resid_quiesce(r);
 			resid_get_stats(r, &s0);
-			t_first = now_ns();
+			t_first = mono_ns();
 		}
 		resid_notify_access(r, (uint32_t)i);
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0 = mono_ns(), t1;
 
 		/* The fault; its first piece lands, then the rest. */
 		res->sink += a[i * s];
-		t1 = now_ns();
+		t1 = mono_ns();
 		for (uint64_t p = RESID_PAGE; p < s; p += RESID_PAGE)
 			res->sink += a[i * s + p];
 		if (i >= WARMUP) {
-			sample(res, now_ns() - t0);
+			sample(res, mono_ns() - t0);
 			res->first_ns += t1 - t0;
 		}
 		if (j->mode != M_PREFETCH)
 			consume((const uint8_t *)a + i * s, i * s, s,
 				j->f->seed, res);
 	}
-	res->wall_ns = now_ns() - t_first;
+	res->wall_ns = mono_ns() - t_first;
 	if (j->mode != M_PREFETCH)
 		resid_quiesce(r);
 	resid_get_stats(r, &s1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "clock.h"
 #include "decode.h"
 
 #define MAX_THREADS 64
@@ -169,7 +170,7 @@ static void *worker_main(void *arg)
 				check_output(w, l);
 		}
 		if (p == 0 && w->id == 0) {
-			s->t_first_pass = bench_now();
+			s->t_first_pass = mono_now();
 			if (bench_read_bytes(&s->io_first_pass))
 				s->io_first_pass = 0;
 		}

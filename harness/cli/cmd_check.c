@@ -12,6 +12,7 @@
 #include "campaign.h"
 #include "cgroup_scope.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "content_file.h"
 #include "fault.h"
@@ -167,7 +168,7 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 	struct cg_scope scope;
 	uint64_t fired[FP_COUNT];
 	char err[512];
-	double t0 = wl_now();
+	double t0 = mono_now();
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -200,7 +201,7 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 		fault_report(o.faults, fired, res);
 		fault_seam_free(fs);
 	}
-	res->seconds = wl_now() - t0;
+	res->seconds = mono_now() - t0;
 	res->verdict = scen_verdict(res, rc == 0);
 	res->passed = res->verdict == VERDICT_PASS;
 }
@@ -491,7 +492,7 @@ static int run_rows(struct check *k)
 	if (make_dirs(k) < 0)
 		return -1;
 	if (k->sim)
-		k->part.deadline = wl_now() + (double)k->seconds;
+		k->part.deadline = mono_now() + (double)k->seconds;
 	for (int i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
 		uint64_t units = k->sim ? sim_gate_units(r->s, k->schedules) :
@@ -570,8 +571,8 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	if (build(&k) < 0)
 		return 2;
-	t0 = wl_now();
+	t0 = mono_now();
 	if (run_rows(&k) < 0)
 		return 2;
-	return report(&k, wl_now() - t0);
+	return report(&k, mono_now() - t0);
 }

@@ -8,6 +8,7 @@
 
 #include "bugs.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "explore.h"
 #include "explore_report.h"
@@ -202,7 +203,7 @@ static int build(struct explore_args *a, struct campaign **camp,
 		return -1;
 	}
 	o->budget.seconds = (double)a->shrink_seconds;
-	o->deadline = wl_now() + (double)(a->seconds ? a->seconds :
+	o->deadline = mono_now() + (double)(a->seconds ? a->seconds :
 					  EXPLORE_SECONDS);
 	o->faults = &a->faults;
 	o->progress = isatty(STDERR_FILENO);

@@ -2,12 +2,12 @@
  * scenario's defaults and a replay line's faults, parsed, fitted to a run
  * and written back. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "err_line.h"
 #include "fault.h"
 #include "rng.h"
 #include "scenario.h"
@@ -40,18 +40,6 @@ static int point_index(const char *name, size_t len)
 		if (strlen(s) == len && !memcmp(s, name, len))
 			return p;
 	}
-	return -1;
-}
-
-/* A message too long for err is cut, still one line. */
-__attribute__((format(printf, 3, 4)))
-static int bad(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
 	return -1;
 }
 
@@ -114,7 +102,7 @@ static int unknown(const char *where, const char *s, size_t len, size_t k,
 			break;
 		used += (size_t)w;
 	}
-	return bad(err, n, "%s \"%.*s\": unknown point \"%.*s\"; use one of "
+	return err_line(err, n, "%s \"%.*s\": unknown point \"%.*s\"; use one of "
 		   "%sall or swarm (the \"" PREFIX "\" prefix is optional)", where,
 		   (int)len, s, (int)k, s, known);
 }
@@ -132,7 +120,7 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	int p;
 
 	if (!len)
-		return bad(err, n, "%s: an empty spec; write NAME=P or NAME@N, "
+		return err_line(err, n, "%s: an empty spec; write NAME=P or NAME@N, "
 			   "several separated by single commas", where);
 	if (len == 5 && !memcmp(s, "swarm", 5)) {
 		if (plan)
@@ -140,7 +128,7 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 		return 0;
 	}
 	if (k >= len)
-		return bad(err, n, "%s \"%.*s\": no value; write NAME=P "
+		return err_line(err, n, "%s \"%.*s\": no value; write NAME=P "
 			   "(probability 0..1) or NAME@N (the Nth call, "
 			   "N >= 1; N+M+.. for several), e.g. wake=0.01",
 			   where, (int)len, s);
@@ -159,14 +147,14 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	}
 	if (s[k] == '@') {
 		if (vlen >= sizeof(val) || parse_calls(val, &r))
-			return bad(err, n, "%s \"%.*s\": calls \"%.*s\" are "
+			return err_line(err, n, "%s \"%.*s\": calls \"%.*s\" are "
 				   "not whole numbers >= 1, each once, at most "
 				   "%d; write e.g. %.*s@3 or %.*s@3+7", where,
 				   (int)len, s, (int)vlen, v, FAULT_MAX_CALLS,
 				   (int)k, s, (int)k, s);
 	} else if (vlen >= sizeof(r.prob) ||
 		   parse_probability(val, &r.threshold)) {
-		return bad(err, n, "%s \"%.*s\": probability \"%.*s\" is "
+		return err_line(err, n, "%s \"%.*s\": probability \"%.*s\" is "
 			   "not a decimal from 0 to 1; write e.g. %.*s=0.01",
 			   where, (int)len, s, (int)vlen, v, (int)k, s);
 	} else {
@@ -216,10 +204,10 @@ int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
 	uint32_t cannot = plan->on & ~can;
 
 	if (plan->all && !(plan->on & can))
-		return bad(err, n, "fault all: %s makes no seam call a fault "
+		return err_line(err, n, "fault all: %s makes no seam call a fault "
 			   "can fire on; drop --fault for it", run);
 	if (cannot && !plan->all)
-		return bad(err, n, "fault %s cannot fire in %s: it makes no "
+		return err_line(err, n, "fault %s cannot fire in %s: it makes no "
 			   "such seam call; drop it or name another scenario",
 			   names[__builtin_ctz(cannot)] + PREFIX_LEN, run);
 	/* A swarm is whatever the run can fire: never refused. */

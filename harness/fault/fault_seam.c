@@ -15,12 +15,10 @@
 #define FIU_ENABLE 1
 #include <fiu.h>
 
+#include "clock.h"
 #include "fault.h"
 #include "resid.h"
 #include "rng.h"
-
-/* O_DIRECT reads and CONTINUE work in whole pages. */
-#define MS 1000000ull
 
 /* Relaxed: a count must not order the pager's threads, or ThreadSanitizer
  * would miss the races the storms run it for. */
@@ -150,7 +148,7 @@ static long fw_backing_pread(void *ctx, int fd, void *buf, size_t len,
 	if (inject(f, fire, FP_READ_DELAY, n[3])) {
 		/* 1..3 ms, chosen by seed and offset so a seed replays. */
 		ms = 1 + decision_hash(f->seed, FP_READ_DELAY, off) % 3;
-		f->in.sleep_ns(f->in.ctx, ms * MS);
+		f->in.sleep_ns(f->in.ctx, ms * NS_PER_MS);
 	}
 	short_read(f, fire, n[2], off, &len);
 	return f->in.backing_pread(f->in.ctx, fd, buf, len, off);
@@ -251,7 +249,7 @@ static void fw_yield(void *ctx, const char *what)
 	struct fault_seam *f = ctx;
 
 	if (what && !strcmp(what, "worker-job") && one(f, FP_SLOW_WORKER))
-		f->in.sleep_ns(f->in.ctx, 2 * MS);
+		f->in.sleep_ns(f->in.ctx, 2 * NS_PER_MS);
 	f->in.yield(f->in.ctx, what);
 }
 

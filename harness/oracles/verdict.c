@@ -1,13 +1,7 @@
-/* The oracle registry (oracles.def) as a table, and the verdicts' names. */
+/* The oracle registry (oracles.def) as a table. */
 #include <stdio.h>
 
 #include "verdict.h"
-
-const char *verdict_name(enum verdict v)
-{
-	return v == VERDICT_PASS ? "pass" : v == VERDICT_FAIL ? "fail" :
-		"unknown";
-}
 
 /* Every controlled thread exited and no check said no. */
 static const struct oracle pass_oracle = { .name = "pass" };

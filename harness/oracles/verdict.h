@@ -1,8 +1,5 @@
-/* Verdicts and the oracles that give them, for real and simulated runs.
- * A check says pass, fail, or unknown: the harness cannot decide here
- * (memory.stat apart by less than the kernel's flush lag, no cgroup to
- * read: oracles/accounting.c). Which oracle said no is an entry of the one
- * registry, oracles.def: its name is the verdict a simulated run prints
+/* The oracles that end a simulated run. Which oracle said no is an entry
+ * of the one registry, oracles.def: its name is the verdict a simulated run prints
  * and a report column, and `residctl repro` says from it what caught a
  * bug. */
 #ifndef HARNESS_VERDICT_H
@@ -10,10 +7,7 @@
 
 #include <stddef.h>
 
-enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_UNKNOWN };
-
-/* "pass", "fail", "unknown". */
-const char *verdict_name(enum verdict v);
+#include "row.h"
 
 struct sim;
 

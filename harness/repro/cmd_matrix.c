@@ -8,6 +8,7 @@
 #include "bugs.h"
 #include "campaign.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "report.h"
 #include "repro_internal.h"
@@ -363,7 +364,7 @@ int cmd_matrix(int argc, char **argv)
 		fprintf(stderr, "residctl matrix: out of memory\n");
 		return 2;
 	}
-	t0 = repro_now();
+	t0 = mono_now();
 	bad = run_cells(&m, cells);
 	seeds = (int)m.seeds;
 	runs = (int)m.runs;
@@ -375,7 +376,7 @@ int cmd_matrix(int argc, char **argv)
 		for (int det = 0; det < NDETECTORS; det++)
 			free(cells[b][det].replay);
 	if (m.camp) {
-		int err = campaign_write(m.camp, m.report, repro_now() - t0);
+		int err = campaign_write(m.camp, m.report, mono_now() - t0);
 
 		campaign_free(m.camp);
 		if (err)

@@ -15,6 +15,7 @@
 
 #include "bugs.h"
 #include "child.h"
+#include "clock.h"
 #include "repro_internal.h"
 
 #define OUT_MAX (256u << 10)
@@ -202,10 +203,10 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 		argv[n++] = bugs;
 	}
 	argv[n] = NULL;
-	double t0 = repro_now();
+	double t0 = mono_now();
 	int rc = run_capture(argv, tsan ? tsan_opts : NULL, out, OUT_MAX);
 
-	d->seconds = repro_now() - t0;
+	d->seconds = mono_now() - t0;
 	d->replay = rerun_line(argv, tsan);
 	if (rc == 0 || rc == 1 || rc == 66) {
 		d->ran = 1;

@@ -9,14 +9,6 @@ static const char *const names[NDETECTORS] = {
 	[DET_STORM] = "real-kernel storm", [DET_TSAN] = "TSan, real threads",
 };
 
-double repro_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *detector_name(enum detector d)
 {
 	return names[d];

@@ -4,7 +4,6 @@
 
 #include "repro.h"
 
-double repro_now(void);
 void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 		 struct detection *d);
 void repro_real(int bug, enum detector det, const struct repro_opts *o,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bugs.h"
+#include "clock.h"
 #include "explore.h"
 #include "repro_internal.h"
 #include "verdict.h"
@@ -97,7 +98,7 @@ static void hunt(int bug, const char *id, enum detector det,
 		.shrink = o->shrink && det == DET_PCT,
 	};
 	struct explore_result r;
-	double t0 = repro_now();
+	double t0 = mono_now();
 
 	if (simprog_faults(eo.p, &plan, &plan, err, sizeof(err)) < 0) {
 		snprintf(d->why, sizeof(d->why), "%s", err);
@@ -106,7 +107,7 @@ static void hunt(int bug, const char *id, enum detector det,
 	eo.faults = &plan;
 	d->ran = 1;
 	explore(&eo, &r);
-	d->seconds = repro_now() - t0; /* to detect; shrinking comes after */
+	d->seconds = mono_now() - t0; /* to detect; shrinking comes after */
 	d->schedules = r.fail.p ? r.fail_index : r.schedules;
 	if (!r.fail.p) {
 		snprintf(d->why, sizeof(d->why), "%s: %" PRIu64 " schedules, no "

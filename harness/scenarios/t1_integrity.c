@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "budget_share.h"
+#include "scenario.h"
 #include "workload.h"
 
 #define MiB (1024ull * 1024)

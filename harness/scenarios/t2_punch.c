@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "huge_leg.h"
+#include "scenario.h"
 #include "workload.h"
 
 #define CHUNK (1024ull * 1024)

@@ -5,6 +5,7 @@
  * the row notes as unknown; unknown without a cgroup to read. */
 
 #include "oracle.h"
+#include "scenario.h"
 #include "workload.h"
 
 #define KiB 1024ull

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "clock.h"
 #include "huge_leg.h"
 #include "scenario.h"
 #include "workload.h"
@@ -105,7 +106,7 @@ static void child_exec(const struct t8 *t, char *const argv[], const char *eio)
 static int spawn(const struct t8 *t, char *const argv[], const char *eio)
 {
 	struct timespec tick = { 0, 20000000L };
-	double end = wl_now() + RUN_S;
+	double end = mono_now() + RUN_S;
 	int status, sig = 0;
 	pid_t pid = child_fork();
 
@@ -120,14 +121,14 @@ static int spawn(const struct t8 *t, char *const argv[], const char *eio)
 			break;
 		if (w < 0)
 			return -1;
-		if (wl_now() > end + (sig ? 5 : 0)) {
+		if (mono_now() > end + (sig ? 5 : 0)) {
 			if (sig == SIGKILL) {
 				child_reap(pid, &status, 0);
 				return -1;
 			}
 			sig = sig ? SIGKILL : SIGTERM;
 			kill(pid, sig);
-			end = wl_now();
+			end = mono_now();
 		}
 		nanosleep(&tick, NULL);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bugs.h"
+#include "clock.h"
 #include "explore.h"
 #include "rng.h"
 #include "workload.h"
@@ -154,7 +155,7 @@ static int stop_before(const struct explore_opts *o, struct explore_result *r,
 		return 1;
 	if (o->max_failures && r->failures >= o->max_failures)
 		return r->capped = 1;
-	if (o->deadline && wl_now() >= o->deadline)
+	if (o->deadline && mono_now() >= o->deadline)
 		return r->out_of_time = 1;
 	return 0;
 }
@@ -171,7 +172,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 {
 	struct explore_opts with = *opts, *o = &with;
 	struct hashset seen = { 0 };
-	double t0 = wl_now(), last = t0;
+	double t0 = mono_now(), last = t0;
 	char err[512];
 
 	memset(r, 0, sizeof(*r));
@@ -201,8 +202,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 
 		replay_run(&rp, &out);
 		tally(o, r, &seen, i, &rp, &out);
-		if (o->progress && wl_now() - last >= 1) {
-			last = wl_now();
+		if (o->progress && mono_now() - last >= 1) {
+			last = mono_now();
 			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
 				"%" PRIu64 " failures, %zu interleavings   ",
 				o->p->id, i + 1, o->schedules, r->failures,
@@ -214,7 +215,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 
 		dfs_search(o, visit, &c);
 	}
-	if (o->progress && wl_now() - t0 >= 1)
+	if (o->progress && mono_now() - t0 >= 1)
 		fputc('\n', stderr);
 	/* The set, packed: a sharded campaign's union is counted by merge. */
 	r->distinct = 0;
@@ -231,9 +232,9 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 			b.mb = SHRINK_MB;
 		if (!b.steps)
 			b.steps = SHRINK_STEPS;
-		if (o->deadline && o->deadline - wl_now() < b.seconds)
-			b.seconds = o->deadline > wl_now() ? o->deadline -
-				wl_now() : 1e-9;
+		if (o->deadline && o->deadline - mono_now() < b.seconds)
+			b.seconds = o->deadline > mono_now() ? o->deadline -
+				mono_now() : 1e-9;
 		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
 		if (r->shrunk.stopped[0]) {
 			char head[160];
@@ -255,7 +256,7 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 		sim_outcome_free(&a);
 		sim_outcome_free(&b);
 	}
-	r->seconds = wl_now() - t0;
+	r->seconds = mono_now() - t0;
 	return r->failures;
 }
 

@@ -65,7 +65,7 @@ struct explore_opts {
 	int stop_at_failure;     /* end the campaign at the first failure */
 	/* Stop exploring after this many failures; 0: run every schedule. */
 	uint64_t max_failures;
-	/* Stop exploring at this wl_now() time, and shrink no later; 0:
+	/* Stop exploring at this mono_now() time, and shrink no later; 0:
 	 * none (explore: EXPLORE_SECONDS from its start). */
 	double deadline;
 	int shrink;              /* shrink the first failure */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bugs.h"
+#include "clock.h"
 #include "explore.h"
 #include "explore_report.h"
 #include "sim_gate.h"
@@ -147,7 +148,7 @@ static int run_plain(const struct scenario *s, const struct run_opts *o,
 			 "shard");
 		return 0;
 	}
-	if (part && part->deadline && wl_now() >= part->deadline) {
+	if (part && part->deadline && mono_now() >= part->deadline) {
 		scen_unknown(res, "not run: the campaign's time budget ran out");
 		return 0;
 	}

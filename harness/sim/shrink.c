@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "explore.h"
 #include "workload.h"
 
@@ -49,7 +50,7 @@ static int spent(struct shrinker *k)
 	if (e->runs >= SHRINK_RUNS)
 		snprintf(e->stopped, sizeof(e->stopped), "%d runs",
 			 SHRINK_RUNS);
-	else if (wl_now() - k->t0 > k->b->seconds)
+	else if (mono_now() - k->t0 > k->b->seconds)
 		snprintf(e->stopped, sizeof(e->stopped), "%.0f s",
 			 k->b->seconds);
 	else if (k->b->steps && e->steps >= k->b->steps)
@@ -238,7 +239,7 @@ static int drop_faults(struct shrinker *sk, struct replay *best,
 void replay_shrink(struct replay *rp, struct sim_outcome *out,
 		   const struct shrink_budget *b, struct shrink_end *end)
 {
-	struct shrinker sk = { b, end, wl_now(), rss_mb() };
+	struct shrinker sk = { b, end, mono_now(), rss_mb() };
 
 	memset(end, 0, sizeof(*end));
 	/* Fewer operations: halve while the strategy alone still fails. */
@@ -298,5 +299,5 @@ done:
 	/* Report the run of exactly what the line carries. */
 	sim_outcome_free(out);
 	replay_run(rp, out);
-	end->seconds = wl_now() - sk.t0;
+	end->seconds = mono_now() - sk.t0;
 }

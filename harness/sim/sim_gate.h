@@ -18,7 +18,7 @@ struct sim_gate_part {
 	uint64_t unit0;
 	struct campaign_row *row;
 	/* A row stops exploring after this many failures (0: never), and
-	 * every row at the campaign's deadline (a wl_now() time; 0: none). */
+	 * every row at the campaign's deadline (a mono_now() time; 0: none). */
 	uint64_t failures_per_row;
 	double deadline;
 };

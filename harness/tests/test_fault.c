@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "fault.h"
 #include "scenario.h"
 #include "suites.h"
 
-#define MS 1000000ull
 #define NOW 123456789ull /* the stub's clock */
 #define ENV "RESIDCTL_FAULTS"
 
@@ -481,10 +481,10 @@ static void delayed_read(void)
 {
 	on("backing_read/delay@1");
 	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
-	CU_ASSERT(st.slept_ns >= 1 * MS && st.slept_ns <= 3 * MS);
+	CU_ASSERT(st.slept_ns >= 1 * NS_PER_MS && st.slept_ns <= 3 * NS_PER_MS);
 	CU_ASSERT_EQUAL(st.pread_len, 8192);
 	CU_ASSERT_EQUAL(pread_len(3, 8192), 8192);
-	CU_ASSERT(st.slept_ns <= 3 * MS);
+	CU_ASSERT(st.slept_ns <= 3 * NS_PER_MS);
 	CU_ASSERT_EQUAL(fired(FP_READ_DELAY), 1);
 }
 
@@ -578,7 +578,7 @@ static void slow_worker(void)
 	fs->yield(fs->ctx, "ring-push");
 	CU_ASSERT_EQUAL(st.slept_ns, 0);
 	fs->yield(fs->ctx, "worker-job");
-	CU_ASSERT_EQUAL(st.slept_ns, 2 * MS);
+	CU_ASSERT_EQUAL(st.slept_ns, 2 * NS_PER_MS);
 	CU_ASSERT_EQUAL(st.yields, 2);
 	CU_ASSERT_EQUAL(calls(FP_SLOW_WORKER), 1);
 	CU_ASSERT_EQUAL(fired(FP_SLOW_WORKER), 1);

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "suites.h"
 #include "workload.h"
 #include "write_all.h"
@@ -131,7 +132,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 		      int *status)
 {
 	int pfd = pidfd_of(pid), late = 0;
-	double deadline = wl_now() + limit;
+	double deadline = mono_now() + limit;
 
 	if (pfd < 0) {
 		perror("unit-tests: pidfd_open");
@@ -143,7 +144,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 	for (;;) {
 		struct pollfd p[2] = { { pfd, POLLIN, 0 },
 				       { pipe_fd, POLLIN, 0 } };
-		double left = deadline - wl_now();
+		double left = deadline - mono_now();
 		int n = poll(p, pipe_fd >= 0 ? 2 : 1,
 			     left > 0 ? (int)(left * 1000) + 1 : 0);
 
@@ -158,7 +159,7 @@ static int wait_child(pid_t pid, int pipe_fd, unsigned limit, struct buf *b,
 		}
 		if (p[0].revents)
 			break;
-		if (n == 0 && wl_now() >= deadline) {
+		if (n == 0 && mono_now() >= deadline) {
 			late = 1;
 			kill(-pid, SIGKILL); /* and what the test forked */
 			kill(pid, SIGKILL);

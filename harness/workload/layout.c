@@ -4,25 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "err_line.h"
 #include "layout.h"
 
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void layout_free(struct layout *l)
 {
@@ -41,7 +30,7 @@ int layout_derive(struct layout *l, char *err, size_t n)
 	free(l->chunks);
 	l->chunks = malloc(l->nlayers * sizeof(*l->chunks));
 	if (!l->chunks)
-		return fail(err, n, "no memory for %" PRIu32 " chunks",
+		return err_line(err, n, "no memory for %" PRIu32 " chunks",
 			    l->nlayers);
 	l->chunks[0].off = 0;
 	for (uint32_t i = 0; i < l->nlayers; i++) {
@@ -86,14 +75,14 @@ int layout_name(struct layout *l, const char *name, char *err, size_t n)
 		char **p = realloc(l->names, grow * sizeof(*p));
 
 		if (!p)
-			return fail(err, n, "no memory for %" PRIu32 " names", grow);
+			return err_line(err, n, "no memory for %" PRIu32 " names", grow);
 		memset(p + l->names_cap, 0, (grow - l->names_cap) * sizeof(*p));
 		l->names = p;
 		l->names_cap = grow;
 	}
 	l->names[l->nlayers - 1] = strdup(name);
 	return l->names[l->nlayers - 1] ? 0 :
-		fail(err, n, "no memory for the name of %s", name);
+		err_line(err, n, "no memory for the name of %s", name);
 }
 
 /* Decimal, or hex after 0x; no sign, no octal, no overflow. */
@@ -123,23 +112,23 @@ int layout_add(struct layout *l, uint32_t *cap, uint64_t off,
 		l->layers[l->nlayers - 1].len : 0;
 
 	if (!len)
-		return fail(err, n, "%s: %s: length 0; give each layer at least one byte",
+		return err_line(err, n, "%s: %s: length 0; give each layer at least one byte",
 			    path, what);
 	if (off + len < off)
-		return fail(err, n, "%s: %s: offset %" PRIu64 " + length %" PRIu64 " overflows 64 bits; fix the numbers",
+		return err_line(err, n, "%s: %s: offset %" PRIu64 " + length %" PRIu64 " overflows 64 bits; fix the numbers",
 			    path, what, off, len);
 	if (l->nlayers && off < prev_end)
-		return fail(err, n, "%s: %s: offset %" PRIu64 " is before the end of the previous layer (%" PRIu64 "); list layers in file order, without overlap",
+		return err_line(err, n, "%s: %s: offset %" PRIu64 " is before the end of the previous layer (%" PRIu64 "); list layers in file order, without overlap",
 			    path, what, off, prev_end);
 	if (l->nlayers == LAYOUT_MAX_LAYERS)
-		return fail(err, n, "%s: %s: more than %u layers; merge some",
+		return err_line(err, n, "%s: %s: more than %u layers; merge some",
 			    path, what, LAYOUT_MAX_LAYERS);
 	if (l->nlayers == *cap) {
 		uint32_t grow = *cap ? *cap * 2 : 64;
 		void *p = realloc(l->layers, grow * sizeof(*l->layers));
 
 		if (!p)
-			return fail(err, n, "no memory for %" PRIu32 " layers", grow);
+			return err_line(err, n, "no memory for %" PRIu32 " layers", grow);
 		l->layers = p;
 		*cap = grow;
 	}
@@ -168,19 +157,19 @@ static int read_text(FILE *f, const char *path, struct layout *l, char *err,
 		if (!k)
 			continue;
 		if (k != 2)
-			rc = fail(err, n, "%s:%" PRIu64 ": %s fields; give 'offset length' (decimal or 0x hex), one layer per line",
+			rc = err_line(err, n, "%s:%" PRIu64 ": %s fields; give 'offset length' (decimal or 0x hex), one layer per line",
 				  path, lineno, k < 2 ? "1 field, not 2" : "more than 2");
 		else if (number(tok[0], &off))
-			rc = fail(err, n, "%s:%" PRIu64 ": bad offset '%s'; give a decimal or 0x hex number",
+			rc = err_line(err, n, "%s:%" PRIu64 ": bad offset '%s'; give a decimal or 0x hex number",
 				  path, lineno, tok[0]);
 		else if (number(tok[1], &len))
-			rc = fail(err, n, "%s:%" PRIu64 ": bad length '%s'; give a decimal or 0x hex number",
+			rc = err_line(err, n, "%s:%" PRIu64 ": bad length '%s'; give a decimal or 0x hex number",
 				  path, lineno, tok[1]);
 		else
 			rc = layout_add(l, &lcap, off, len, path, what, err, n);
 	}
 	if (!rc && ferror(f))
-		rc = fail(err, n, "%s: read error after line %" PRIu64 "; check the file",
+		rc = err_line(err, n, "%s: read error after line %" PRIu64 "; check the file",
 			  path, lineno);
 	free(line);
 	return rc;
@@ -206,7 +195,7 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 	memset(out, 0, sizeof(*out));
 	f = fopen(path, "r");
 	if (!f)
-		return fail(err, n, "cannot open the layout %s: %s; give a readable table or safetensors file",
+		return err_line(err, n, "cannot open the layout %s: %s; give a readable table or safetensors file",
 			    path, strerror(errno));
 	got = fread(head, 1, sizeof(head), f);
 	if (got >= 4 && !memcmp(head, "GGUF", 4)) {
@@ -221,7 +210,7 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 		fclose(f);
 	}
 	if (!rc && !out->nlayers)
-		rc = fail(err, n, "%s: no layers; give one 'offset length' line per layer, or a safetensors file with tensors",
+		rc = err_line(err, n, "%s: no layers; give one 'offset length' line per layer, or a safetensors file with tensors",
 			  path);
 	if (!rc)
 		rc = layout_derive(out, err, n);

@@ -19,12 +19,17 @@ static void fail(void *res, const char *line)
 	scen_fail(res, "%s", line);
 }
 
-double wl_now(void)
+const char *scen_leg_name(unsigned leg)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	switch (leg) {
+	case LEG_FILE:
+		return "file";
+	case LEG_UNEQUAL:
+		return "unequal";
+	case LEG_HUGE:
+		return "huge";
+	}
+	return NULL;
 }
 
 uint64_t wl_leg(struct resid_config *cfg, const struct run_opts *o)
