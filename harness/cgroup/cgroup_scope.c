@@ -15,6 +15,7 @@
 #include "cgroup_limits.h"
 #include "cgroup_procs.h"
 #include "cgroup_scope.h"
+#include "child.h"
 #include "seam.h"
 
 #define CG_SCOPE_MAX 8
@@ -53,6 +54,7 @@ static void linux_env(struct cg_env *e)
 
 static struct slot *slot_claim(struct cg_scope *s)
 {
+	child_on_exit(cg_scope_cleanup_all);
 	for (int i = 0; i < CG_SCOPE_MAX; i++) {
 		struct slot *sl = &slots[i];
 		int free_slot = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "content_file.h"
 #include "resid_harness.h"
 #include "rng.h"
@@ -22,6 +23,7 @@ int content_dir_make(char *dir, size_t n, char *err, size_t en)
 
 	snprintf(dir, n, "%s/residctl-file-XXXXXX",
 		 base && *base ? base : "/tmp");
+	child_on_exit(content_abandon);
 	if (mkdtemp(dir)) {
 		snprintf(live_dir, sizeof(live_dir), "%s", dir);
 		dir_owner = getpid();
@@ -115,6 +117,7 @@ int content_file_make(const char *dir, const char *name, uint64_t len,
 	int fd, rc;
 
 	snprintf(path, pn, "%s/%s", dir, name);
+	child_on_exit(content_abandon);
 	snprintf(live_file, sizeof(live_file), "%s", path);
 	file_owner = getpid();
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -1,8 +1,8 @@
 /* The tool's child processes, and how residctl ends on SIGINT/SIGTERM (design.md
  * §9): every child is forked here, dies with its parent (PR_SET_PDEATHSIG)
  * and is registered; the one handler forwards the signal to the live
- * children, reaps them, removes this process's cgroups and exits 128 + the
- * signal. */
+ * children, reaps them, runs the cleanups the rooms above registered
+ * (this process's cgroups, its content files) and exits 128 + the signal. */
 #ifndef HARNESS_CHILD_H
 #define HARNESS_CHILD_H
 
@@ -27,8 +27,14 @@ void child_stop_softly(void);
 /* SIGINT or SIGTERM when one asked the tool to stop, else 0. */
 int child_stop_signal(void);
 
+/* Has child_exit_all run fn after the children are gone: what a room
+ * leaves on the machine while it works (a cgroup, a file) registers its
+ * cleanup before it makes the first; again is a no-op. fn must be
+ * async-signal-safe. */
+void child_on_exit(void (*fn)(void));
+
 /* Sends sig to every live child, reaps them (SIGKILL after a grace period
- * when sig is not SIGKILL), removes this process's cgroups and _exits with
+ * when sig is not SIGKILL), runs the registered cleanups and _exits with
  * status. Async-signal-safe. */
 void child_exit_all(int sig, int status) __attribute__((noreturn));
 

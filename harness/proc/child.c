@@ -4,14 +4,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
 #include "child.h"
-#include "content_file.h"
 #include "watchdog.h"
 
 #define LIVE_MAX 64
@@ -24,7 +23,13 @@
 /* how long child_exit_via_main waits for the main thread to end the tool */
 #define EXIT_GRACE_S 30
 
+/* More than the rooms that register one (cgroups, content files). */
+#define CLEANUP_MAX 8
+
 static pid_t live[LIVE_MAX];
+/* What child_exit_all undoes once the children are gone, in the order
+ * registered; the first NULL ends the list. */
+static void (*cleanups[CLEANUP_MAX])(void);
 static volatile sig_atomic_t stop_sig, soft, exit_status;
 static pthread_t main_thread;
 
@@ -101,11 +106,33 @@ static void kill_all(int sig)
 		tick();
 }
 
+void child_on_exit(void (*fn)(void))
+{
+	/* As reg(): lock-free, so that a forked child registers safely. */
+	for (int i = 0; i < CLEANUP_MAX; i++) {
+		void (*none)(void) = NULL;
+
+		if (__atomic_compare_exchange_n(&cleanups[i], &none, fn, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST) || none == fn)
+			return;
+	}
+	fprintf(stderr, "residctl: more than %d exit cleanups; raise "
+		"CLEANUP_MAX in harness/proc/child.c\n", CLEANUP_MAX);
+	abort();
+}
+
 void child_exit_all(int sig, int status)
 {
 	kill_all(sig);
-	content_abandon();
-	cg_scope_cleanup_all();
+	for (int i = 0; i < CLEANUP_MAX; i++) {
+		void (*fn)(void) = __atomic_load_n(&cleanups[i],
+						   __ATOMIC_SEQ_CST);
+
+		if (!fn)
+			break;
+		fn();
+	}
 	_exit(status);
 }
 
