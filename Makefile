@@ -18,7 +18,7 @@ WARN    := -std=gnu11 -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 # harness/'s rooms, each on the include path (docs/harness.md); tool/ is
 # the link step, the one room that names both harness/ and storms/.
-ROOMS   := base proc cli scenarios workload fault oracles run cgroup campaign analysis sim hazards
+ROOMS   := base proc cli scenarios workload fault oracles run cgroup campaign analysis sim hazards sim/oracles
 CPPFLAGS += -D_GNU_SOURCE -Ipager/include -Ipager -Iinvariants -Iharness \
 	$(addprefix -Iharness/,$(ROOMS)) -Itool -I$(B)
 LIBS    := -lpthread -lm

@@ -1,9 +1,7 @@
 /* The invariants (invariants/) as an oracle, for every kind of run: the
  * pager reports a broken one where it breaks (harness builds), and the
- * run's sink gets its line: a simulated run ends there with it as its
- * reason, a scenario fails, a storm notes it. I-14 is also held against
- * the simulated kernel's own count, not only the pager's. */
-#include <inttypes.h>
+ * run's sink gets its line: a scenario fails, a storm notes it, a
+ * simulated run ends there with it as its reason (sim/oracles/). */
 #include <stdio.h>
 
 #include "invariants.h"
@@ -36,30 +34,7 @@ void oracle_invariants_to(uint64_t *count,
 	inv_set_handler(on_violation, NULL);
 }
 
-static void sim_say(void *s, const char *line)
-{
-	sim_fail(s, "%s", line);
-}
-
-void oracle_invariants_watch(struct sim *s)
-{
-	oracle_invariants_to(NULL, sim_say, s);
-}
-
 void oracle_invariants_stop(void)
 {
 	inv_set_handler(NULL, NULL);
-}
-
-void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
-			 uint64_t partial)
-{
-	uint64_t kernel = sim_continues_ok(s) - partial;
-
-	uint64_t pager = st->continues_ok + st->continue_pieces +
-		st->refaults_served;
-
-	if (pager != kernel)
-		sim_fail(s, "I-14: pager counted %" PRIu64 " CONTINUEs, the "
-			 "kernel %" PRIu64, pager, kernel);
 }

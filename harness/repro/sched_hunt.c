@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "explore.h"
 #include "repro_internal.h"
-#include "verdict.h"
+#include "registry.h"
 
 #define DFS_CAP 4000
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 
 #define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "contract.h"
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "program.h"
 #include "read_check.h"
 #include "rng.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 #include "strategy.h"
 

@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "invariants.h"
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "report.h"
 #include "resid_harness.h"
 #include "scenario.h"
 #include "sim.h"
 #include "suites.h"
-#include "verdict.h"
+#include "registry.h"
 
 static void every_oracle_named(void)
 {

@@ -1,7 +1,7 @@
 /* The oracle registry (oracles.def) as a table. */
 #include <stdio.h>
 
-#include "verdict.h"
+#include "registry.h"
 
 /* Every controlled thread exited and no check said no. */
 static const struct oracle pass_oracle = { .name = "pass" };

@@ -4,7 +4,7 @@
  * offset, so a hole, a stale chunk or a chunk in the wrong slot shows. */
 #include <inttypes.h>
 
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "read_check.h"
 
 uint64_t oracle_content(struct sim *s, const uint8_t *buf, uint64_t off,

@@ -2,8 +2,8 @@
  * of the one registry, oracles.def: its name is the verdict a simulated run prints
  * and a report column, and `residctl repro` says from it what caught a
  * bug. */
-#ifndef HARNESS_VERDICT_H
-#define HARNESS_VERDICT_H
+#ifndef HARNESS_REGISTRY_H
+#define HARNESS_REGISTRY_H
 
 #include <stddef.h>
 

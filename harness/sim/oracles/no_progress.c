@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verdict.h"
+#include "registry.h"
 
 static void classify(const char *why, char *buf, size_t n)
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 #include "symbol.h"
 

@@ -1,6 +1,6 @@
 /* No signal: a thread waiting on a condition variable that no runnable
  * thread, and no timer, will ever signal. */
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 
 static int explain(struct sim *s)

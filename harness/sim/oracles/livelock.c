@@ -6,7 +6,7 @@
  * the faults (kernel.c). */
 #include <stdio.h>
 
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 
 void oracle_livelock(struct sim *s, const struct sim_thread *t)

@@ -1,7 +1,7 @@
 /* Deadlock: a cycle in the wait-for graph of locks (and joins). Each
  * thread waiting for a held lock points at its owner, a joiner at the
  * thread it joins; the cycle found is printed hold by hold. */
-#include "oracle.h"
+#include "sim_oracle.h"
 #include "sim_internal.h"
 
 /* The thread t's wait-for edge leads to, or NULL. */
