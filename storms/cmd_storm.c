@@ -14,17 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "campaign.h"
-#include "child.h"
-#include "cli.h"
-#include "clock.h"
-#include "commands.h"
-#include "coverage.h"
-#include "bugs.h"
-#include "fault.h"
-#include "content_file.h"
-#include "probe.h"
-#include "rng.h"
+#include "campaign/campaign.h"
+#include "proc/child.h"
+#include "base/cli.h"
+#include "base/clock.h"
+#include "base/coverage.h"
+#include "fault/bugs.h"
+#include "fault/fault.h"
+#include "workload/content_file.h"
+#include "cli/probe.h"
+#include "base/rng.h"
 #include "storm.h"
 
 #define MAX_ROUNDS 100000

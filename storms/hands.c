@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "hands.h"
-#include "rng.h"
+#include "base/rng.h"
 
 #ifndef MADV_COLD
 #define MADV_COLD 20

@@ -13,20 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "huge_leg.h"
-#include "budget_share.h"
-#include "cgroup_scope.h"
-#include "child.h"
-#include "content_file.h"
-#include "contract.h"
-#include "coverage.h"
-#include "oracle.h"
-#include "read_check.h"
-#include "rng.h"
+#include "base/clock.h"
+#include "workload/huge_leg.h"
+#include "workload/budget_share.h"
+#include "cgroup/cgroup_scope.h"
+#include "proc/child.h"
+#include "workload/content_file.h"
+#include "oracles/contract.h"
+#include "base/coverage.h"
+#include "oracles/oracle.h"
+#include "workload/read_check.h"
+#include "base/rng.h"
 #include "storm.h"
-#include "thread_dump.h"
-#include "unequal_table.h"
+#include "proc/thread_dump.h"
+#include "workload/unequal_table.h"
 
 #define MAX_THREADS 64
 #define MAX_TABLE 4096

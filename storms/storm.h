@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "code_probe.h"
-#include "fault.h"
+#include "fault/fault.h"
 #include "hands.h"
 #include "resid_harness.h"
 

@@ -6,9 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "content_file.h"
-#include "fault.h"
-#include "huge_leg.h"
+#include "workload/content_file.h"
+#include "fault/fault.h"
+#include "workload/huge_leg.h"
 #include "storm_scenario.h"
 
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,

@@ -3,7 +3,7 @@
 #ifndef STORMS_STORM_SCENARIO_H
 #define STORMS_STORM_SCENARIO_H
 
-#include "scenario.h"
+#include "scenarios/scenario.h"
 #include "storm.h"
 
 /* The gate's storm for scenario `salt` (3, 6, 7): 8 threads, 16 MiB, 25 %

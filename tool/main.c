@@ -4,13 +4,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bugs.h"
-#include "cgroup_scope.h"
-#include "cgroup_stale.h"
-#include "child.h"
-#include "commands.h"
-#include "coverage.h"
-#include "watchdog.h"
+#include "fault/bugs.h"
+#include "cgroup/cgroup_scope.h"
+#include "cgroup/cgroup_stale.h"
+#include "proc/child.h"
+#include "base/commands.h"
+#include "base/coverage.h"
+#include "proc/watchdog.h"
+
+#define COMMAND(name, what) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef COMMAND
 
 static const struct command commands[] = {
 #define COMMAND(name, what) { #name, cmd_##name, what },

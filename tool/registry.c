@@ -2,7 +2,7 @@
  * at the link step, because its lines name both rooms: harness/scenarios/
  * and storms/; the harness reads it through scenario.h and needs no storm
  * to link. */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 #define SCENARIO(x) extern const struct scenario scenario_##x;
 #include "scenarios.def"

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "belady.h"
-#include "err_line.h"
+#include "analysis/belady.h"
+#include "base/err_line.h"
 
 #define ABSENT UINT32_MAX
 

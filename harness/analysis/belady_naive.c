@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "belady_naive.h"
+#include "analysis/belady_naive.h"
 #include "resid.h"
-#include "rng.h"
+#include "base/rng.h"
 
 static uint64_t next_use(const struct trace *t, uint64_t i, uint32_t c)
 {

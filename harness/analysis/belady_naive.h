@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "belady.h"
+#include "analysis/belady.h"
 
 /* Same contract and refusals as belady(). */
 int belady_naive(const struct trace *t, uint64_t capacity_bytes,

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "belady.h"
-#include "cli.h"
-#include "commands.h"
-#include "trace.h"
+#include "analysis/belady.h"
+#include "base/cli.h"
+#include "analysis/trace.h"
 
 static const char about[] =
 	"  Over a reference trace the workload wrote (format: harness/analysis/trace.h),\n"

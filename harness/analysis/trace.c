@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err_line.h"
+#include "base/err_line.h"
 #include "resid.h"
-#include "trace.h"
+#include "analysis/trace.h"
 
 #define MAGIC "residctl-trace"
 #define HEADER "'residctl-trace 1 reference' or 'residctl-trace 1 fault'"

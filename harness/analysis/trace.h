@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "belady.h"
+#include "analysis/belady.h"
 
 #define TRACE_MAX_CHUNKS (1u << 24)
 

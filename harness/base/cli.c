@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "resid.h"
 
 #define MAX_OPTS 64

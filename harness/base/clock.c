@@ -1,6 +1,6 @@
 #include <time.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 double mono_now(void)
 {

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "commands.h"
+#include "base/commands.h"
 
 const struct command *command_find(const struct command *t, size_t n,
 				   const char *name)

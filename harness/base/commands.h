@@ -1,15 +1,12 @@
-/* The subcommands of residctl (tool/commands.def); each returns the process
- * exit code. A command with subcommands of its own (bench) looks them up
- * in a table of the same shape. */
+/* A table of commands: residctl's subcommands (tool/commands.def, whose
+ * lines tool/main.c declares and lists), each returning the process exit
+ * code; a command with subcommands of its own (bench) looks them up in a
+ * table of the same shape. */
 #ifndef HARNESS_COMMANDS_H
 #define HARNESS_COMMANDS_H
 
 #include <stddef.h>
 #include <stdio.h>
-
-#define COMMAND(name, what) int cmd_##name(int argc, char **argv);
-#include "commands.def"
-#undef COMMAND
 
 struct command {
 	const char *name;

@@ -8,8 +8,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "coverage.h"
+#include "base/cli.h"
+#include "base/coverage.h"
 
 #define HEADER "residctl-coverage 1"
 #define FILE_MAX (64u << 10)

@@ -1,7 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "err_line.h"
+#include "base/err_line.h"
 
 int err_line(char *err, size_t n, const char *fmt, ...)
 {

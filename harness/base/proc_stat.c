@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proc_stat.h"
+#include "base/proc_stat.h"
 
 int proc_stat_read(const char *path, struct proc_stat *st)
 {

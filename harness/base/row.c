@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "row.h"
+#include "base/row.h"
 
 const char *verdict_name(enum verdict v)
 {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "coverage.h"
+#include "base/coverage.h"
 
 /* A check says pass, fail, or unknown: the harness cannot decide here
  * (memory.stat apart by less than the kernel's flush lag, no cgroup to

@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "write_all.h"
+#include "base/write_all.h"
 
 int write_all(int fd, const void *p, size_t len)
 {

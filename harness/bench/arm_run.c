@@ -12,10 +12,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "arms.h"
-#include "belady.h"
-#include "clock.h"
-#include "huge_leg.h"
+#include "bench/arms.h"
+#include "analysis/belady.h"
+#include "base/clock.h"
+#include "workload/huge_leg.h"
 #include "invariants.h"
 
 static uint64_t violations;

@@ -12,9 +12,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "arms.h"
-#include "cli.h"
-#include "huge_leg.h"
+#include "bench/arms.h"
+#include "base/cli.h"
+#include "workload/huge_leg.h"
 
 static const char about[] =
 	"  A file of N chunks (default 16 of 8M), or of the layers of a layout\n"

@@ -6,10 +6,10 @@
 
 #include <stdint.h>
 
-#include "bench.h"
-#include "budget_share.h"
-#include "decode.h"
-#include "device.h"
+#include "bench/bench.h"
+#include "workload/budget_share.h"
+#include "bench/decode.h"
+#include "bench/device.h"
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */

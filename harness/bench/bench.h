@@ -10,15 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "resid_harness.h"
-#include "layout.h"
+#include "workload/layout.h"
 
 #define MiB ((uint64_t)1 << 20)
 
 /* A benchmark stops by itself on SIGINT/SIGTERM (child_stop_softly): the
  * running child is killed, the file removed. */
-#include "child.h"
+#include "proc/child.h"
 
 
 /* The backing file: content of design.md §5.1 (seed), written, fsynced, and

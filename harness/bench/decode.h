@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "layout.h"
+#include "workload/layout.h"
 
 #define DECODE_MAX_COLS (1u << 20)
 

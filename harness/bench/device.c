@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "child.h"
-#include "device.h"
+#include "bench/bench.h"
+#include "proc/child.h"
+#include "bench/device.h"
 
 #define DEVICE_BUFFERS (1024 * MiB)
 

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "fetch.h"
-#include "huge_leg.h"
+#include "base/cli.h"
+#include "bench/fetch.h"
+#include "workload/huge_leg.h"
 
 #define SLACK (64 * MiB)     /* cgroup limit over what the mode holds */
 

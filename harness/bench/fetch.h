@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 
 #define MAX_SIZES 16
 #define WARMUP 2             /* chunks not timed */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fetch.h"
+#include "bench/fetch.h"
 
 /* Milliseconds per fetch of a phase counter. */
 static double per_fetch(const struct fres *r, uint64_t ns)

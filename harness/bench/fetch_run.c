@@ -12,9 +12,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "fetch.h"
-#include "huge_leg.h"
+#include "base/clock.h"
+#include "bench/fetch.h"
+#include "workload/huge_leg.h"
 #include "invariants.h"
 #include "seam.h"
 

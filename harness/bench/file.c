@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 
 #define PIECE (8 * MiB)
 

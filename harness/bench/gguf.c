@@ -32,10 +32,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "cli.h"
-#include "gguf.h"
-#include "rng.h"
+#include "bench/bench.h"
+#include "base/cli.h"
+#include "bench/gguf.h"
+#include "base/rng.h"
 
 #define ALIGN 32
 #define NAME 64

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "cli.h"
-#include "decode.h"
-#include "mkmodel.h"
+#include "bench/bench.h"
+#include "base/cli.h"
+#include "bench/decode.h"
+#include "bench/mkmodel.h"
 
 static const char about[] =
 	"  Writes a synthetic safetensors model to FILE: model.embed_tokens\n"

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "clock.h"
-#include "decode.h"
+#include "bench/bench.h"
+#include "base/clock.h"
+#include "bench/decode.h"
 
 #define MAX_THREADS 64
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
-#include "report.h"
+#include "campaign/campaign.h"
+#include "campaign/report.h"
 #include "rev.h"
 
 #define MAX_ROWS 64

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "coverage.h"
+#include "base/cli.h"
+#include "base/coverage.h"
 
 static const char about[] =
 	"  Reads the code-probe counts that residctl runs added to FILE\n"

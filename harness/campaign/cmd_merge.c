@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "merge.h"
-#include "report.h"
+#include "base/cli.h"
+#include "campaign/merge.h"
+#include "campaign/report.h"
 
 static const char about[] =
 	"  Combines the reports that the shards of one campaign wrote\n"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign.h"
-#include "merge.h"
+#include "campaign/campaign.h"
+#include "campaign/merge.h"
 
 /* One line on stderr; returns -1. */
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

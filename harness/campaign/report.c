@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "campaign/report.h"
 
 /* The row's verdict in the table: unknown stands out of the column. */
 static const char *const verdict_word[] = {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 void report_table(FILE *f, const struct scen_result *res, int n);
 /* check's exit: 0 when every row passed, 1 when one failed, else 2 (one

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cgroup_limits.h"
+#include "cgroup/cgroup_limits.h"
 
 const char *cg_version_name(int version)
 {

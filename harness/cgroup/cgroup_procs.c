@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup_procs.h"
+#include "cgroup/cgroup_procs.h"
 
 /* open/write/close only: also used from a signal handler. */
 int cg_write_str(const char *path, const char *str)

@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_limits.h"
-#include "cgroup_procs.h"
-#include "cgroup_scope.h"
-#include "child.h"
+#include "cgroup/cgroup_limits.h"
+#include "cgroup/cgroup_procs.h"
+#include "cgroup/cgroup_scope.h"
+#include "proc/child.h"
 #include "seam.h"
 
 #define CG_SCOPE_MAX 8

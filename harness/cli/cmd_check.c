@@ -8,19 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bugs.h"
-#include "campaign.h"
-#include "cgroup_scope.h"
-#include "cli.h"
-#include "clock.h"
-#include "commands.h"
-#include "content_file.h"
-#include "fault.h"
-#include "probe.h"
-#include "report.h"
-#include "scenario_child.h"
-#include "sim_gate.h"
-#include "workload.h"
+#include "fault/bugs.h"
+#include "campaign/campaign.h"
+#include "cgroup/cgroup_scope.h"
+#include "base/cli.h"
+#include "base/clock.h"
+#include "workload/content_file.h"
+#include "fault/fault.h"
+#include "cli/probe.h"
+#include "campaign/report.h"
+#include "scenarios/scenario_child.h"
+#include "sim/sim_gate.h"
+#include "workload/workload.h"
 
 #define SCOPE_LIMIT (512ull << 20)
 /* A scenario that runs the pager in this process is killed after this

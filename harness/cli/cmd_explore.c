@@ -6,14 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bugs.h"
-#include "cli.h"
-#include "clock.h"
-#include "commands.h"
-#include "explore.h"
-#include "explore_report.h"
-#include "report.h"
-#include "workload.h"
+#include "fault/bugs.h"
+#include "base/cli.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "sim/explore_report.h"
+#include "campaign/report.h"
+#include "workload/workload.h"
 
 static const char about[] =
 	"  Runs N schedules of SCENARIO on the simulated kernel, each chosen by\n"

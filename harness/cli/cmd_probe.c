@@ -3,9 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "probe.h"
+#include "base/cli.h"
+#include "cli/probe.h"
 #include "seam.h"
 #include "rev.h"
 

@@ -3,9 +3,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "explore.h"
+#include "base/cli.h"
+#include "sim/explore.h"
 
 static const char about[] =
 	"  Runs the schedule a failure printed (rc3/REV/SCENARIO/STRATEGY/SEED/\n"

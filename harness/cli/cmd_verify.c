@@ -9,11 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "budget_share.h"
-#include "cli.h"
-#include "commands.h"
-#include "layout.h"
-#include "read_check.h"
+#include "workload/budget_share.h"
+#include "base/cli.h"
+#include "workload/layout.h"
+#include "workload/read_check.h"
 #include "resid_harness.h"
 
 static const char about[] =

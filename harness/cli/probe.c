@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
-#include "huge_leg.h"
-#include "probe.h"
+#include "cgroup/cgroup_scope.h"
+#include "workload/huge_leg.h"
+#include "cli/probe.h"
 #include "seam.h"
 #include "rev.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroup_limits.h" /* cgroupfs.h, and the describer the probe prints */
+#include "cgroup/cgroup_limits.h" /* cgroupfs.h, and the describer the probe prints */
 
 struct probe {
 	char release[128];

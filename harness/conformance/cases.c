@@ -3,7 +3,7 @@
  * is page n. Every case ends with the uffd closed and its readers joined. */
 #include <string.h>
 
-#include "conformance.h"
+#include "conformance/conformance.h"
 
 #define P(n) ((uint64_t)(n) * CONF_PAGE)
 #define FILL(p, n) { C_FILL, P(p), P(n) }

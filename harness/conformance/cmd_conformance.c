@@ -4,11 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "conformance.h"
-#include "huge_leg.h"
-#include "report.h"
+#include "base/cli.h"
+#include "conformance/conformance.h"
+#include "workload/huge_leg.h"
+#include "campaign/report.h"
 
 static const char about[] =
 	"  Runs each case of the conformance table (all when none is named): a\n"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance.h"
+#include "conformance/conformance.h"
 
 static const char *const op_names[] = {
 	[C_END] = "end", [C_FILL] = "FILL", [C_CONTINUE] = "CONTINUE",

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
-#include "conformance.h"
+#include "conformance/conformance.h"
 #include "resid_harness.h"
 
 #define WAIT_MS 10000 /* a reader that neither reads nor faults: a hang */

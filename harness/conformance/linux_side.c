@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
-#include "child.h"
-#include "conformance.h"
-#include "huge_leg.h"
-#include "probe.h"
+#include "cgroup/cgroup_scope.h"
+#include "proc/child.h"
+#include "conformance/conformance.h"
+#include "workload/huge_leg.h"
+#include "cli/probe.h"
 
 #define SCOPE_LIMIT (256ull << 20)
 #define SETTLE_POLLS 10000 /* 1 ms apart: a reader stuck elsewhere */

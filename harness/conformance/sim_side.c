@@ -4,9 +4,9 @@
  * moves only when every other thread is blocked or gone. */
 #include <stdio.h>
 
-#include "conformance.h"
-#include "huge_leg.h"
-#include "sim.h"
+#include "conformance/conformance.h"
+#include "workload/huge_leg.h"
+#include "sim/sim.h"
 
 static void sim_read_a(struct conf_side *side, const uint8_t *addr,
 		       uint8_t *dst, uint64_t len)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
+#include "fault/bugs.h"
 
 #include "bug_switch.h"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "err_line.h"
-#include "fault.h"
-#include "rng.h"
-#include "scenario.h"
+#include "base/cli.h"
+#include "base/err_line.h"
+#include "fault/fault.h"
+#include "base/rng.h"
+#include "scenarios/scenario.h"
 
 #define PREFIX "resid/"
 #define PREFIX_LEN (sizeof(PREFIX) - 1)

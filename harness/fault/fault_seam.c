@@ -15,10 +15,10 @@
 #define FIU_ENABLE 1
 #include <fiu.h>
 
-#include "clock.h"
-#include "fault.h"
+#include "base/clock.h"
+#include "fault/fault.h"
 #include "resid.h"
-#include "rng.h"
+#include "base/rng.h"
 
 /* Relaxed: a count must not order the pager's threads, or ThreadSanitizer
  * would miss the races the storms run it for. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
-#include "hazards.h"
+#include "hazards/hazards.h"
 
 #define PAGES 16
 

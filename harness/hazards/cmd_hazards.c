@@ -4,10 +4,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "hazards.h"
-#include "report.h"
+#include "base/cli.h"
+#include "hazards/hazards.h"
+#include "campaign/report.h"
 
 static const char about[] =
 	"  Runs small programs of userfaultfd and a memfd mapped twice, as the\n"

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hazards.h"
+#include "hazards/hazards.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "hazards.h"
+#include "hazards/hazards.h"
 
 #define PAGES HZ_PMD_PAGES
 

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "hazards.h"
+#include "hazards/hazards.h"
 
 #define MID (HZ_PMD_PAGES / 2)
 

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hazards.h"
-#include "huge_leg.h"
+#include "hazards/hazards.h"
+#include "workload/huge_leg.h"
 
 int hz_fail(struct hz_out *o, const char *what, int err, const char *where)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hazards.h"
+#include "hazards/hazards.h"
 
 #define PAGES 16
 /* a second fault pending after this long would be one more at once */

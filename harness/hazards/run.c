@@ -9,15 +9,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "hazards.h"
-#include "huge_leg.h"
-#include "write_all.h"
+#include "proc/child.h"
+#include "hazards/hazards.h"
+#include "workload/huge_leg.h"
+#include "base/write_all.h"
 
 const struct hazard hazards[] = {
 #define HAZARD(name, fn, arg, needs, limit, what, on618) \
 	{ name, fn, arg, needs, limit, what, on618 },
-#include "hazards.def"
+#include "hazards/hazards.def"
 #undef HAZARD
 };
 const int nhazards = sizeof(hazards) / sizeof(hazards[0]);

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "oracle.h"
+#include "oracles/oracle.h"
 #include "resid_harness.h"
 
 enum verdict oracle_accounting(struct resid_region *r,

@@ -5,8 +5,8 @@
  * this one rule. */
 #include <stdio.h>
 
-#include "fault.h"
-#include "contract.h"
+#include "fault/fault.h"
+#include "oracles/contract.h"
 #include "resid_harness.h"
 
 int oracle_errors_injected(const struct resid_stats *st,

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fault.h"
+#include "fault/fault.h"
 #include "resid.h"
 
 /* Whether every error the pager met (st) was one the fault seam injected

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "invariants.h"
-#include "oracle.h"
+#include "oracles/oracle.h"
 
 /* One watch at a time per process, as one region. */
 static struct {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "resid.h"
-#include "row.h"
+#include "base/row.h"
 
 struct resid_accounting;
 

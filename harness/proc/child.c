@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "watchdog.h"
+#include "proc/child.h"
+#include "proc/watchdog.h"
 
 #define LIVE_MAX 64
 /* How long a child has to end after the forwarded signal, then SIGKILL;

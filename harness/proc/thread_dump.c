@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "thread_dump.h"
+#include "proc/thread_dump.h"
 
 /* The first line of /proc/<pid>/task/<tid>/<name>, or "". */
 static void task_line(const char *dir, const char *tid, const char *name,

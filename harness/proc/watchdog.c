@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "cli.h"
-#include "proc_stat.h"
-#include "thread_dump.h"
-#include "watchdog.h"
+#include "proc/child.h"
+#include "base/cli.h"
+#include "base/proc_stat.h"
+#include "proc/thread_dump.h"
+#include "proc/watchdog.h"
 
 /* ThreadSanitizer kills a child that starts threads after a fork of a
  * multi-threaded process (die_after_fork): its build has no watchdog, as

@@ -5,13 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "campaign.h"
-#include "cli.h"
-#include "clock.h"
-#include "commands.h"
-#include "report.h"
-#include "repro_internal.h"
+#include "fault/bugs.h"
+#include "campaign/campaign.h"
+#include "base/cli.h"
+#include "base/clock.h"
+#include "campaign/report.h"
+#include "repro/repro_internal.h"
 
 #define MAX_SEEDS 1000
 

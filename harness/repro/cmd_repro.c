@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "cli.h"
-#include "commands.h"
-#include "repro.h"
+#include "fault/bugs.h"
+#include "base/cli.h"
+#include "repro/repro.h"
 
 static const char about[] =
 	"  Switches bug N back on (1..11: design.md §6's seven historical bugs,\n"

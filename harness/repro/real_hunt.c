@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bugs.h"
-#include "child.h"
-#include "clock.h"
-#include "repro_internal.h"
+#include "fault/bugs.h"
+#include "proc/child.h"
+#include "base/clock.h"
+#include "repro/repro_internal.h"
 
 #define OUT_MAX (256u << 10)
 

@@ -2,7 +2,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "repro_internal.h"
+#include "repro/repro_internal.h"
 
 static const char *const names[NDETECTORS] = {
 	[DET_PCT] = "scheduler PCT", [DET_RANDOM] = "scheduler random",

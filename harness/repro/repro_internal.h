@@ -2,7 +2,7 @@
 #ifndef HARNESS_REPRO_INTERNAL_H
 #define HARNESS_REPRO_INTERNAL_H
 
-#include "repro.h"
+#include "repro/repro.h"
 
 void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 		 struct detection *d);

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "clock.h"
-#include "explore.h"
-#include "repro_internal.h"
-#include "registry.h"
+#include "fault/bugs.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "repro/repro_internal.h"
+#include "sim/oracles/registry.h"
 
 #define DFS_CAP 4000
 

@@ -22,12 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
-#include "child.h"
-#include "cli.h"
-#include "commands.h"
-#include "read_order.h"
-#include "run_report.h"
+#include "cgroup/cgroup_scope.h"
+#include "proc/child.h"
+#include "base/cli.h"
+#include "workload/read_order.h"
+#include "run/run_report.h"
 #include "seam.h"
 
 /* A tensor table's chunks are at most this share of the budget. */

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_report.h"
+#include "run/run_report.h"
 
 static const char *const keys[] = {
 	"regions", "served", "kernel", "refused", "populate", "ignored",

@@ -1,7 +1,7 @@
 /* Finding a scenario of the registry (tool/registry.c). */
 #include <string.h>
 
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 /* "T-1", or short: "t1", "1" (the first with that number). */
 const struct scenario *scenario_find(const char *id)

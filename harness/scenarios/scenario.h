@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "row.h"
-#include "workload.h"
+#include "base/row.h"
+#include "workload/workload.h"
 
 /* How the application threads of a simulated run pick what to read
  * (harness/sim/program.c); a new way of reading is a new case there. */

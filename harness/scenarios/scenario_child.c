@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "coverage.h"
-#include "huge_leg.h"
-#include "scenario_child.h"
+#include "proc/child.h"
+#include "base/coverage.h"
+#include "workload/huge_leg.h"
+#include "scenarios/scenario_child.h"
 
 #define TICK_NS 100000000L
 

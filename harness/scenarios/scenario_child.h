@@ -2,7 +2,7 @@
 #ifndef HARNESS_SCENARIO_CHILD_H
 #define HARNESS_SCENARIO_CHILD_H
 
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 /* Runs s->run(o, res) here and adds the code probes it hit to res->cov and
  * to the process's total. */

@@ -2,7 +2,7 @@
  * another has zeroed for one step. The SIGFPE must end that schedule with
  * a verdict naming the signal, the thread and the function, and a replay
  * line that crashes the same way, while the campaign goes on. */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 const struct scenario scenario_self_crash = {
 	.id = "self-crash",

@@ -1,7 +1,7 @@
 /* The harness's own test, simulated only: two threads take two locks in
  * opposite orders, and the scheduler must find the deadlock (PCT, dfs:1 but
  * not dfs:0), shrink it and replay it. */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 const struct scenario scenario_self_deadlock = {
 	.id = "self-deadlock",

@@ -4,7 +4,7 @@
  * never ends and never stops stepping: it must end at the step budget
  * (a million steps) with "no-progress" and a replay line, and a campaign
  * that finds it must not grow with the run's length (docs/simulation.md). */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 const struct scenario scenario_self_livelock = {
 	.id = "self-livelock",

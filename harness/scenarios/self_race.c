@@ -2,7 +2,7 @@
  * no lock and no annotation. Only the simulation build (make simx), where
  * unprotected shared accesses are scheduling points, can find the lost
  * update. */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 const struct scenario scenario_self_race = {
 	.id = "self-race",

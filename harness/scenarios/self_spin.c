@@ -3,7 +3,7 @@
  * is preempted there, the spin never ends: the schedule must end with "no scheduling
  * point" and a replay line that spins the same way. A short limit keeps
  * its campaigns quick. */
-#include "scenario.h"
+#include "scenarios/scenario.h"
 
 const struct scenario scenario_self_spin = {
 	.id = "self-spin",

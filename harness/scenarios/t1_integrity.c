@@ -4,9 +4,9 @@
  * chunks, and both. */
 #include <inttypes.h>
 
-#include "budget_share.h"
-#include "scenario.h"
-#include "workload.h"
+#include "workload/budget_share.h"
+#include "scenarios/scenario.h"
+#include "workload/workload.h"
 
 #define MiB (1024ull * 1024)
 

@@ -3,9 +3,9 @@
  * from a real file, whose second chunk ends unaligned. */
 #include <inttypes.h>
 
-#include "huge_leg.h"
-#include "scenario.h"
-#include "workload.h"
+#include "workload/huge_leg.h"
+#include "scenarios/scenario.h"
+#include "workload/workload.h"
 
 #define CHUNK (1024ull * 1024)
 

@@ -4,9 +4,9 @@
  * accounting oracle. Passes with memory.stat inside the tolerance, which
  * the row notes as unknown; unknown without a cgroup to read. */
 
-#include "oracle.h"
-#include "scenario.h"
-#include "workload.h"
+#include "oracles/oracle.h"
+#include "scenarios/scenario.h"
+#include "workload/workload.h"
 
 #define KiB 1024ull
 

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "belady.h"
-#include "belady_naive.h"
+#include "analysis/belady.h"
+#include "analysis/belady_naive.h"
 #include "resid.h"
-#include "rng.h"
-#include "scenario.h"
-#include "trace.h"
+#include "base/rng.h"
+#include "scenarios/scenario.h"
+#include "analysis/trace.h"
 
 /* Counts a mismatch; the first one is the failure reason. */
 __attribute__((format(printf, 3, 4)))

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "clock.h"
-#include "huge_leg.h"
-#include "scenario.h"
-#include "workload.h"
+#include "proc/child.h"
+#include "base/clock.h"
+#include "workload/huge_leg.h"
+#include "scenarios/scenario.h"
+#include "workload/workload.h"
 
 #define TOKENS "8"
 /* llama.cpp's own memory beside the budget: about 30 MiB resident on the

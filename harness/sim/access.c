@@ -26,7 +26,7 @@
 
 #include <sanitizer/tsan_interface_atomic.h>
 
-#include "sim_internal.h"
+#include "sim/sim_internal.h"
 
 #define LOCKSET_MAX 4 /* more held at once: the lowest ids are kept */
 

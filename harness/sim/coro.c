@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "sim_internal.h"
-#include "strategy.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

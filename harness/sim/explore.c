@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "clock.h"
-#include "explore.h"
-#include "rng.h"
-#include "workload.h"
+#include "fault/bugs.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "base/rng.h"
+#include "workload/workload.h"
 
 
 void replay_run(const struct replay *rp, struct sim_outcome *out)

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "campaign.h"
-#include "coverage.h"
-#include "program.h"
+#include "campaign/campaign.h"
+#include "base/coverage.h"
+#include "sim/program.h"
 
 /* One reproducible run: everything a replay line carries. */
 struct replay {

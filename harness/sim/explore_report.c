@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "explore.h"
-#include "explore_report.h"
+#include "sim/explore.h"
+#include "sim/explore_report.h"
 
 void explore_finding(void *arg, uint64_t i, const struct replay *rp,
 		     const struct sim_outcome *out)

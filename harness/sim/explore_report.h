@@ -2,8 +2,8 @@
 #ifndef HARNESS_SIM_EXPLORE_REPORT_H
 #define HARNESS_SIM_EXPLORE_REPORT_H
 
-#include "campaign.h"
-#include "explore.h"
+#include "campaign/campaign.h"
+#include "sim/explore.h"
 
 struct explore_row {
 	struct campaign_row *row;

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "clock.h"
-#include "explore.h"
-#include "explore_report.h"
-#include "sim_gate.h"
-#include "workload.h"
+#include "fault/bugs.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "sim/explore_report.h"
+#include "sim/sim_gate.h"
+#include "workload/workload.h"
 
 /* Seconds every shrink of one check --sim may spend together: under a
  * pager bug every campaign fails, and a budget each would add up. When it

@@ -25,7 +25,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "sim_internal.h"
+#include "sim/sim_internal.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "sim/sim_internal.h"
 
 /* The live blocks taken during the run in progress: open addressing,
  * linear probing, deletion by backward shift. One simulating thread at a

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 #define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \
 			  UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_THREAD_ID | \

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contract.h"
-#include "sim_oracle.h"
-#include "program.h"
-#include "read_check.h"
-#include "rng.h"
-#include "selfrace.h"
-#include "unequal_table.h"
+#include "oracles/contract.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/program.h"
+#include "workload/read_check.h"
+#include "base/rng.h"
+#include "sim/selfrace.h"
+#include "workload/unequal_table.h"
 
 const struct scenario *simprog_find(const char *id)
 {

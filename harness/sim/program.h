@@ -7,11 +7,11 @@
 #include <stdint.h>
 
 #include "code_probe.h"
-#include "fault.h"
+#include "fault/fault.h"
 #include "resid_harness.h"
 #include "resid.h"
-#include "scenario.h"
-#include "sim.h"
+#include "scenarios/scenario.h"
+#include "sim/sim.h"
 
 struct sim_outcome {
 	enum sim_verdict verdict;

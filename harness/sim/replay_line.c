@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "explore.h"
+#include "fault/bugs.h"
+#include "sim/explore.h"
 #include "rev.h"
 
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sim_oracle.h"
-#include "sim_internal.h"
-#include "strategy.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {

@@ -1,4 +1,4 @@
-#include "selfrace.h"
+#include "sim/selfrace.h"
 
 void selfrace_bump(uint64_t *counter)
 {

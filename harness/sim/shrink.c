@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "explore.h"
-#include "workload.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "workload/workload.h"
 
 /* Simulated runs a shrink may spend (a run is well under a millisecond). */
 #define SHRINK_RUNS 20000

@@ -38,7 +38,7 @@ enum sim_strategy {
 enum sim_verdict {
 	SIM_PASS,
 #define ORACLE(e, x) SIM_##e,
-#include "oracles.def"
+#include "sim/oracles/oracles.def"
 #undef ORACLE
 	SIM_NVERDICTS
 };

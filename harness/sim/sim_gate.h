@@ -3,8 +3,8 @@
 
 #include <stdint.h>
 
-#include "campaign.h"
-#include "scenario.h"
+#include "campaign/campaign.h"
+#include "scenarios/scenario.h"
 
 /* The fault points s can fire under the simulation. */
 uint32_t sim_gate_can_fire(const struct scenario *s);

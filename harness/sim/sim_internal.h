@@ -9,7 +9,7 @@
 #include <ucontext.h>
 
 #include "resid.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 /* The simulated kernel pages as the pager does. */
 #define SIM_PAGE RESID_PAGE

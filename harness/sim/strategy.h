@@ -7,7 +7,7 @@
 #ifndef HARNESS_SIM_STRATEGY_H
 #define HARNESS_SIM_STRATEGY_H
 
-#include "sim.h"
+#include "sim/sim.h"
 
 struct sim_thread;
 

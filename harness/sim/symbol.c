@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbol.h"
+#include "sim/symbol.h"
 
 static struct {
 	char *image;          /* /proc/self/exe, read whole */

@@ -4,7 +4,7 @@
  * they are the same in every replay. */
 #include <errno.h>
 
-#include "sim_internal.h"
+#include "sim/sim_internal.h"
 
 const char *sim_lock_owner(struct sim *s, uint32_t lock)
 {

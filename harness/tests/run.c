@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suites.h"
+#include "tests/suites.h"
 
 /* Failed assertions and tests of the last run: CUnit clears them at the
  * start of each. */

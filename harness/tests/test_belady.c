@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "belady.h"
-#include "belady_naive.h"
+#include "analysis/belady.h"
+#include "analysis/belady_naive.h"
 #include "resid.h"
-#include "suites.h"
-#include "trace.h"
+#include "tests/suites.h"
+#include "analysis/trace.h"
 
 #define PAGE RESID_PAGE
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bugs.h"
-#include "explore.h"
-#include "suites.h"
+#include "fault/bugs.h"
+#include "sim/explore.h"
+#include "tests/suites.h"
 
 static void parse_and_format(void)
 {

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup_limits.h"
+#include "cgroup/cgroup_limits.h"
 #include "cgroupfs.h"
 #include "seam.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 #define MiB (1ULL << 20)
 #define V1_UNLIMITED "9223372036854771712\n"

@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
+#include "cgroup/cgroup_scope.h"
 #include "cgroupfs.h"
-#include "probe.h"
+#include "cli/probe.h"
 #include "seam.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 #define MiB (1ULL << 20)
 

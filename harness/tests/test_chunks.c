@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "internal.h"
-#include "rng.h"
-#include "suites.h"
-#include "unequal_table.h"
+#include "base/rng.h"
+#include "tests/suites.h"
+#include "workload/unequal_table.h"
 
 static struct resid_region *fake(uint64_t region, uint64_t chunk,
 				 uint64_t backing)

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign.h"
-#include "cli.h"
-#include "suites.h"
+#include "campaign/campaign.h"
+#include "base/cli.h"
+#include "tests/suites.h"
 
 /* What a walk met, in order: "name=value " per option or operand. */
 struct rec {

@@ -10,7 +10,7 @@
 
 #include "resid_harness.h"
 #include "seam.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 static struct resid_seam fake;
 static struct resid_harness knobs;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "conformance/conformance.h"
-#include "probe.h"
-#include "suites.h"
+#include "cli/probe.h"
+#include "tests/suites.h"
 
 static struct conf_run sim[64], lx[64];
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coverage.h"
-#include "explore.h"
-#include "suites.h"
+#include "base/coverage.h"
+#include "sim/explore.h"
+#include "tests/suites.h"
 
 /* T-7 on the simulated kernel fails half its backing reads: the read
  * retry probe fires, counted once per schedule that hit it. */

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "fault.h"
-#include "scenario.h"
-#include "suites.h"
+#include "base/cli.h"
+#include "base/clock.h"
+#include "fault/fault.h"
+#include "scenarios/scenario.h"
+#include "tests/suites.h"
 
 #define NOW 123456789ull /* the stub's clock */
 #define ENV "RESIDCTL_FAULTS"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bench/gguf.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 /* FNV-1a 64 of the tiny preset at seed 1 (q8_0), as first written; a
  * change to the writer that changes a byte changes it. */

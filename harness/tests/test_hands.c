@@ -9,9 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
+#include "cgroup/cgroup_scope.h"
 #include "resid_harness.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 #define CHUNK (1u << 20)
 #define CHUNKS 4

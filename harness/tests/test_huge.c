@@ -11,8 +11,8 @@
 
 #include "resid_harness.h"
 #include "seam.h"
-#include "sim.h"
-#include "suites.h"
+#include "sim/sim.h"
+#include "tests/suites.h"
 
 #define PAGE RESID_PAGE
 

@@ -2,7 +2,7 @@
 #include <CUnit/CUnit.h>
 
 #include "invariants.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 static int seen;
 

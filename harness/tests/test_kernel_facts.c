@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe.h"
+#include "cli/probe.h"
 #include "resid_harness.h"
 #include "seam.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 static struct resid_seam fake;
 static int nohuge_errno;

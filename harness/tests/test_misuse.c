@@ -15,19 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "contract.h"
-#include "fault.h"
-#include "read_check.h"
+#include "oracles/contract.h"
+#include "fault/fault.h"
+#include "workload/read_check.h"
 #include "resid_harness.h"
 #include "seam.h"
-#include "sim.h"
-#include "suites.h"
+#include "sim/sim.h"
+#include "tests/suites.h"
 
 #define MiB (1ull << 20)
 #define SEED 5
 #define BAD_CHUNK 2
 #define CHILD_SECONDS 60
+
+/* storms/cmd_storm.c: a command of tool/commands.def, which tool/main.c
+ * declares. */
+int cmd_storm(int argc, char **argv);
 
 /* ---- a seam that breaks one thing ---- */
 

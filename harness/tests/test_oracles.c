@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "invariants.h"
-#include "sim_oracle.h"
-#include "report.h"
+#include "sim/oracles/sim_oracle.h"
+#include "campaign/report.h"
 #include "resid_harness.h"
-#include "scenario.h"
-#include "sim.h"
-#include "suites.h"
-#include "registry.h"
+#include "scenarios/scenario.h"
+#include "sim/sim.h"
+#include "tests/suites.h"
+#include "sim/oracles/registry.h"
 
 static void every_oracle_named(void)
 {

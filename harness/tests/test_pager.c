@@ -10,12 +10,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cgroup_scope.h"
+#include "cgroup/cgroup_scope.h"
 #include "cgroupfs.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 static struct resid_seam bent;
 static struct cg_scope scope;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "policy.h"
-#include "suites.h"
+#include "tests/suites.h"
 
 #define MAXN 12         /* chunks in a random state */
 #define MAXLEN 30       /* declared cycle length */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "scenario.h"
-#include "suites.h"
+#include "campaign/report.h"
+#include "scenarios/scenario.h"
+#include "tests/suites.h"
 
 static void every_scenario_is_found_and_well_formed(void)
 {

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bugs.h"
-#include "explore.h"
-#include "fault.h"
+#include "fault/bugs.h"
+#include "sim/explore.h"
+#include "fault/fault.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
-#include "sim.h"
-#include "suites.h"
+#include "sim/sim.h"
+#include "tests/suites.h"
 
 #define PAGE RESID_PAGE
 #define CHUNK (16u << 10)

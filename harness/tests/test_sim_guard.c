@@ -19,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "explore.h"
-#include "scenario.h"
-#include "sim_gate.h"
-#include "sim.h"
-#include "suites.h"
-#include "workload.h"
+#include "base/clock.h"
+#include "sim/explore.h"
+#include "scenarios/scenario.h"
+#include "sim/sim_gate.h"
+#include "sim/sim.h"
+#include "tests/suites.h"
+#include "workload/workload.h"
 
 static volatile uintptr_t zero;
 

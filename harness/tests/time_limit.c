@@ -26,10 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "suites.h"
-#include "workload.h"
-#include "write_all.h"
+#include "base/clock.h"
+#include "tests/suites.h"
+#include "workload/workload.h"
+#include "base/write_all.h"
 
 #define MAX_TESTS 1024
 /* Tests past their limits after which the run stops: a pager that hangs

@@ -1,4 +1,4 @@
-#include "budget_share.h"
+#include "workload/budget_share.h"
 #include "resid.h"
 
 uint64_t budget_share(uint64_t region_len, double share, uint64_t floor)

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "content_file.h"
+#include "proc/child.h"
+#include "workload/content_file.h"
 #include "resid_harness.h"
-#include "rng.h"
+#include "base/rng.h"
 
 #define PIECE (1u << 20)
 

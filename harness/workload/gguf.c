@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "layout.h"
+#include "workload/layout.h"
 
 #define MAX_STRING (1u << 20) /* a key, a name or a metadata string */
 #define MAX_TENSORS (1u << 20)

@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "huge_leg.h"
+#include "proc/child.h"
+#include "workload/huge_leg.h"
 
 #define OPTIONS "huge=always,mode=0700,size=2g"
 

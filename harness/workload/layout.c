@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err_line.h"
-#include "layout.h"
+#include "base/err_line.h"
+#include "workload/layout.h"
 
 
 void layout_free(struct layout *l)

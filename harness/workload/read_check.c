@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "read_check.h"
+#include "workload/read_check.h"
 #include "resid_harness.h"
 
 #define PIECE (64u << 10)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read_order.h"
+#include "workload/read_order.h"
 
 int64_t read_order_block(const char *name)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "layout.h"
+#include "workload/layout.h"
 
 struct read_order {
 	const char *source;   /* "gguf", "safetensors", "table", "equal" */

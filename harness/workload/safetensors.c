@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "layout.h"
+#include "workload/layout.h"
 
 #define MAX_HEADER (100u << 20)
 #define MAX_NAME 512

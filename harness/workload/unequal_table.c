@@ -1,5 +1,5 @@
-#include "rng.h"
-#include "unequal_table.h"
+#include "base/rng.h"
+#include "workload/unequal_table.h"
 
 uint32_t unequal_table(uint64_t region_len, uint64_t min_len,
 		       uint64_t max_len, uint64_t *rng,

@@ -5,12 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "content_file.h"
-#include "huge_leg.h"
-#include "oracle.h"
-#include "read_check.h"
-#include "unequal_table.h"
-#include "workload.h"
+#include "workload/content_file.h"
+#include "workload/huge_leg.h"
+#include "oracles/oracle.h"
+#include "workload/read_check.h"
+#include "workload/unequal_table.h"
+#include "workload/workload.h"
 
 #define MAX_TABLE 4096
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "resid_harness.h"
-#include "row.h"
+#include "base/row.h"
 
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 

@@ -4,8 +4,8 @@
  * offset, so a hole, a stale chunk or a chunk in the wrong slot shows. */
 #include <inttypes.h>
 
-#include "sim_oracle.h"
-#include "read_check.h"
+#include "sim/oracles/sim_oracle.h"
+#include "workload/read_check.h"
 
 uint64_t oracle_content(struct sim *s, const uint8_t *buf, uint64_t off,
 			uint64_t len, uint64_t seed, uint32_t chunk,

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_oracle.h"
-#include "sim_internal.h"
-#include "symbol.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
+#include "sim/symbol.h"
 
 static const char *what(const struct sim_crash *c, const struct sim_thread *t)
 {

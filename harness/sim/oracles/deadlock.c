@@ -1,8 +1,8 @@
 /* Deadlock: a cycle in the wait-for graph of locks (and joins). Each
  * thread waiting for a held lock points at its owner, a joiner at the
  * thread it joins; the cycle found is printed hold by hold. */
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 /* The thread t's wait-for edge leads to, or NULL. */
 static struct sim_thread *waits_for(struct sim *s, struct sim_thread *t)

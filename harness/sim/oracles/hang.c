@@ -1,8 +1,8 @@
 /* Hang: idle past idle_limit_ns with no fault, condition or lock to blame:
  * the threads left wait only on timers or joins, a livelock in virtual
  * time. Asked last, after every oracle that can name a culprit. */
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 static int explain(struct sim *s)
 {

@@ -6,8 +6,8 @@
  * the faults (kernel.c). */
 #include <stdio.h>
 
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 void oracle_livelock(struct sim *s, const struct sim_thread *t)
 {

@@ -1,8 +1,8 @@
 /* Lost wakeup (I-13): a thread asleep on a fault when nothing else can
  * run: nobody is fetching its chunk, so nothing will CONTINUE or WAKE its
  * page, whether its message is still unread or was read and dropped. */
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 static int explain(struct sim *s)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "registry.h"
+#include "sim/oracles/registry.h"
 
 static void classify(const char *why, char *buf, size_t n)
 {

@@ -1,7 +1,7 @@
 /* No signal: a thread waiting on a condition variable that no runnable
  * thread, and no timer, will ever signal. */
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 static int explain(struct sim *s)
 {

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_oracle.h"
-#include "sim_internal.h"
+#include "sim/oracles/sim_oracle.h"
+#include "sim/sim_internal.h"
 
 void oracle_appendf(char *buf, size_t n, const char *fmt, ...)
 {

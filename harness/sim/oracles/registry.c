@@ -1,7 +1,7 @@
 /* The oracle registry (oracles.def) as a table. */
 #include <stdio.h>
 
-#include "registry.h"
+#include "sim/oracles/registry.h"
 
 /* Every controlled thread exited and no check said no. */
 static const struct oracle pass_oracle = { .name = "pass" };
@@ -9,7 +9,7 @@ static const struct oracle pass_oracle = { .name = "pass" };
 const struct oracle *const oracles[] = {
 	&pass_oracle,
 #define ORACLE(e, x) &x##_oracle,
-#include "oracles.def"
+#include "sim/oracles/oracles.def"
 #undef ORACLE
 };
 const int noracles = sizeof(oracles) / sizeof(oracles[0]);

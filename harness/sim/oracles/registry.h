@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "row.h"
+#include "base/row.h"
 
 struct sim;
 
@@ -27,7 +27,7 @@ struct oracle {
 };
 
 #define ORACLE(e, x) extern const struct oracle x##_oracle;
-#include "oracles.def"
+#include "sim/oracles/oracles.def"
 #undef ORACLE
 
 /* Indexed by enum sim_verdict; the entry for SIM_PASS has only a name. */

@@ -3,7 +3,7 @@
  * kernel's own count, not only the pager's. */
 #include <inttypes.h>
 
-#include "sim_oracle.h"
+#include "sim/oracles/sim_oracle.h"
 
 static void sim_say(void *s, const char *line)
 {

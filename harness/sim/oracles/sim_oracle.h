@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "oracle.h"
-#include "registry.h"
+#include "oracles/oracle.h"
+#include "sim/oracles/registry.h"
 #include "resid.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 struct sim_thread;
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explore.h"
-#include "sim_internal.h"
-#include "strategy.h"
+#include "sim/explore.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 static struct sim_thread *pick(struct sim *s, unsigned n)
 {

@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "explore.h"
-#include "rng.h"
-#include "sim_internal.h"
-#include "strategy.h"
+#include "sim/explore.h"
+#include "base/rng.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 /* Initial priorities lie above every change point's (1..d-1). */
 #define PCT_BASE (1ull << 32)

@@ -1,7 +1,7 @@
 /* Random walk: a uniformly random runnable thread at every step. */
-#include "rng.h"
-#include "sim_internal.h"
-#include "strategy.h"
+#include "base/rng.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 static struct sim_thread *pick(struct sim *s, unsigned n)
 {

@@ -2,8 +2,8 @@
  * past the record's end, or when it is not, the run's own strategy
  * decides. That strategy picks at every step all the same, so its draws
  * stay in step with the run that made the record. */
-#include "sim_internal.h"
-#include "strategy.h"
+#include "sim/sim_internal.h"
+#include "sim/strategy.h"
 
 static int start(struct sim *s)
 {
