@@ -35,9 +35,10 @@ HEAP_RENAME = $(if $(findstring pager/,$<),objcopy $(foreach f,$(HEAP_SYMS),--re
 ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
 # (A file at harness/'s top level still builds; ci/rooms.sh asks for its room.)
-# T-8's EIO shim is a library of its own, never linked into the tool.
-EIO_SRC := harness/run/eio_shim.c
-HARNESS_SRC := $(filter-out harness/tests/% $(ACCESS_SRC) $(EIO_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c))
+# T-8's EIO shim is a library of its own beside the engine it fails,
+# never linked into the tool.
+EIO_SRC := engine/eio_shim.c
+HARNESS_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c))
 STORM_SRC := $(wildcard storms/*.c)
 TOOL_SRC := $(HARNESS_SRC) $(STORM_SRC) $(wildcard tool/*.c)
 TEST_SRC := $(wildcard harness/tests/*.c)
@@ -182,7 +183,7 @@ $(B)/libresid-preload.so: $(B)/pic/libresid-core.o $(PRELOAD_SRC:%.c=$(B)/pic/%.
 	$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,defs -Wl,--version-script=pager/preload/preload.map \
 		-o $@ $(B)/pic/libresid-core.o $(PRELOAD_SRC:%.c=$(B)/pic/%.o) -ldl $(LIBS)
 
-# T-8's test shim (harness/run/eio_shim.c): pread fails with EIO on a byte
+# T-8's test shim (engine/eio_shim.c): pread fails with EIO on a byte
 # range of one file. A test artifact beside residctl, never installed.
 $(B)/libresid-eio.so: $(EIO_SRC)
 	$(CC) $(WARN) $(CFLAGS) -D_GNU_SOURCE -shared -fPIC -Wl,-z,defs -o $@ $< -ldl

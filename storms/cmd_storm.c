@@ -14,17 +14,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "campaign/campaign.h"
-#include "proc/child.h"
 #include "base/cli.h"
 #include "base/clock.h"
 #include "base/coverage.h"
+#include "base/rng.h"
+#include "campaign/campaign.h"
+#include "cli/probe.h"
 #include "fault/bugs.h"
 #include "fault/fault.h"
-#include "workload/content_file.h"
-#include "cli/probe.h"
-#include "base/rng.h"
+#include "proc/child.h"
 #include "storm.h"
+#include "workload/content_file.h"
 
 #define MAX_ROUNDS 100000
 

@@ -3,8 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hands.h"
 #include "base/rng.h"
+#include "hands.h"
 
 #ifndef MADV_COLD
 #define MADV_COLD 20

@@ -14,18 +14,18 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "workload/huge_leg.h"
-#include "workload/budget_share.h"
-#include "cgroup/cgroup_scope.h"
-#include "proc/child.h"
-#include "workload/content_file.h"
-#include "oracles/contract.h"
 #include "base/coverage.h"
-#include "oracles/oracle.h"
-#include "workload/read_check.h"
 #include "base/rng.h"
-#include "storm.h"
+#include "cgroup/cgroup_scope.h"
+#include "oracles/contract.h"
+#include "oracles/oracle.h"
+#include "proc/child.h"
 #include "proc/thread_dump.h"
+#include "storm.h"
+#include "workload/budget_share.h"
+#include "workload/content_file.h"
+#include "workload/huge_leg.h"
+#include "workload/read_check.h"
 #include "workload/unequal_table.h"
 
 #define MAX_THREADS 64

@@ -6,10 +6,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "workload/content_file.h"
 #include "fault/fault.h"
-#include "workload/huge_leg.h"
 #include "storm_scenario.h"
+#include "workload/content_file.h"
+#include "workload/huge_leg.h"
 
 void storm_scenario_config(const struct run_opts *o, uint64_t salt,
 			   struct storm_config *c)

@@ -4,12 +4,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault/bugs.h"
-#include "cgroup/cgroup_scope.h"
-#include "cgroup/cgroup_stale.h"
-#include "proc/child.h"
 #include "base/commands.h"
 #include "base/coverage.h"
+#include "cgroup/cgroup_scope.h"
+#include "cgroup/cgroup_stale.h"
+#include "fault/bugs.h"
+#include "proc/child.h"
 #include "proc/watchdog.h"
 
 #define COMMAND(name, what) int cmd_##name(int argc, char **argv);

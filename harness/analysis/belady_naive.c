@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "analysis/belady_naive.h"
-#include "resid.h"
 #include "base/rng.h"
+#include "resid.h"
 
 static uint64_t next_use(const struct trace *t, uint64_t i, uint32_t c)
 {

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "analysis/belady.h"
-#include "base/cli.h"
 #include "analysis/trace.h"
+#include "base/cli.h"
 
 static const char about[] =
 	"  Over a reference trace the workload wrote (format: harness/analysis/trace.h),\n"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/trace.h"
 #include "base/err_line.h"
 #include "resid.h"
-#include "analysis/trace.h"
 
 #define MAGIC "residctl-trace"
 #define HEADER "'residctl-trace 1 reference' or 'residctl-trace 1 fault'"

@@ -12,11 +12,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bench/arms.h"
 #include "analysis/belady.h"
 #include "base/clock.h"
-#include "workload/huge_leg.h"
+#include "bench/arms.h"
 #include "invariants.h"
+#include "workload/huge_leg.h"
 
 static uint64_t violations;
 

@@ -12,8 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bench/arms.h"
 #include "base/cli.h"
+#include "bench/arms.h"
 #include "workload/huge_leg.h"
 
 static const char about[] =

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "bench/bench.h"
-#include "workload/budget_share.h"
 #include "bench/decode.h"
 #include "bench/device.h"
+#include "workload/budget_share.h"
 
 #define MAX_RATIOS 16
 #define PAGER_SLACK (64 * MiB) /* pager arms: the pager's budget binds */

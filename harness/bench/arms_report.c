@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/arms.h"
 #include "analysis/belady.h"
+#include "bench/arms.h"
 
 /* The columns every row starts and ends with. */
 static void row_head(FILE *f, const struct arms_opts *o, double ratio,

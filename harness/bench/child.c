@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/write_all.h"
 #include "bench/bench.h"
 #include "cgroup/cgroup_scope.h"
 #include "proc/child.h"
-#include "base/write_all.h"
 
 struct header {
 	int rc;

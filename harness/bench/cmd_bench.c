@@ -4,9 +4,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/bench.h"
 #include "base/cli.h"
 #include "base/commands.h"
+#include "bench/bench.h"
 
 static const struct command benches[] = {
 	{ "arms", bench_arms, "disk bytes of mmap (A), the pager's arms, OPT" },

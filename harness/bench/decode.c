@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/decode.h"
 #include "base/rng.h"
+#include "bench/decode.h"
 
 float decode_weight(uint64_t index, uint64_t seed)
 {

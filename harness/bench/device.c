@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "proc/child.h"
 #include "bench/device.h"
+#include "proc/child.h"
 
 #define DEVICE_BUFFERS (1024 * MiB)
 

@@ -14,9 +14,9 @@
 
 #include "base/clock.h"
 #include "bench/fetch.h"
-#include "workload/huge_leg.h"
 #include "invariants.h"
 #include "seam.h"
+#include "workload/huge_leg.h"
 
 /* The application thread on the first CPU it may use, every other thread
  * (the pager's) on the rest: otherwise a faulter woken by CONTINUE can take

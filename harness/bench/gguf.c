@@ -32,10 +32,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
 #include "base/cli.h"
-#include "bench/gguf.h"
 #include "base/rng.h"
+#include "bench/bench.h"
+#include "bench/gguf.h"
 
 #define ALIGN 32
 #define NAME 64

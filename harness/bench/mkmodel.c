@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
 #include "base/cli.h"
+#include "bench/bench.h"
 #include "bench/decode.h"
 #include "bench/mkmodel.h"
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/bench.h"
 #include "base/clock.h"
+#include "bench/bench.h"
 #include "bench/decode.h"
 
 #define MAX_THREADS 64

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/proc_stat.h"
 #include "cgroup/cgroup_procs.h"
 #include "cgroup/cgroup_stale.h"
 #include "cgroupfs.h"
-#include "base/proc_stat.h"
 #include "seam.h"
 
 /* The boot time has a one-second grain and the wall clock may have been

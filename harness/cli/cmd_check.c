@@ -8,17 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fault/bugs.h"
-#include "campaign/campaign.h"
-#include "cgroup/cgroup_scope.h"
 #include "base/cli.h"
 #include "base/clock.h"
-#include "workload/content_file.h"
-#include "fault/fault.h"
-#include "cli/probe.h"
+#include "campaign/campaign.h"
 #include "campaign/report.h"
+#include "cgroup/cgroup_scope.h"
+#include "cli/probe.h"
+#include "fault/bugs.h"
+#include "fault/fault.h"
 #include "scenarios/scenario_child.h"
 #include "sim/sim_gate.h"
+#include "workload/content_file.h"
 #include "workload/workload.h"
 
 #define SCOPE_LIMIT (512ull << 20)

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault/bugs.h"
 #include "base/cli.h"
 #include "base/clock.h"
+#include "campaign/report.h"
+#include "fault/bugs.h"
 #include "sim/explore.h"
 #include "sim/explore_report.h"
-#include "campaign/report.h"
 #include "workload/workload.h"
 
 static const char about[] =

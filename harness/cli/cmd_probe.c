@@ -5,8 +5,8 @@
 
 #include "base/cli.h"
 #include "cli/probe.h"
-#include "seam.h"
 #include "rev.h"
+#include "seam.h"
 
 static const char about[] =
 	"  Prints the kernel release, userfaultfd features and ioctls, the\n"

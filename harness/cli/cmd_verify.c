@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workload/budget_share.h"
 #include "base/cli.h"
+#include "resid_harness.h"
+#include "workload/budget_share.h"
 #include "workload/layout.h"
 #include "workload/read_check.h"
-#include "resid_harness.h"
 
 static const char about[] =
 	"  Reads the region through the pager, chunk by chunk in order, for\n"

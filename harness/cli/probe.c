@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup_scope.h"
-#include "workload/huge_leg.h"
 #include "cli/probe.h"
-#include "seam.h"
 #include "rev.h"
+#include "seam.h"
+#include "workload/huge_leg.h"
 
 /* The trial scope's limit: any valid one will do. */
 #define TRIAL_LIMIT (64ull << 20)

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "base/cli.h"
+#include "campaign/report.h"
 #include "conformance/conformance.h"
 #include "workload/huge_leg.h"
-#include "campaign/report.h"
 
 static const char about[] =
 	"  Runs each case of the conformance table (all when none is named): a\n"

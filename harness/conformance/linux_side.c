@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup_scope.h"
-#include "proc/child.h"
-#include "conformance/conformance.h"
-#include "workload/huge_leg.h"
 #include "cli/probe.h"
+#include "conformance/conformance.h"
+#include "proc/child.h"
+#include "workload/huge_leg.h"
 
 #define SCOPE_LIMIT (256ull << 20)
 #define SETTLE_POLLS 10000 /* 1 ms apart: a reader stuck elsewhere */

@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "conformance/conformance.h"
-#include "workload/huge_leg.h"
 #include "sim/sim.h"
+#include "workload/huge_leg.h"
 
 static void sim_read_a(struct conf_side *side, const uint8_t *addr,
 		       uint8_t *dst, uint64_t len)

@@ -8,9 +8,9 @@
 
 #include "base/cli.h"
 #include "base/err_line.h"
-#include "fault/fault.h"
 #include "base/rng.h"
-#include "scenarios/scenario.h"
+#include "base/row.h"
+#include "fault/fault.h"
 
 #define PREFIX "resid/"
 #define PREFIX_LEN (sizeof(PREFIX) - 1)

@@ -16,9 +16,9 @@
 #include <fiu.h>
 
 #include "base/clock.h"
+#include "base/rng.h"
 #include "fault/fault.h"
 #include "resid.h"
-#include "base/rng.h"
 
 /* Relaxed: a count must not order the pager's threads, or ThreadSanitizer
  * would miss the races the storms run it for. */

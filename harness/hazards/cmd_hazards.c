@@ -5,8 +5,8 @@
 #include <sys/utsname.h>
 
 #include "base/cli.h"
-#include "hazards/hazards.h"
 #include "campaign/report.h"
+#include "hazards/hazards.h"
 
 static const char about[] =
 	"  Runs small programs of userfaultfd and a memfd mapped twice, as the\n"

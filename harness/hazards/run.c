@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc/child.h"
-#include "hazards/hazards.h"
-#include "workload/huge_leg.h"
 #include "base/write_all.h"
+#include "hazards/hazards.h"
+#include "proc/child.h"
+#include "workload/huge_leg.h"
 
 const struct hazard hazards[] = {
 #define HAZARD(name, fn, arg, needs, limit, what, on618) \

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "resid.h"
 #include "base/row.h"
+#include "resid.h"
 
 struct resid_accounting;
 

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/child.h"
 #include "base/cli.h"
 #include "base/proc_stat.h"
+#include "proc/child.h"
 #include "proc/thread_dump.h"
 #include "proc/watchdog.h"
 

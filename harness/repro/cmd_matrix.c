@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/bugs.h"
-#include "campaign/campaign.h"
 #include "base/cli.h"
 #include "base/clock.h"
+#include "campaign/campaign.h"
 #include "campaign/report.h"
+#include "fault/bugs.h"
 #include "repro/repro_internal.h"
 
 #define MAX_SEEDS 1000

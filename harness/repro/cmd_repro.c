@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/bugs.h"
 #include "base/cli.h"
+#include "fault/bugs.h"
 #include "repro/repro.h"
 
 static const char about[] =

@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "fault/bugs.h"
 #include "proc/child.h"
-#include "base/clock.h"
 #include "repro/repro_internal.h"
 
 #define OUT_MAX (256u << 10)

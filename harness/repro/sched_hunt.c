@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/bugs.h"
 #include "base/clock.h"
-#include "sim/explore.h"
+#include "fault/bugs.h"
 #include "repro/repro_internal.h"
+#include "sim/explore.h"
 #include "sim/oracles/registry.h"
 
 #define DFS_CAP 4000

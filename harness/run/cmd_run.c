@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cli.h"
 #include "cgroup/cgroup_scope.h"
 #include "proc/child.h"
-#include "base/cli.h"
-#include "workload/read_order.h"
 #include "run/run_report.h"
 #include "seam.h"
+#include "workload/read_order.h"
 
 /* A tensor table's chunks are at most this share of the budget. */
 #define SPLIT_SHARE 4

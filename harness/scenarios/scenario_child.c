@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/child.h"
 #include "base/coverage.h"
-#include "workload/huge_leg.h"
+#include "proc/child.h"
 #include "scenarios/scenario_child.h"
+#include "workload/huge_leg.h"
 
 #define TICK_NS 100000000L
 

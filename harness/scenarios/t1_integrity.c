@@ -4,8 +4,8 @@
  * chunks, and both. */
 #include <inttypes.h>
 
-#include "workload/budget_share.h"
 #include "scenarios/scenario.h"
+#include "workload/budget_share.h"
 #include "workload/workload.h"
 
 #define MiB (1024ull * 1024)

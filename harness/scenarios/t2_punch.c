@@ -3,8 +3,8 @@
  * from a real file, whose second chunk ends unaligned. */
 #include <inttypes.h>
 
-#include "workload/huge_leg.h"
 #include "scenarios/scenario.h"
+#include "workload/huge_leg.h"
 #include "workload/workload.h"
 
 #define CHUNK (1024ull * 1024)

@@ -10,10 +10,10 @@
 
 #include "analysis/belady.h"
 #include "analysis/belady_naive.h"
-#include "resid.h"
-#include "base/rng.h"
-#include "scenarios/scenario.h"
 #include "analysis/trace.h"
+#include "base/rng.h"
+#include "resid.h"
+#include "scenarios/scenario.h"
 
 /* Counts a mismatch; the first one is the failure reason. */
 __attribute__((format(printf, 3, 4)))

@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/child.h"
 #include "base/clock.h"
-#include "workload/huge_leg.h"
+#include "proc/child.h"
 #include "scenarios/scenario.h"
+#include "workload/huge_leg.h"
 #include "workload/workload.h"
 
 #define TOKENS "8"

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/bugs.h"
 #include "base/clock.h"
-#include "sim/explore.h"
 #include "base/rng.h"
+#include "fault/bugs.h"
+#include "sim/explore.h"
 #include "workload/workload.h"
 
 

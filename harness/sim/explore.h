@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "campaign/campaign.h"
 #include "base/coverage.h"
+#include "campaign/campaign.h"
 #include "sim/program.h"
 
 /* One reproducible run: everything a replay line carries. */

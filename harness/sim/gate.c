@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/bugs.h"
 #include "base/clock.h"
+#include "fault/bugs.h"
 #include "sim/explore.h"
 #include "sim/explore_report.h"
 #include "sim/sim_gate.h"

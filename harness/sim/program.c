@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "oracles/contract.h"
 #include "sim/oracles/sim_oracle.h"
 #include "sim/program.h"
-#include "workload/read_check.h"
-#include "base/rng.h"
 #include "sim/selfrace.h"
+#include "workload/read_check.h"
 #include "workload/unequal_table.h"
 
 const struct scenario *simprog_find(const char *id)

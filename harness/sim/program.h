@@ -8,8 +8,8 @@
 
 #include "code_probe.h"
 #include "fault/fault.h"
-#include "resid_harness.h"
 #include "resid.h"
+#include "resid_harness.h"
 #include "scenarios/scenario.h"
 #include "sim/sim.h"
 

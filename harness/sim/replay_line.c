@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fault/bugs.h"
-#include "sim/explore.h"
 #include "rev.h"
+#include "sim/explore.h"
 
 int parse_strategy(const char *s, enum sim_strategy *st, unsigned *depth)
 {

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/oracles/sim_oracle.h"
 #include "base/rng.h"
+#include "sim/oracles/registry.h"
+#include "sim/oracles/sim_oracle.h"
 #include "sim/sim_internal.h"
 #include "sim/strategy.h"
-#include "sim/oracles/registry.h"
 
 #define DEFAULT_MAX_STEPS 1000000ull
 #define DEFAULT_CPU_MS 20000ull

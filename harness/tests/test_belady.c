@@ -9,9 +9,9 @@
 
 #include "analysis/belady.h"
 #include "analysis/belady_naive.h"
+#include "analysis/trace.h"
 #include "resid.h"
 #include "tests/suites.h"
-#include "analysis/trace.h"
 
 #define PAGE RESID_PAGE
 

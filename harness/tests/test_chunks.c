@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "base/rng.h"
+#include "internal.h"
 #include "tests/suites.h"
 #include "workload/unequal_table.h"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign/campaign.h"
 #include "base/cli.h"
+#include "campaign/campaign.h"
 #include "tests/suites.h"
 
 /* What a walk met, in order: "name=value " per option or operand. */

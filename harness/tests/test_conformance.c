@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "conformance/conformance.h"
 #include "cli/probe.h"
+#include "conformance/conformance.h"
 #include "tests/suites.h"
 
 static struct conf_run sim[64], lx[64];

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workload/content_file.h"
-#include "workload/read_check.h"
 #include "resid_harness.h"
 #include "tests/suites.h"
+#include "workload/content_file.h"
+#include "workload/read_check.h"
 
 static void no_zero_word_and_offset_encoded(void)
 {

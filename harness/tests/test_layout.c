@@ -11,8 +11,8 @@
 #include "bench/bench.h"
 #include "bench/decode.h"
 #include "bench/mkmodel.h"
-#include "workload/layout.h"
 #include "tests/suites.h"
+#include "workload/layout.h"
 
 
 static char path[4096];

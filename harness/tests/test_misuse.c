@@ -15,13 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "oracles/contract.h"
 #include "fault/fault.h"
-#include "workload/read_check.h"
+#include "oracles/contract.h"
 #include "resid_harness.h"
 #include "seam.h"
 #include "sim/sim.h"
 #include "tests/suites.h"
+#include "workload/read_check.h"
 
 #define MiB (1ull << 20)
 #define SEED 5

@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "invariants.h"
-#include "sim/oracles/sim_oracle.h"
 #include "campaign/report.h"
+#include "invariants.h"
 #include "resid_harness.h"
 #include "scenarios/scenario.h"
+#include "sim/oracles/registry.h"
+#include "sim/oracles/sim_oracle.h"
 #include "sim/sim.h"
 #include "tests/suites.h"
-#include "sim/oracles/registry.h"
 
 static void every_oracle_named(void)
 {

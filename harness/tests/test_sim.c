@@ -12,11 +12,11 @@
 #include <sys/mman.h>
 
 #include "fault/bugs.h"
-#include "sim/explore.h"
 #include "fault/fault.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
+#include "sim/explore.h"
 #include "sim/sim.h"
 #include "tests/suites.h"
 

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "sim/explore.h"
 #include "scenarios/scenario.h"
-#include "sim/sim_gate.h"
+#include "sim/explore.h"
 #include "sim/sim.h"
+#include "sim/sim_gate.h"
 #include "tests/suites.h"
 #include "workload/workload.h"
 

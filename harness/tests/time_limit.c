@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/write_all.h"
 #include "tests/suites.h"
 #include "workload/workload.h"
-#include "base/write_all.h"
 
 #define MAX_TESTS 1024
 /* Tests past their limits after which the run stops: a pager that hangs

@@ -1,5 +1,5 @@
-#include "workload/budget_share.h"
 #include "resid.h"
+#include "workload/budget_share.h"
 
 uint64_t budget_share(uint64_t region_len, double share, uint64_t floor)
 {

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc/child.h"
-#include "workload/content_file.h"
-#include "resid_harness.h"
 #include "base/rng.h"
+#include "proc/child.h"
+#include "resid_harness.h"
+#include "workload/content_file.h"
 
 #define PIECE (1u << 20)
 

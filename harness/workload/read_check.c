@@ -1,8 +1,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "workload/read_check.h"
 #include "resid_harness.h"
+#include "workload/read_check.h"
 
 #define PIECE (64u << 10)
 

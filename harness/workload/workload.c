@@ -5,9 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "oracles/oracle.h"
 #include "workload/content_file.h"
 #include "workload/huge_leg.h"
-#include "oracles/oracle.h"
 #include "workload/read_check.h"
 #include "workload/unequal_table.h"
 #include "workload/workload.h"

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "resid_harness.h"
 #include "base/row.h"
+#include "resid_harness.h"
 
 enum profile { PROFILE_QUICK, PROFILE_FULL };
 

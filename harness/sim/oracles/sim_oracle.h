@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "oracles/oracle.h"
-#include "sim/oracles/registry.h"
 #include "resid.h"
+#include "sim/oracles/registry.h"
 #include "sim/sim.h"
 
 struct sim_thread;

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sim/explore.h"
 #include "base/rng.h"
+#include "sim/explore.h"
 #include "sim/sim_internal.h"
 #include "sim/strategy.h"
 
