@@ -27,6 +27,9 @@ stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit
 stage "extending the harness"; bash ci/extend.sh || fail "extending the harness"
 # harness/ links without storms/: the rooms depend one way.
 stage "rooms"; bash ci/rooms.sh || fail "rooms"
+# Each harness room includes only rooms on lower floors (harness/floors),
+# and the check fails on includes planted to break them.
+stage "floors"; { bash ci/borders.sh && bash ci/borders.sh --self-test; } || fail "floors"
 stage "memory headroom (cgroup v1)"; bash scripts/headroom.sh || fail "memory headroom"
 stage "bad input"; bash ci/bad-input.sh || fail "bad input"
 stage "real layouts"; bash ci/layout.sh || fail "real layouts"
