@@ -1,5 +1,5 @@
-/* The failure contract's oracle (design.md §9), apart from oracle.h so that a
- * real-kernel reader needs nothing of the simulation. */
+/* The failure contract's oracle (design.md §9), apart from oracle.h: it
+ * needs the fault room's counts, which the other oracles do not. */
 #ifndef HARNESS_CONTRACT_H
 #define HARNESS_CONTRACT_H
 
