@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -267,14 +268,12 @@ static int write_json(const char *path, const struct run *run,
 	return 0;
 }
 
-static struct run run; /* large: the seeds of every round */
-
 /* The storm as one row of a campaign report; its failed rounds were
  * added as they failed. */
 static int write_report(const char *path, struct campaign *c,
-			struct campaign_row *row)
+			struct campaign_row *row, const struct run *run)
 {
-	const struct totals *t = &run.t;
+	const struct totals *t = &run->t;
 
 	row_ran(row, t->rounds);
 	row_count(row, "rounds", t->rounds);
@@ -296,9 +295,9 @@ static int write_report(const char *path, struct campaign *c,
 	row_max(row, "worst_fetch_ns", t->worst_fetch_ns);
 	row_max(row, "worst_read_ns", t->worst_touch_ns);
 	for (int i = 0; i < FP_COUNT; i++)
-		if ((run.faults.on | run.faults.swarm) & 1u << i)
+		if ((run->faults.on | run->faults.swarm) & 1u << i)
 			row_count(row, fault_name(i), t->fired[i]);
-	return campaign_write(c, path, now_s() - run.start);
+	return campaign_write(c, path, now_s() - run->start);
 }
 
 /* What decides the rounds, for merge to compare shards by. */
@@ -327,6 +326,7 @@ struct storm_args {
 	struct campaign *camp;
 	struct campaign_row *row;
 	struct probe p;
+	struct run run; /* what the rounds did */
 };
 
 static int parse(struct storm_args *a, int argc, char **argv)
@@ -345,7 +345,7 @@ static int parse(struct storm_args *a, int argc, char **argv)
 		CLI_SEED(&a->seed, "the storm's seed (default: the time)"),
 		CLI_SHARD(&a->shard),
 		CLI_REPORT(&a->report),
-		CLI_FAULT(&run.faults, "inject a fault with a probability or "
+		CLI_FAULT(&a->run.faults, "inject a fault with a probability or "
 			  "on the Nth call (all=P: every point)"),
 		{ "no-swarm", CLI_UNFLAG, &a->swarm,
 		  .help = "inject only the --fault rules" },
@@ -419,11 +419,11 @@ static int settle(struct storm_args *a)
 	}
 	a->duration = a->rounds ? a->rounds * a->round :
 		a->duration ? a->duration : 60;
-	if (fault_plan_format(&run.faults, spec, sizeof(spec)) < 0)
+	if (fault_plan_format(&a->run.faults, spec, sizeof(spec)) < 0)
 		snprintf(spec, sizeof(spec), "...");
 	snprintf(a->specs, sizeof(a->specs), "%s%s%s", spec[0] ? " --fault " :
 		 "", spec, a->swarm ? "" : " --no-swarm");
-	run.faults.swarm = a->swarm ? FAULT_ALL : 0;
+	a->run.faults.swarm = a->swarm ? FAULT_ALL : 0;
 	if (a->chunk)
 		snprintf(a->round_opts, sizeof(a->round_opts), " --chunk %" PRIu64,
 			 a->chunk);
@@ -485,27 +485,28 @@ static void round_failed(const struct storm_args *a, uint64_t index,
 		 " --round %.0f --duration %.0f%s%s%s%s%s", c->seed, c->seconds,
 		 c->seconds + 1, a->round_opts, a->backing_opt, a->specs,
 		 bugs_enabled() ? " --bug " : "", bugs_enabled() ? bugs : "");
-	round_faults(&run, c->seed, drawn, sizeof(drawn));
+	round_faults(&a->run, c->seed, drawn, sizeof(drawn));
 	fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: %s\n  "
-		"faults: %s\n  rerun: %s\n", run.tty ? "\n" : "", index,
+		"faults: %s\n  rerun: %s\n", a->run.tty ? "\n" : "", index,
 		r->message, line, drawn[0] ? drawn : "none", rerun);
 	if (a->row)
 		row_finding(a->row, index, 1, r->message, rerun);
 }
 
 /* Every round; -1 after one line when a storm could not run. */
-static int rounds(const struct storm_args *a)
+static int rounds(struct storm_args *a)
 {
+	struct run *run = &a->run;
 	uint64_t rng = a->seed, index = 0;
 
 	/* With --rounds, every round's seed is drawn in order, so a shard's
 	 * round i has the seed it has in the whole storm. */
-	for (; !child_stop_signal() && run.t.rounds < MAX_ROUNDS &&
-	     (a->rounds ? index < a->rounds : now_s() - run.start <
+	for (; !child_stop_signal() && run->t.rounds < MAX_ROUNDS &&
+	     (a->rounds ? index < a->rounds : now_s() - run->start <
 	      (double)a->duration); index++) {
 		struct storm_config c;
 		struct storm_result r;
-		double left = (double)a->duration - (now_s() - run.start);
+		double left = (double)a->duration - (now_s() - run->start);
 		uint64_t rseed = a->only ? a->only : rng_next(&rng);
 
 		if (!shard_owns(&a->shard, index))
@@ -515,66 +516,83 @@ static int rounds(const struct storm_args *a)
 		c.huge_dir = a->huge_dir;
 		c.watchdog_seconds = (double)a->watchdog;
 		c.progress = progress;
-		c.progress_arg = &run;
-		c.faults = &run.faults;
+		c.progress_arg = run;
+		c.faults = &run->faults;
 		if (storm_run(&c, &r) < 0) {
 			fprintf(stderr, "residctl storm: %s\n", r.message);
 			return -1;
 		}
 		if (r.interrupted)
 			break;
-		add(&run.t, &r);
-		run.t.file_rounds += c.file_dir != NULL;
-		coverage_add_run(&run.t.cov, r.probes);
-		run.seeds[run.t.rounds] = c.seed;
+		add(&run->t, &r);
+		run->t.file_rounds += c.file_dir != NULL;
+		coverage_add_run(&run->t.cov, r.probes);
+		run->seeds[run->t.rounds] = c.seed;
 		if (!storm_passed(&r)) {
-			run.failed[run.t.rounds] = 1;
-			run.t.failed++;
+			run->failed[run->t.rounds] = 1;
+			run->t.failed++;
 			round_failed(a, index, &c, &r);
 		}
-		run.t.rounds++;
+		run->t.rounds++;
 		if (a->only)
 			break;
 	}
 	return 0;
 }
 
-int cmd_storm(int argc, char **argv)
+/* One storm on a, fresh for this call. */
+static int storm(struct storm_args *a, int argc, char **argv)
 {
-	static struct storm_args a;
-	int rc = parse(&a, argc, argv);
+	struct run *run = &a->run;
+	int rc = parse(a, argc, argv);
 
 	if (rc != CLI_RUN)
 		return rc;
-	if (settle(&a) < 0 || prepare(&a) < 0)
+	if (settle(a) < 0 || prepare(a) < 0)
 		return 2;
 	child_stop_softly(); /* Ctrl-C: the summary so far */
-	run.start = now_s();
-	run.duration = (double)a.duration;
-	run.tty = isatty(STDERR_FILENO);
+	run->start = now_s();
+	run->duration = (double)a->duration;
+	run->tty = isatty(STDERR_FILENO);
 	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
-	       " s\n", a.seed, a.duration, a.round);
-	if (shard_split(&a.shard))
+	       " s\n", a->seed, a->duration, a->round);
+	if (shard_split(&a->shard))
 		printf("storm: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
 		       " rounds: round i runs when i mod %" PRIu64 " = %" PRIu64
-		       "\n", a.shard.k, a.shard.n, a.rounds, a.shard.n,
-		       a.shard.k - 1);
+		       "\n", a->shard.k, a->shard.n, a->rounds, a->shard.n,
+		       a->shard.k - 1);
 	fflush(stdout);
-	rc = rounds(&a);
-	if (run.tty)
+	rc = rounds(a);
+	if (run->tty)
 		fputc('\n', stderr);
 	/* A killed round's file too. */
-	if ((a.dir[0] && content_dir_remove(a.dir) < 0) || rc < 0)
+	if ((a->dir[0] && content_dir_remove(a->dir) < 0) || rc < 0)
 		return 2;
-	summary(stdout, &run, &a.p);
-	if (a.json && write_json(a.json, &run, &a.p) < 0)
+	summary(stdout, run, &a->p);
+	if (a->json && write_json(a->json, run, &a->p) < 0)
 		return 2;
-	if (a.camp) {
-		int bad = write_report(a.report, a.camp, a.row);
+	if (a->camp) {
+		int bad = write_report(a->report, a->camp, a->row, run);
 
-		campaign_free(a.camp);
+		campaign_free(a->camp);
 		if (bad)
 			return 2;
 	}
-	return run.t.failed ? 1 : 0;
+	return run->t.failed ? 1 : 0;
+}
+
+int cmd_storm(int argc, char **argv)
+{
+	/* On the heap (the seeds of every round), per call: a second call
+	 * in one process starts from nothing of the first. */
+	struct storm_args *a = calloc(1, sizeof(*a));
+	int rc;
+
+	if (!a) {
+		fprintf(stderr, "residctl storm: out of memory\n");
+		return 2;
+	}
+	rc = storm(a, argc, argv);
+	free(a);
+	return rc;
 }
