@@ -45,6 +45,10 @@ expect2 "check --pages huge of a scenario with no huge leg" $R check T-4 --pages
 expect2 "T-4 has no file leg" $R check T-4 --backing file
 expect2 "check --sim reads no file" $R check --sim --backing file
 expect2 "check --sim T-8 (real kernel only)" $R check --sim T-8
+# Past the rows one check runs (CHECK_MAX_ROWS, 64): T-1 has 7 legs.
+expect2 "check past its row limit" $R check T-1 T-1 T-1 T-1 T-1 T-1 T-1 T-1 T-1 T-1
+# shellcheck disable=SC2046 # 65 operands
+expect2 "check past its row limit in scenarios" $R check $(printf 'T-4 %.0s' $(seq 65))
 expect2 "malformed RESIDCTL_TEST_EIO" env RESIDCTL_TEST_EIO=/etc/hostname:x:1 LD_PRELOAD="$PWD/build/libresid-eio.so" /bin/true
 expect2 "RESIDCTL_TEST_EIO on a missing file" env RESIDCTL_TEST_EIO=/nonexistent:0:1 LD_PRELOAD="$PWD/build/libresid-eio.so" /bin/true
 expect2 "unknown storm --backing" $R storm --backing disk

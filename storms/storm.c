@@ -444,60 +444,131 @@ static void configure(struct storm *s, struct resid_chunk_spec *table)
 					   max_chunk);
 }
 
+/* In the child: the round's region opened on a fault seam (its file
+ * written first on a file leg), SIGBUS caught, the stall watchdog
+ * started; a failure reports and exits. */
+static void open_round(struct storm *s, struct resid_chunk_spec *table,
+		       char *path, size_t pathn)
+{
+	const struct storm_config *c = s->c;
+	struct storm_result *out = s->out;
+	char err[RESID_ERRLEN];
+	pthread_t stall;
+
+	configure(s, table);
+	if (c->huge_mount && huge_leg_enter(c->huge_dir, out->message,
+					    sizeof(out->message)) < 0)
+		report(s);
+	/* Every storm runs on a fault seam, faults or not. */
+	s->fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL,
+			       NULL);
+	if (!s->fs) {
+		snprintf(out->message, sizeof(out->message), "out of memory "
+			 "for the fault seam");
+		report(s);
+	}
+	s->h.seam = fault_seam_ops(s->fs);
+	if (c->file_dir && make_file(s, path, pathn) < 0)
+		report(s);
+	oracle_invariants_to(&out->violations, say, s);
+	s->r = resid_open(&s->cfg, err);
+	if (c->file_dir && unlink(path) < 0)
+		note(s, "cannot remove %s: %s", path, strerror(errno));
+	if (s->r && c->file_dir)
+		out->direct = content_file_direct(s->r);
+	if (!s->r) {
+		snprintf(out->message, sizeof(out->message), "cannot open the "
+			 "region: %s", err);
+		report(s);
+	}
+	struct sigaction sa = { .sa_handler = on_sigbus };
+
+	if (sigemptyset(&sa.sa_mask) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
+		snprintf(out->message, sizeof(out->message), "cannot catch "
+			 "SIGBUS: %s", strerror(errno));
+		report(s);
+	}
+	if (pthread_create(&stall, NULL, stall_watchdog, s)) {
+		snprintf(out->message, sizeof(out->message), "cannot start the "
+			 "stall watchdog");
+		report(s);
+	}
+}
+
+/* The readers and, when drawn, the hands thread, run to the deadline
+ * and joined; each join is a step the stall watchdog sees. */
+static void run_threads(struct storm *s)
+{
+	const struct storm_config *c = s->c;
+	struct reader rd[MAX_THREADS];
+	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
+	uint32_t started = 0;
+
+	for (; started < threads; started++) {
+		rd[started] = (struct reader){ .s = s, .id = started };
+		if (pthread_create(&rd[started].th, NULL, reader_main,
+				   &rd[started])) {
+			note(s, "cannot start reader %u", started);
+			break;
+		}
+	}
+	pthread_t hands;
+	int handing = c->hands && !pthread_create(&hands, NULL, hands_main, s);
+
+	if (c->hands && !handing)
+		note(s, "cannot start the hands thread");
+	for (uint32_t i = 0; i < started; i++) {
+		pthread_join(rd[i].th, NULL);
+		__atomic_add_fetch(&s->steps, 1, __ATOMIC_RELAXED);
+	}
+	if (handing) {
+		pthread_join(hands, NULL);
+		__atomic_add_fetch(&s->steps, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* After the threads: the region quiescent, its counters, and the rules
+ * that hold for the whole round. */
+static void judge(struct storm *s)
+{
+	const struct storm_config *c = s->c;
+	struct storm_result *out = s->out;
+
+	resid_check_quiescent(s->r);
+	resid_get_stats(s->r, &out->stats);
+	/* The rule holds for the whole round: an error not injected after a
+	 * refused read makes that refusal a bug too. */
+	fault_seam_fired_all(s->fs, out->fired);
+	if (out->refused_reads && !oracle_errors_injected(&out->stats,
+							  out->fired))
+		note(s, "%" PRIu64 " reads refused by SIGBUS, and not every "
+		     "error of the round was injected (io %" PRIu64 ", continue %"
+		     PRIu64 ", eagain %" PRIu64 ")", out->refused_reads,
+		     out->stats.io_errors, out->stats.continue_errors,
+		     out->stats.continue_eagain);
+	huge_proof(s);
+	/* No fetch outlives the default watchdog time-out in a healthy round:
+	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
+	 * drawn with a 1 ms time-out reset on purpose (its code probe). */
+	if (out->stats.watchdog_resets && !c->fetching_timeout_ms)
+		note(s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
+		     "FETCHING, unlocked, past the %u ms time-out",
+		     out->stats.watchdog_resets, s->cfg.fetching_timeout_ms);
+}
+
 /* In the child: the storm itself. Writes the result to fd and exits. */
 static void child(const struct storm_config *c, int fd)
 {
 	static struct resid_chunk_spec table[MAX_TABLE];
 	static char path[4200];
 	struct storm_result out;
-	struct reader rd[MAX_THREADS];
 	uint64_t mark[CP_COUNT]; /* the parent's counts, copied by fork */
 	struct storm s = { .c = c, .out = &out, .fd = fd, .mark = mark };
-	char err[RESID_ERRLEN];
-	uint32_t threads = c->threads < MAX_THREADS ? c->threads : MAX_THREADS;
-	uint32_t started = 0;
-	pthread_t stall;
 
 	coverage_mark(mark);
 	memset(&out, 0, sizeof(out));
 	pthread_mutex_init(&s.msg_lock, NULL);
-	configure(&s, table);
-	if (c->huge_mount && huge_leg_enter(c->huge_dir, out.message,
-					    sizeof(out.message)) < 0)
-		report(&s);
-	/* Every storm runs on a fault seam, faults or not. */
-	s.fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL, NULL);
-	if (!s.fs) {
-		snprintf(out.message, sizeof(out.message), "out of memory for "
-			 "the fault seam");
-		report(&s);
-	}
-	s.h.seam = fault_seam_ops(s.fs);
-	if (c->file_dir && make_file(&s, path, sizeof(path)) < 0)
-		report(&s);
-	oracle_invariants_to(&out.violations, say, &s);
-	s.r = resid_open(&s.cfg, err);
-	if (c->file_dir && unlink(path) < 0)
-		note(&s, "cannot remove %s: %s", path, strerror(errno));
-	if (s.r && c->file_dir)
-		out.direct = content_file_direct(s.r);
-	if (!s.r) {
-		snprintf(out.message, sizeof(out.message), "cannot open the "
-			 "region: %s", err);
-		report(&s);
-	}
-	struct sigaction sa = { .sa_handler = on_sigbus };
-
-	if (sigemptyset(&sa.sa_mask) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
-		snprintf(out.message, sizeof(out.message), "cannot catch "
-			 "SIGBUS: %s", strerror(errno));
-		report(&s);
-	}
-	if (pthread_create(&stall, NULL, stall_watchdog, &s)) {
-		snprintf(out.message, sizeof(out.message), "cannot start the "
-			 "stall watchdog");
-		report(&s);
-	}
+	open_round(&s, table, path, sizeof(path));
 	if (c->hands)
 		hands_prelude(&s);
 	uint64_t t0 = mono_ns();
@@ -505,46 +576,8 @@ static void child(const struct storm_config *c, int fd)
 	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
 	s.grace_end_ns = s.deadline_ns +
 		(uint64_t)(c->dedup_grace_seconds * 1e9);
-	for (; started < threads; started++) {
-		rd[started] = (struct reader){ .s = &s, .id = started };
-		if (pthread_create(&rd[started].th, NULL, reader_main,
-				   &rd[started])) {
-			note(&s, "cannot start reader %u", started);
-			break;
-		}
-	}
-	pthread_t hands;
-	int handing = c->hands && !pthread_create(&hands, NULL, hands_main, &s);
-
-	if (c->hands && !handing)
-		note(&s, "cannot start the hands thread");
-	for (uint32_t i = 0; i < started; i++) {
-		pthread_join(rd[i].th, NULL);
-		__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
-	}
-	if (handing) {
-		pthread_join(hands, NULL);
-		__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
-	}
-	resid_check_quiescent(s.r);
-	resid_get_stats(s.r, &out.stats);
-	/* The rule holds for the whole round: an error not injected after a
-	 * refused read makes that refusal a bug too. */
-	fault_seam_fired_all(s.fs, out.fired);
-	if (out.refused_reads && !oracle_errors_injected(&out.stats, out.fired))
-		note(&s, "%" PRIu64 " reads refused by SIGBUS, and not every "
-		     "error of the round was injected (io %" PRIu64 ", continue %"
-		     PRIu64 ", eagain %" PRIu64 ")", out.refused_reads,
-		     out.stats.io_errors, out.stats.continue_errors,
-		     out.stats.continue_eagain);
-	huge_proof(&s);
-	/* No fetch outlives the default watchdog time-out in a healthy round:
-	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
-	 * drawn with a 1 ms time-out reset on purpose (its code probe). */
-	if (out.stats.watchdog_resets && !c->fetching_timeout_ms)
-		note(&s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
-		     "FETCHING, unlocked, past the %u ms time-out",
-		     out.stats.watchdog_resets, s.cfg.fetching_timeout_ms);
+	run_threads(&s);
+	judge(&s);
 	__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
 	resid_close(s.r);
 	out.seconds = (double)(mono_ns() - t0) / 1e9;

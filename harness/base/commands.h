@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The rows (a scenario on one leg) one residctl check runs; past it the
+ * command refuses. The whole gate is about half of it. */
+#define CHECK_MAX_ROWS 64
+
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);

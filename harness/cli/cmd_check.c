@@ -3,13 +3,16 @@
  * scenario fails. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/cli.h"
 #include "base/clock.h"
+#include "base/commands.h"
 #include "campaign/campaign.h"
 #include "campaign/report.h"
 #include "cgroup/cgroup_scope.h"
@@ -91,7 +94,8 @@ static int leg_kept(const struct leg_filter *f, unsigned leg)
 
 /* Appends s's legs (a mask) that f keeps: the synthetic one on equal
  * chunks, then each of its legs alone, then file and unequal together,
- * then the huge leg with each. */
+ * then the huge leg with each. Returns the count of rows asked for, which
+ * past CHECK_MAX_ROWS is more than rows holds. */
 static int add_rows(const struct scenario *s, unsigned legs,
 		    const struct leg_filter *f, struct row *rows, int n)
 {
@@ -99,9 +103,12 @@ static int add_rows(const struct scenario *s, unsigned legs,
 		LEG_FILE | LEG_UNEQUAL, LEG_HUGE, LEG_HUGE | LEG_FILE,
 		LEG_HUGE | LEG_UNEQUAL };
 
-	for (int i = 0; i < 7 && n < 64; i++)
-		if ((order[i] & legs) == order[i] && leg_kept(f, order[i]))
-			rows[n++] = (struct row){ s, order[i] };
+	for (int i = 0; i < 7; i++)
+		if ((order[i] & legs) == order[i] && leg_kept(f, order[i])) {
+			if (n < CHECK_MAX_ROWS)
+				rows[n] = (struct row){ s, order[i] };
+			n++;
+		}
 	return n;
 }
 
@@ -243,10 +250,10 @@ struct check {
 	uint64_t schedules, failures_per_row, seconds;
 	int sim, profile, n, named, nrows, files, huge;
 	int swarm; /* --swarm 1, --no-swarm 0; -1: on with --sim */
-	const struct scenario *chosen[64];
-	struct row rows[64];
-	struct scen_result res[64];
-	struct fault_plan user, fitted[64];
+	const struct scenario *chosen[CHECK_MAX_ROWS];
+	struct row rows[CHECK_MAX_ROWS];
+	struct scen_result res[CHECK_MAX_ROWS];
+	struct fault_plan user, fitted[CHECK_MAX_ROWS];
 	struct probe p;
 	char manifest[2048], dir[4096], huge_dir[4200];
 };
@@ -265,8 +272,10 @@ static int choose(void *dst, const char *where, const char *v, char *err,
 	else if (!s->run)
 		snprintf(err, n, "%s runs only on the simulated kernel; use "
 			 "residctl explore %s", s->id, s->id);
-	else if (k->n < 64)
-		k->chosen[k->n++] = s;
+	else if (k->n < CHECK_MAX_ROWS)
+		k->chosen[k->n] = s;
+	/* Counted past the limit, for make_rows's refusal. */
+	k->n += s && s->run;
 	return s && s->run ? 0 : -1;
 }
 
@@ -319,7 +328,7 @@ static int parse(struct check *k, int argc, char **argv)
 	};
 	const struct cli_spec spec = {
 		.cmd = "check", .synopsis = "[SCENARIO...]", .about = about,
-		.opts = opts, .operands = 64,
+		.opts = opts, .operands = INT_MAX,
 		.operand = { .type = CLI_CALL, .dst = k, .parse = choose },
 	};
 
@@ -336,6 +345,12 @@ static int make_rows(struct check *k)
 {
 	const struct leg_filter *f = &k->filter;
 
+	if (k->n > CHECK_MAX_ROWS) {
+		fprintf(stderr, "residctl check: %d scenarios named, more than "
+			"the %d rows one check runs; name fewer\n", k->n,
+			CHECK_MAX_ROWS);
+		return -1;
+	}
 	k->named = k->n > 0;
 	if (k->n == 0)
 		for (int i = 0; i < nscenarios; i++)
@@ -360,6 +375,13 @@ static int make_rows(struct check *k)
 		k->nrows = add_rows(k->chosen[i], k->sim ?
 				    sim_gate_legs(k->chosen[i]) :
 				    k->chosen[i]->legs, f, k->rows, k->nrows);
+	}
+	if (k->nrows > CHECK_MAX_ROWS) {
+		fprintf(stderr, "residctl check: %d rows (a scenario on a leg) "
+			"asked for, more than the %d one check runs; name fewer "
+			"scenarios or keep fewer legs (--backing, --chunks, "
+			"--pages)\n", k->nrows, CHECK_MAX_ROWS);
+		return -1;
 	}
 	if (!k->nrows) {
 		fprintf(stderr, "residctl check: no leg of the scenarios named "
@@ -560,18 +582,34 @@ static int report(struct check *k, double seconds)
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+/* One gate run on k, fresh for this call. */
+static int check_gate(struct check *k, int argc, char **argv)
 {
-	static struct check k;
-	int rc = parse(&k, argc, argv);
+	int rc = parse(k, argc, argv);
 	double t0;
 
 	if (rc != CLI_RUN)
 		return rc;
-	if (build(&k) < 0)
+	if (build(k) < 0)
 		return 2;
 	t0 = mono_now();
-	if (run_rows(&k) < 0)
+	if (run_rows(k) < 0)
 		return 2;
-	return report(&k, mono_now() - t0);
+	return report(k, mono_now() - t0);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	/* On the heap (its rows' results are large), per call: a second
+	 * call in one process starts from nothing of the first. */
+	struct check *k = calloc(1, sizeof(*k));
+	int rc;
+
+	if (!k) {
+		fprintf(stderr, "residctl check: out of memory\n");
+		return 2;
+	}
+	rc = check_gate(k, argc, argv);
+	free(k);
+	return rc;
 }

@@ -168,11 +168,81 @@ static int visit(void *arg, const struct replay *rp, struct sim_outcome *out)
 	return stop_before(c->o, c->r, c->r->schedules);
 }
 
+/* Random and PCT: schedule i runs with its own seed, k PCT's change
+ * points, and a progress line about once a second. */
+static void walk(const struct explore_opts *o, struct explore_result *r,
+		 struct hashset *seen, uint64_t k, double t0)
+{
+	double last = t0;
+
+	for (uint64_t i = 0; !stop_before(o, r, i); i++) {
+		if (!shard_owns(&o->shard, o->unit0 + i))
+			continue;
+		struct replay rp = { .p = o->p, .strategy = o->strategy,
+				     .depth = o->depth, .steps = k,
+				     .seed = seed_of(o->seed, i),
+				     .bugs = o->bugs, .ops = o->p->sim->ops,
+				     .unequal = o->unequal,
+				     .faults = *o->faults };
+		struct sim_outcome out;
+
+		replay_run(&rp, &out);
+		tally(o, r, seen, i, &rp, &out);
+		if (o->progress && mono_now() - last >= 1) {
+			last = mono_now();
+			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
+				"%" PRIu64 " failures, %zu interleavings   ",
+				o->p->id, i + 1, o->schedules, r->failures,
+				seen->n);
+		}
+	}
+}
+
+/* The failure kept, shrunk within its budget (and the campaign's
+ * deadline); announced when the budget stopped it. */
+static void shrink_failure(const struct explore_opts *o,
+			   struct explore_result *r)
+{
+	struct shrink_budget b = o->budget;
+
+	if (!b.seconds)
+		b.seconds = SHRINK_SECONDS;
+	if (!b.mb)
+		b.mb = SHRINK_MB;
+	if (!b.steps)
+		b.steps = SHRINK_STEPS;
+	if (o->deadline && o->deadline - mono_now() < b.seconds)
+		b.seconds = o->deadline > mono_now() ? o->deadline -
+			mono_now() : 1e-9;
+	replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
+	if (r->shrunk.stopped[0]) {
+		char head[160];
+
+		snprintf(head, sizeof(head), "shrinking stopped at its "
+			 "budget of %s after %u runs", r->shrunk.stopped,
+			 r->shrunk.runs);
+		announce(o, head, &r->fail, &r->outcome, "best so far");
+	}
+}
+
+/* Self-check: the failure's line replays to the same event log. */
+static void check_replay(struct explore_result *r)
+{
+	struct sim_outcome a, b;
+
+	replay_run(&r->fail, &a);
+	replay_run(&r->fail, &b);
+	r->replay_matches = a.log_hash == b.log_hash &&
+		a.log_hash == r->outcome.log_hash;
+	sim_outcome_free(&a);
+	sim_outcome_free(&b);
+}
+
 uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 {
 	struct explore_opts with = *opts, *o = &with;
 	struct hashset seen = { 0 };
-	double t0 = mono_now(), last = t0;
+	double t0 = mono_now();
 	char err[512];
 
 	memset(r, 0, sizeof(*r));
@@ -188,32 +258,12 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 	/* PCT's change points must fall within a run. */
 	uint64_t k = o->strategy == SIM_PCT ? pct_calibrate(o) : 0;
 
-	for (uint64_t i = 0; o->strategy != SIM_DFS && !stop_before(o, r, i);
-	     i++) {
-		if (!shard_owns(&o->shard, o->unit0 + i))
-			continue;
-		struct replay rp = { .p = o->p, .strategy = o->strategy,
-				     .depth = o->depth, .steps = k,
-				     .seed = seed_of(o->seed, i),
-				     .bugs = o->bugs, .ops = o->p->sim->ops,
-				     .unequal = o->unequal,
-				     .faults = *o->faults };
-		struct sim_outcome out;
-
-		replay_run(&rp, &out);
-		tally(o, r, &seen, i, &rp, &out);
-		if (o->progress && mono_now() - last >= 1) {
-			last = mono_now();
-			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
-				"%" PRIu64 " failures, %zu interleavings   ",
-				o->p->id, i + 1, o->schedules, r->failures,
-				seen.n);
-		}
-	}
 	if (o->strategy == SIM_DFS) {
 		struct campaign c = { o, r, &seen };
 
 		dfs_search(o, visit, &c);
+	} else {
+		walk(o, r, &seen, k, t0);
 	}
 	if (o->progress && mono_now() - t0 >= 1)
 		fputc('\n', stderr);
@@ -223,39 +273,10 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 		if (seen.v[j])
 			seen.v[r->distinct++] = seen.v[j];
 	r->hashes = seen.v;
-	if (r->fail.p && o->shrink) {
-		struct shrink_budget b = o->budget;
-
-		if (!b.seconds)
-			b.seconds = SHRINK_SECONDS;
-		if (!b.mb)
-			b.mb = SHRINK_MB;
-		if (!b.steps)
-			b.steps = SHRINK_STEPS;
-		if (o->deadline && o->deadline - mono_now() < b.seconds)
-			b.seconds = o->deadline > mono_now() ? o->deadline -
-				mono_now() : 1e-9;
-		replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
-		if (r->shrunk.stopped[0]) {
-			char head[160];
-
-			snprintf(head, sizeof(head), "shrinking stopped at its "
-				 "budget of %s after %u runs", r->shrunk.stopped,
-				 r->shrunk.runs);
-			announce(o, head, &r->fail, &r->outcome, "best so far");
-		}
-	}
-	if (r->fail.p) {
-		/* Self-check: the line replays to the same event log. */
-		struct sim_outcome a, b;
-
-		replay_run(&r->fail, &a);
-		replay_run(&r->fail, &b);
-		r->replay_matches = a.log_hash == b.log_hash &&
-			a.log_hash == r->outcome.log_hash;
-		sim_outcome_free(&a);
-		sim_outcome_free(&b);
-	}
+	if (r->fail.p && o->shrink)
+		shrink_failure(o, r);
+	if (r->fail.p)
+		check_replay(r);
 	r->seconds = mono_now() - t0;
 	return r->failures;
 }

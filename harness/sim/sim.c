@@ -1,6 +1,6 @@
 /* The simulation's public face (sim.h): create a run, start it, read what
  * happened. The pieces: coro.c (threads as coroutines), sched.c (steps),
- * sync.c (the seam's locks, conditions, threads and time), kernel.c (the
+ * sync.c (the seam's locks, conditions, threads and time), kernel_*.c (the
  * simulated kernel), strategies/ (who runs next), oracles/ (why a run
  * ended). */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Private to harness/sim/: the state of one simulation, shared by its
  * pieces: sim.c (the public face), coro.c (threads as coroutines), sched.c
- * (steps), sync.c (the seam's locks, conditions, threads, time), kernel.c
+ * (steps), sync.c (the seam's locks, conditions, threads, time), kernel_*.c
  * (memfd, mappings, uffd, files, sim_read), strategies/ and oracles/. */
 #ifndef HARNESS_SIM_INTERNAL_H
 #define HARNESS_SIM_INTERNAL_H
@@ -253,7 +253,7 @@ void sim_access_attach(struct sim *s) __attribute__((weak));
 void heap_attach(int on);
 size_t heap_release(void);
 
-/* kernel.c, for sim.c */
+/* kernel_memfd.c and kernel_pte.c, for sim.c */
 void kernel_destroy(struct sim *s);
 /* An address as an object of the log: memfd fd and offset in mapping A. */
 uint64_t kernel_a_obj(struct sim *s, uint64_t addr);

@@ -60,6 +60,8 @@ static const struct {
 	{ "sim", "pager passes 200 seeds (PCT d=3)", 20, 300 },
 	/* A 1 s storm round and its child's setup. */
 	{ "misuse", "real: storm passes its injected failed chunks", 20, 120 },
+	{ "commands", "real: storm twice: the second call's rounds are its "
+	  "own", 40, 240 },
 	/* 6 s plain, 215 s under TSan. */
 	{ "bugs", "bug 5 caught, replayed, gone when off", 60, 1200 },
 };
@@ -129,6 +131,7 @@ static void add_suites(void)
 	suite_huge();
 	suite_hands();
 	suite_gguf();
+	suite_commands();
 }
 
 static const char usage[] =

@@ -38,6 +38,7 @@ void suite_coverage(void); /* test_coverage.c */
 void suite_conformance(void); /* test_conformance.c */
 void suite_huge(void);     /* test_huge.c */
 void suite_hands(void);    /* test_hands.c */
+void suite_commands(void); /* test_commands.c */
 void suite_gguf(void);     /* test_gguf.c */
 
 /* time_limit.c: every registered test in a child of its own under the

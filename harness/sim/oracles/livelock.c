@@ -3,7 +3,7 @@
  * finding the page mapped, so it never reads it. Nothing in the run is
  * stuck for the quiescence oracles to see, and the step budget would say
  * only "no progress" a million steps later. The simulated kernel counts
- * the faults (kernel.c). */
+ * the faults (kernel_fault.c). */
 #include <stdio.h>
 
 #include "sim/oracles/sim_oracle.h"

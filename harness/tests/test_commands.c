@@ -1,0 +1,92 @@
+/* A command called twice in one process (as these tests and a long-lived
+ * caller do) starts from its own options: the second call's rows are its
+ * own, none left from the first. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/commands.h"
+#include "tests/suites.h"
+
+/* The commands under test (tool/main.c declares the whole table). */
+int cmd_check(int argc, char **argv);
+int cmd_storm(int argc, char **argv);
+
+/* The JSON a command wrote to path, NUL-terminated in buf; the file is
+ * removed. */
+static void take_json(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	buf[0] = '\0';
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void check_twice(void)
+{
+	char json[64], buf[65536];
+	char *first[] = { "check", "--sim", "T-2", "--schedules", "2",
+			  "--json", json, NULL };
+	char *second[] = { "check", "--sim", "T-1", "--schedules", "2",
+			   "--json", json, NULL };
+
+	snprintf(json, sizeof(json), "/tmp/resid-commands-check-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_check(7, first), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT(count(buf, "\"id\": \"T-2\"") > 0);
+	CU_ASSERT_EQUAL(count(buf, "\"id\": \"T-1\""), 0);
+	CU_ASSERT_EQUAL(cmd_check(7, second), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT(count(buf, "\"id\": \"T-1\"") > 0);
+	CU_ASSERT_EQUAL(count(buf, "\"id\": \"T-2\""), 0);
+}
+
+/* One round each, on the real kernel: the second summary counts its own
+ * round alone, of its own seed. */
+static void storm_twice(void)
+{
+	char json[64], buf[65536], seed1[64];
+	char *argv[] = { "storm", "--rounds", "1", "--round", "1", "--seed",
+			 "7", "--no-swarm", "--backing", "synthetic",
+			 "--json", json, NULL };
+	const char *at;
+
+	snprintf(json, sizeof(json), "/tmp/resid-commands-storm-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_storm(12, argv), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at = strstr(buf, "{\"seed\": "));
+	snprintf(seed1, sizeof(seed1), "%.*s", (int)strcspn(at, ","), at);
+	argv[6] = "8";
+	CU_ASSERT_EQUAL(cmd_storm(12, argv), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"rounds\": 1,"));
+	CU_ASSERT_EQUAL(count(buf, "{\"seed\": "), 1);
+	CU_ASSERT_PTR_NULL(strstr(buf, seed1));
+}
+
+void suite_commands(void)
+{
+	CU_pSuite s = CU_add_suite("commands", NULL, NULL);
+
+	CU_add_test(s, "check twice: the second call's rows are its own",
+		    check_twice);
+	CU_add_test(s, "real: storm twice: the second call's rounds are its "
+		    "own", storm_twice);
+}
