@@ -53,6 +53,25 @@ static void check_twice(void)
 	CU_ASSERT_EQUAL(count(buf, "\"id\": \"T-2\""), 0);
 }
 
+/* The first call writes --json, the second names none: it writes
+ * nothing (a call that kept the first's options would write the file
+ * again). */
+static void explore_twice(void)
+{
+	char json[64], buf[4096];
+	char *first[] = { "explore", "T-1", "--schedules", "2", "--json", json,
+			  NULL };
+	char *second[] = { "explore", "T-1", "--schedules", "2", NULL };
+
+	snprintf(json, sizeof(json), "/tmp/resid-commands-explore-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_explore(6, first), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"schedules\": 2,"));
+	CU_ASSERT_EQUAL(cmd_explore(4, second), 0);
+	CU_ASSERT_EQUAL(access(json, F_OK), -1);
+}
+
 /* One round each, on the real kernel: the second summary counts its own
  * round alone, of its own seed. */
 static void storm_twice(void)
@@ -83,6 +102,8 @@ void suite_commands(void)
 
 	CU_add_test(s, "check twice: the second call's rows are its own",
 		    check_twice);
+	CU_add_test(s, "explore twice: the second call's options are its own",
+		    explore_twice);
 	CU_add_test(s, "real: storm twice: the second call's rounds are its "
 		    "own", storm_twice);
 }
