@@ -142,6 +142,7 @@ expect2 "conformance of an unknown case" $R conformance no-such-case
 expect2 "conformance, unknown option" $R conformance --fast
 expect2 "hazards, an unknown hazard" $R hazards no-such-hazard
 expect2 "hazards --json without a file" $R hazards --json
+expect2 "hazards, a hazard named twice" $R hazards cold dontneed cold
 expect2 "hazards, unknown option" $R hazards --fast
 expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
 printf '0 100\n50 10\n' >"$tmp/overlap.layout"

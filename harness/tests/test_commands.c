@@ -72,6 +72,23 @@ static void explore_twice(void)
 	CU_ASSERT_EQUAL(access(json, F_OK), -1);
 }
 
+/* The first call names cold, the second dontneed: the second's rows are
+ * dontneed's alone. */
+static void hazards_twice(void)
+{
+	char json[64], buf[16384];
+	char *first[] = { "hazards", "cold", NULL };
+	char *second[] = { "hazards", "dontneed", "--json", json, NULL };
+
+	snprintf(json, sizeof(json), "/tmp/resid-commands-hazards-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_hazards(2, first), 0);
+	CU_ASSERT_EQUAL(cmd_hazards(4, second), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(count(buf, "{\"hazard\": "), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"hazard\": \"dontneed\""));
+}
+
 /* One round each, on the real kernel: the second summary counts its own
  * round alone, of its own seed. */
 static void storm_twice(void)
@@ -104,6 +121,8 @@ void suite_commands(void)
 		    check_twice);
 	CU_add_test(s, "explore twice: the second call's options are its own",
 		    explore_twice);
+	CU_add_test(s, "real: hazards twice: the second call's rows are its "
+		    "own", hazards_twice);
 	CU_add_test(s, "real: storm twice: the second call's rounds are its "
 		    "own", storm_twice);
 }
