@@ -89,6 +89,24 @@ static void hazards_twice(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"hazard\": \"dontneed\""));
 }
 
+/* The first call names wake-no-waiter, the second uffd-read-empty: the
+ * second's cases are its own. */
+static void conformance_twice(void)
+{
+	char json[64], buf[65536];
+	char *first[] = { "conformance", "wake-no-waiter", NULL };
+	char *second[] = { "conformance", "uffd-read-empty", "--json", json,
+			   NULL };
+
+	snprintf(json, sizeof(json), "/tmp/resid-commands-conf-%d.json",
+		 (int)getpid());
+	CU_ASSERT_EQUAL(cmd_conformance(2, first), 0);
+	CU_ASSERT_EQUAL(cmd_conformance(4, second), 0);
+	take_json(json, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(count(buf, "{\"name\": "), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "{\"name\": \"uffd-read-empty\""));
+}
+
 /* One round each, on the real kernel: the second summary counts its own
  * round alone, of its own seed. */
 static void storm_twice(void)
@@ -123,6 +141,8 @@ void suite_commands(void)
 		    explore_twice);
 	CU_add_test(s, "real: hazards twice: the second call's rows are its "
 		    "own", hazards_twice);
+	CU_add_test(s, "real: conformance twice: the second call's cases are "
+		    "its own", conformance_twice);
 	CU_add_test(s, "real: storm twice: the second call's rounds are its "
 		    "own", storm_twice);
 }
