@@ -140,8 +140,12 @@ expect2 "check --json needs a value" $R check --json
 expect2 "coverage of a missing file" $R coverage "$tmp/none.txt"
 expect2 "conformance of an unknown case" $R conformance no-such-case
 expect2 "conformance, unknown option" $R conformance --fast
+# Past the cases one conformance runs (CONF_MAX_CASES, 64).
+# shellcheck disable=SC2046 # 65 operands
+expect2 "conformance past its case limit" $R conformance $(printf 'uffd-read-empty %.0s' $(seq 65))
 expect2 "hazards, an unknown hazard" $R hazards no-such-hazard
 expect2 "hazards --json without a file" $R hazards --json
+expect2 "hazards, a hazard named twice" $R hazards cold dontneed cold
 expect2 "hazards, unknown option" $R hazards --fast
 expect2 "coverage of a trace, not a coverage file" $R coverage "$tmp/good.trace"
 printf '0 100\n50 10\n' >"$tmp/overlap.layout"

@@ -35,6 +35,7 @@ struct run {
 	int failed[MAX_ROUNDS];
 	double start, duration;
 	int tty;
+	int capped; /* a time-bound storm stopped at MAX_ROUNDS rounds */
 	struct fault_plan faults;
 };
 

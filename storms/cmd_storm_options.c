@@ -19,6 +19,7 @@ static const char about[] =
 	"  FETCHING time-out, and a thread that advises the mapping as\n"
 	"  applications do (MADV_DONTNEED, PAGEOUT, POPULATE_READ, ...) and\n"
 	"  reads it again, drawn per round) until --duration has passed\n"
+	"  (or 100,000 rounds have run, said on stderr and in --json)\n"
 	"  or for --rounds R; each round runs in its own process and memory\n"
 	"  cgroup with a watchdog (a round that checks no byte for --watchdog\n"
 	"  seconds, default 30, hangs). Prints the kernel probe, a progress\n"

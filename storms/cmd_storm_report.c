@@ -28,7 +28,8 @@ int storm_write_json(const char *path, const struct run *run,
 	}
 	probe_json(p, manifest, sizeof(manifest));
 	fprintf(f, "{\n  \"manifest\": %s,\n  \"seconds\": %.1f,\n  \"rounds\": %"
-		PRIu64 ",\n  \"failed_rounds\": %" PRIu64 ",\n  \"touches\": %"
+		PRIu64 ",\n  \"stopped_at_max_rounds\": %s"
+		",\n  \"failed_rounds\": %" PRIu64 ",\n  \"touches\": %"
 		PRIu64 ",\n  \"bytes_checked\": %" PRIu64 ",\n  \"mismatches\": %"
 		PRIu64 ",\n  \"invariant_violations\": %" PRIu64
 		",\n  \"faults_missing\": %" PRIu64 ",\n  \"faults_minor\": %"
@@ -41,9 +42,10 @@ int storm_write_json(const char *path, const struct run *run,
 		PRIu64 ",\n  \"refused_reads\": %" PRIu64
 		",\n  \"refused_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
 		"  \"fired\": {", manifest, mono_now() - run->start, t->rounds,
-		t->failed, t->touches, t->bytes, t->mismatches, t->violations,
-		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
-		t->fetches, t->evictions, t->worst_fetch_ns, t->worst_touch_ns,
+		run->capped ? "true" : "false", t->failed, t->touches,
+		t->bytes, t->mismatches, t->violations, t->missing, t->minor,
+		t->dedup_fetching, t->dedup_resident, t->fetches, t->evictions,
+		t->worst_fetch_ns, t->worst_touch_ns,
 		t->st_lag, t->file_rounds, t->direct_rounds, t->huge_rounds,
 		t->refused_reads, t->refused_rounds, t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)

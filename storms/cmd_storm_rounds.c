@@ -143,5 +143,16 @@ int storm_rounds(struct storm_args *a)
 		if (a->only)
 			break;
 	}
+	/* The seeds' room ends a time-bound storm early: said, not silent
+	 * (--rounds is bounded by it at parse). */
+	if (!a->rounds && !a->only && run->t.rounds == MAX_ROUNDS &&
+	    !child_stop_signal() && mono_now() - run->start < (double)a->duration) {
+		run->capped = 1;
+		fprintf(stderr, "residctl storm: stopped at %d rounds, the most "
+			"one storm records, %.0f s before --duration %" PRIu64
+			"; run a longer --round or several storms\n", MAX_ROUNDS,
+			(double)a->duration - (mono_now() - run->start),
+			a->duration);
+	}
 	return 0;
 }

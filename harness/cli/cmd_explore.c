@@ -222,7 +222,9 @@ static int build(struct explore_args *a, struct campaign **camp,
 
 int cmd_explore(int argc, char **argv)
 {
-	static struct explore_args a;
+	/* Per call: a second call in one process keeps nothing of the
+	 * first (its --json, --report, --fault, --seconds). */
+	struct explore_args a = { 0 };
 	struct explore_opts *o = &a.o;
 	struct campaign *camp = NULL;
 	struct explore_row er = { 0 };

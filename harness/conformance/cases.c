@@ -114,6 +114,8 @@ const struct conf_case conf_cases[] = {
 	    PUNCH(0, 1024) }, 1 },
 };
 const int conf_ncases = sizeof(conf_cases) / sizeof(conf_cases[0]);
+_Static_assert(sizeof(conf_cases) / sizeof(conf_cases[0]) <= CONF_MAX_CASES,
+	       "conformance runs every case in one call");
 
 const struct conf_case *conf_case_find(const char *name)
 {

@@ -1,7 +1,9 @@
 /* residctl conformance: the conformance table on this kernel and on the
  * simulated one, compared field by field. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/cli.h"
@@ -146,36 +148,80 @@ static void list(void)
 		printf("%-24s %s\n", conf_cases[c].name, conf_cases[c].what);
 }
 
-/* The cases named on the command line. */
-struct chosen {
-	const struct conf_case *c[64];
-	int n;
+/* One call's cases and what each side saw, fresh per call: a second call
+ * in one process starts from nothing of the first. */
+struct conf_call {
+	const struct conf_case *c[CONF_MAX_CASES];
+	int n; /* counted past CONF_MAX_CASES, for the refusal */
+	struct conf_run lx[CONF_MAX_CASES], sim[CONF_MAX_CASES];
 };
 
 static int case_opt(void *dst, const char *where, const char *v, char *err,
 		    size_t n)
 {
-	struct chosen *ch = dst;
+	struct conf_call *k = dst;
+	const struct conf_case *c = conf_case_find(v);
 
 	(void)where;
-	if (ch->n < 64 && (ch->c[ch->n] = conf_case_find(v))) {
-		ch->n++;
-		return 0;
+	if (!c) {
+		snprintf(err, n, "unknown case '%s'; see residctl conformance "
+			 "--list", v);
+		return -1;
 	}
-	snprintf(err, n, "unknown case '%s'; see residctl conformance --list",
-		 v);
-	return -1;
+	if (k->n < CONF_MAX_CASES)
+		k->c[k->n] = c;
+	k->n++;
+	return 0;
+}
+
+/* Runs the cases k names (none: every one, the huge ones where a huge
+ * tmpfs can be had); json NULL for none. */
+static int run_cases(struct conf_call *k, const char *json, int verbose)
+{
+	const struct conf_case **chosen = k->c;
+	int n = k->n, agree = 0, named = n > 0;
+	uint64_t tol = 0;
+	char err[512];
+
+	if (n > CONF_MAX_CASES) {
+		fprintf(stderr, "residctl conformance: %d cases named, more "
+			"than the %d one call runs; name fewer\n", n,
+			CONF_MAX_CASES);
+		return 2;
+	}
+	err[0] = '\0';
+	if (!named && !huge_leg_available(err, sizeof(err)))
+		printf("residctl conformance: the huge cases are n/a here: %s\n",
+		       err);
+	else
+		err[0] = '\0';
+	for (int c = 0; !named && c < conf_ncases; c++)
+		if (!conf_cases[c].huge || !err[0])
+			chosen[n++] = &conf_cases[c];
+	if (conf_run_linux(chosen, n, k->lx, &tol, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl conformance: %s\n", err);
+		return 2;
+	}
+	if (conf_run_sim(chosen, n, k->sim, err, sizeof(err)) < 0) {
+		fprintf(stderr, "residctl conformance: %s\n", err);
+		return 2;
+	}
+	printf("residctl conformance: this kernel against the simulated one, "
+	       "%d cases (memory.stat tolerance %" PRIu64 " bytes)\n", n, tol);
+	for (int i = 0; i < n; i++)
+		agree += judge(chosen[i], &k->lx[i], &k->sim[i], tol, verbose);
+	printf("total: %d agree, %d differ\n", agree, n - agree);
+	if (json && write_json(json, chosen, n, k->lx, k->sim, tol) < 0)
+		return 2;
+	return agree == n ? 0 : 1;
 }
 
 int cmd_conformance(int argc, char **argv)
 {
-	static struct conf_run lx[64], sim[64];
-	static struct chosen ch;
-	const struct conf_case **chosen = ch.c;
+	/* On the heap: each case's observations, both sides, are large. */
+	struct conf_call *k = calloc(1, sizeof(*k));
 	const char *json = NULL;
-	int n, verbose = 0, agree = 0, named;
-	uint64_t tol = 0;
-	char err[512];
+	int verbose = 0;
 	struct cli_opt opts[] = {
 		{ "list", CLI_ACTION, NULL, .act = list,
 		  .help = "list the cases" },
@@ -186,38 +232,18 @@ int cmd_conformance(int argc, char **argv)
 	};
 	const struct cli_spec spec = {
 		.cmd = "conformance", .synopsis = "[CASE...]", .about = about,
-		.opts = opts, .operands = 64,
-		.operand = { .type = CLI_CALL, .dst = &ch, .parse = case_opt },
+		.opts = opts, .operands = INT_MAX,
+		.operand = { .type = CLI_CALL, .dst = k, .parse = case_opt },
 	};
-	int rc = cli_parse(&spec, argc, argv);
+	int rc;
 
-	if (rc != CLI_RUN)
-		return rc;
-	n = ch.n;
-	named = n > 0;
-	err[0] = '\0';
-	if (!named && !huge_leg_available(err, sizeof(err)))
-		printf("residctl conformance: the huge cases are n/a here: %s\n",
-		       err);
-	else
-		err[0] = '\0';
-	for (int c = 0; !named && c < conf_ncases; c++)
-		if (!conf_cases[c].huge || !err[0])
-			chosen[n++] = &conf_cases[c];
-	if (conf_run_linux(chosen, n, lx, &tol, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl conformance: %s\n", err);
+	if (!k) {
+		fprintf(stderr, "residctl conformance: out of memory\n");
 		return 2;
 	}
-	if (conf_run_sim(chosen, n, sim, err, sizeof(err)) < 0) {
-		fprintf(stderr, "residctl conformance: %s\n", err);
-		return 2;
-	}
-	printf("residctl conformance: this kernel against the simulated one, "
-	       "%d cases (memory.stat tolerance %" PRIu64 " bytes)\n", n, tol);
-	for (int i = 0; i < n; i++)
-		agree += judge(chosen[i], &lx[i], &sim[i], tol, verbose);
-	printf("total: %d agree, %d differ\n", agree, n - agree);
-	if (json && write_json(json, chosen, n, lx, sim, tol) < 0)
-		return 2;
-	return agree == n ? 0 : 1;
+	rc = cli_parse(&spec, argc, argv);
+	if (rc == CLI_RUN)
+		rc = run_cases(k, json, verbose);
+	free(k);
+	return rc;
 }

@@ -16,6 +16,9 @@
 #define CONF_MAX_STEPS 16
 #define CONF_MAX_READERS 4
 #define CONF_SEED 7 /* the content's seed */
+/* The cases one residctl conformance runs, the table's among them; past
+ * it the command refuses. */
+#define CONF_MAX_CASES 64
 
 enum conf_op {
 	C_END,

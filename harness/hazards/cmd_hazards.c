@@ -1,5 +1,6 @@
 /* residctl hazards: what this kernel does when applications and the
  * kernel itself lay hands on A and B (hazards.def), one row each. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -17,7 +18,8 @@ static const char about[] =
 	"  fault; and whether that is what 6.18 did. The collapse rows need THP,\n"
 	"  those on a huge=always tmpfs (mounted in a mount namespace of their\n"
 	"  own) and compaction also root; elsewhere they are n/a. No setting of\n"
-	"  the machine is changed. HAZARD... runs only those (--list).\n"
+	"  the machine is changed. HAZARD... runs only those, each named once\n"
+	"  (--list).\n"
 	"  Exit 0 when every row was measured (hung and n/a are results), 1\n"
 	"  when a row's setup failed.\n";
 
@@ -27,11 +29,20 @@ static void list(void)
 		printf("%-27s %s\n", hazards[i].name, hazards[i].what);
 }
 
-/* The hazards named on the command line: on[i] for hazards[i]. */
+/* One run's rows, fresh per call: a second call in one process starts
+ * from nothing of the first. on[i] for hazards[i]. */
+struct hz_rows {
+	int on[HZ_COUNT];
+	struct hz_out out[HZ_COUNT];
+	char outcome[HZ_COUNT][512], verdicts[HZ_COUNT][512];
+};
+
+/* The hazards named on the command line; one named twice is refused (it
+ * would run once), so no call names more than HZ_COUNT. */
 static int hazard_opt(void *dst, const char *where, const char *v, char *err,
 		      size_t n)
 {
-	int i = hz_find(v);
+	int *on = dst, i = hz_find(v);
 
 	(void)where;
 	if (i < 0) {
@@ -39,7 +50,12 @@ static int hazard_opt(void *dst, const char *where, const char *v, char *err,
 			 "--list", v);
 		return -1;
 	}
-	((int *)dst)[i] = 1;
+	if (on[i]) {
+		snprintf(err, n, "hazard '%s' named twice; name each of the "
+			 "%d hazards at most once", v, HZ_COUNT);
+		return -1;
+	}
+	on[i] = 1;
 	return 0;
 }
 
@@ -120,38 +136,16 @@ static int write_json(const char *path, const char *release,
 	return close_tmp(f, tmp, path);
 }
 
-int cmd_hazards(int argc, char **argv)
+/* Runs the hazards r->on names (none: every one); json NULL for none. */
+static int run_rows(struct hz_rows *r, const char *json)
 {
-	static int on[64];
-	static struct hz_out out[64];
-	static char outcome[64][512], verdicts[64][512];
-	const char *json = NULL;
 	struct utsname u;
 	int errors = 0, any = 0;
-	struct cli_opt opts[] = {
-		{ "list", CLI_ACTION, NULL, .act = list,
-		  .help = "list the hazards" },
-		CLI_JSON(&json, "write every row, its fields and verdict"),
-		{ 0 },
-	};
-	const struct cli_spec spec = {
-		.cmd = "hazards", .synopsis = "[HAZARD...]", .about = about,
-		.opts = opts, .operands = 64,
-		.operand = { .type = CLI_CALL, .dst = on, .parse = hazard_opt },
-	};
-	int rc = cli_parse(&spec, argc, argv);
 
-	if (rc != CLI_RUN)
-		return rc;
-	if (nhazards > 64) { /* on[], out[] */
-		fprintf(stderr, "residctl hazards: %d hazards, room for 64\n",
-			nhazards);
-		return 1;
-	}
 	for (int i = 0; i < nhazards; i++)
-		any |= on[i];
+		any |= r->on[i];
 	for (int i = 0; i < nhazards; i++)
-		on[i] |= !any; /* none named: every one */
+		r->on[i] |= !any; /* none named: every one */
 	if (uname(&u) < 0) {
 		perror("residctl hazards: uname");
 		return 1;
@@ -160,22 +154,44 @@ int cmd_hazards(int argc, char **argv)
 	       u.release);
 	printf("%-27s %-6s %-60s %s\n", "hazard", "on", "outcome", "verdict");
 	for (int i = 0; i < nhazards; i++) {
-		if (!on[i])
+		struct hz_out *o = &r->out[i];
+
+		if (!r->on[i])
 			continue;
-		hz_run(&hazards[i], &out[i]);
-		hz_outcome(&out[i], outcome[i], sizeof(outcome[i]));
-		verdict(&hazards[i], &out[i], outcome[i], verdicts[i],
-			sizeof(verdicts[i]));
-		errors += out[i].error;
+		hz_run(&hazards[i], o);
+		hz_outcome(o, r->outcome[i], sizeof(r->outcome[i]));
+		verdict(&hazards[i], o, r->outcome[i], r->verdicts[i],
+			sizeof(r->verdicts[i]));
+		errors += o->error;
 		printf("%-27s %-6s %-60s %s\n", hazards[i].name,
-		       out[i].backing[0] ? out[i].backing : "-",
-		       outcome[i][0] ? outcome[i] : "-", verdicts[i]);
-		if (out[i].note[0] && !out[i].na && !out[i].error &&
-		    !out[i].hung)
-			printf("%-27s %-6s %s\n", "", "", out[i].note);
+		       o->backing[0] ? o->backing : "-",
+		       r->outcome[i][0] ? r->outcome[i] : "-", r->verdicts[i]);
+		if (o->note[0] && !o->na && !o->error && !o->hung)
+			printf("%-27s %-6s %s\n", "", "", o->note);
 		fflush(stdout);
 	}
-	if (json && write_json(json, u.release, on, out, outcome, verdicts) < 0)
+	if (json && write_json(json, u.release, r->on, r->out, r->outcome,
+			       r->verdicts) < 0)
 		return 1;
 	return errors ? 1 : 0;
+}
+
+int cmd_hazards(int argc, char **argv)
+{
+	struct hz_rows r = { 0 };
+	const char *json = NULL;
+	struct cli_opt opts[] = {
+		{ "list", CLI_ACTION, NULL, .act = list,
+		  .help = "list the hazards" },
+		CLI_JSON(&json, "write every row, its fields and verdict"),
+		{ 0 },
+	};
+	const struct cli_spec spec = {
+		.cmd = "hazards", .synopsis = "[HAZARD...]", .about = about,
+		.opts = opts, .operands = INT_MAX,
+		.operand = { .type = CLI_CALL, .dst = r.on, .parse = hazard_opt },
+	};
+	int rc = cli_parse(&spec, argc, argv);
+
+	return rc == CLI_RUN ? run_rows(&r, json) : rc;
 }

@@ -50,6 +50,14 @@ struct hazard {
 extern const struct hazard hazards[];
 extern const int nhazards;
 
+/* The rows of hazards.def, what one residctl hazards run holds at most. */
+enum {
+	HZ_COUNT = 0
+#define HAZARD(name, fn, arg, needs, limit, what, on618) + 1
+#include "hazards/hazards.def"
+#undef HAZARD
+};
+
 /* The index of the hazard named name, or -1. */
 int hz_find(const char *name);
 

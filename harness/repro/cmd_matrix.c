@@ -7,6 +7,7 @@
 
 #include "base/cli.h"
 #include "base/clock.h"
+#include "base/commands.h"
 #include "campaign/campaign.h"
 #include "campaign/report.h"
 #include "fault/bugs.h"
@@ -342,44 +343,60 @@ static int run_cells(struct matrix *m, struct cell cells[][NDETECTORS])
 	return bad;
 }
 
-int cmd_matrix(int argc, char **argv)
+/* One matrix, its cells fresh for this call; frees the cells' replay
+ * lines and the campaign whatever the outcome. */
+static int matrix_run(struct matrix *m, struct cell cells[][NDETECTORS])
 {
-	static struct cell cells[NBUGS + 1][NDETECTORS];
-	static struct matrix m;
-	int seeds, runs, bad, rc = parse(&m, argc, argv);
 	char self[4096];
+	int bad, rc = 0;
 	double t0;
 
-	if (rc != CLI_RUN)
-		return rc;
 	if (repro_self_path(self, sizeof(self)) < 0) {
 		fprintf(stderr, "residctl matrix: cannot find this program's "
 			"path in /proc/self/exe\n");
 		return 2;
 	}
-	m.o.self = self;
-	if (m.report && !(m.camp = new_campaign(&m.o, m.seeds, m.runs, m.real,
-						&m.shard))) {
+	m->o.self = self;
+	if (m->report && !(m->camp = new_campaign(&m->o, m->seeds, m->runs,
+						  m->real, &m->shard))) {
 		fprintf(stderr, "residctl matrix: out of memory\n");
 		return 2;
 	}
 	t0 = mono_now();
-	bad = run_cells(&m, cells);
-	seeds = (int)m.seeds;
-	runs = (int)m.runs;
-	write_md(stdout, cells, seeds, runs);
-	if ((m.md && write_file(m.md, write_md, cells, seeds, runs)) ||
-	    (m.json && write_file(m.json, write_json, cells, seeds, runs)))
-		return 2;
+	bad = run_cells(m, cells);
+	write_md(stdout, cells, (int)m->seeds, (int)m->runs);
+	if ((m->md && write_file(m->md, write_md, cells, (int)m->seeds,
+				 (int)m->runs)) ||
+	    (m->json && write_file(m->json, write_json, cells, (int)m->seeds,
+				   (int)m->runs)))
+		rc = 2;
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++)
 			free(cells[b][det].replay);
-	if (m.camp) {
-		int err = campaign_write(m.camp, m.report, mono_now() - t0);
-
-		campaign_free(m.camp);
-		if (err)
-			return 2;
+	if (m->camp) {
+		if (!rc && campaign_write(m->camp, m->report,
+					  mono_now() - t0))
+			rc = 2;
+		campaign_free(m->camp);
 	}
-	return bad ? 1 : 0;
+	return rc ? rc : bad ? 1 : 0;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	/* Per call, the cells on the heap (each keeps its runs' times): a
+	 * second call in one process starts from nothing of the first. */
+	struct cell (*cells)[NDETECTORS] = calloc(NBUGS + 1, sizeof(*cells));
+	struct matrix m;
+	int rc;
+
+	if (!cells) {
+		fprintf(stderr, "residctl matrix: out of memory\n");
+		return 2;
+	}
+	rc = parse(&m, argc, argv);
+	if (rc == CLI_RUN)
+		rc = matrix_run(&m, cells);
+	free(cells);
+	return rc;
 }

@@ -9,7 +9,7 @@
 #include "conformance/conformance.h"
 #include "tests/suites.h"
 
-static struct conf_run sim[64], lx[64];
+static struct conf_run sim[CONF_MAX_CASES], lx[CONF_MAX_CASES];
 
 /* Runs one case on the simulated kernel; its observation after step i. */
 static const struct conf_obs *sim_step(const char *name, int i)
