@@ -11,6 +11,9 @@
 
 /* The commands under test (tool/main.c declares the whole table). */
 int cmd_check(int argc, char **argv);
+int cmd_conformance(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
+int cmd_hazards(int argc, char **argv);
 int cmd_storm(int argc, char **argv);
 
 /* The JSON a command wrote to path, NUL-terminated in buf; the file is
