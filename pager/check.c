@@ -1,6 +1,7 @@
-/* End-of-run checks at quiescence: huge pages only where the region chose
- * them (I-9), st_blocks exact
- * (I-7), pins balance (I-12), counters are conserved (I-14). Violations go to inv_report(). */
+/* Harness builds only (the Makefile leaves it out of build/libresid.a).
+ * End-of-run checks at quiescence: huge pages only where the region chose
+ * them (I-9), st_blocks exact (I-7), pins balance (I-12), counters are
+ * conserved (I-14). Violations go to inv_report(). */
 #include <stdlib.h>
 
 #include "internal.h"

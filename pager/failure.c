@@ -38,6 +38,7 @@ int resid_failure(const struct resid_region *r, uint32_t *chunk)
 	return err;
 }
 
+#ifdef RESID_HARNESS
 int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
 {
 	int rc = region_usable(r);
@@ -50,6 +51,7 @@ int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
 	return failure_dead(r) ||
 	       chunk_state(&r->chunks[chunk]) == CH_FAILED;
 }
+#endif
 
 int failure_dead(const struct resid_region *r)
 {

@@ -232,7 +232,9 @@ int huge_advise_b(struct resid_region *r)
 	return rc == -EINVAL ? 0 : rc;
 }
 
+#ifdef RESID_HARNESS
 int resid_huge(const struct resid_region *r)
 {
 	return r->huge;
 }
+#endif

@@ -214,6 +214,7 @@ void reconcile_locked(struct resid_region *r, int due)
 	check(r, &acc, why, sizeof(why));
 }
 
+#ifdef RESID_HARNESS
 int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 		    char why[RESID_ERRLEN])
 {
@@ -225,3 +226,4 @@ int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 	K(r, unlock, &r->budget_lock);
 	return rc;
 }
+#endif

@@ -234,7 +234,9 @@ static int lx_hugepage(void *ctx, void *addr, uint64_t len)
 	return neg(madvise(addr, len, MADV_HUGEPAGE));
 }
 
-/* pagemap gives each mapped page's frame (root only: 0 otherwise),
+#ifdef RESID_HARNESS
+/* I-9's check at quiescence (pager/check.c), in harness builds only.
+ * pagemap gives each mapped page's frame (root only: 0 otherwise),
  * kpageflags the frame's flags: a page of a large folio is a compound
  * head or tail. */
 #define PM_PRESENT (1ull << 63)
@@ -286,6 +288,7 @@ static int lx_folio_census(void *ctx, const void *addr, uint64_t len,
 		close(kf);
 	return rc;
 }
+#endif
 
 static int lx_close(void *ctx, int fd)
 {
@@ -529,7 +532,9 @@ const struct resid_seam resid_seam_linux = {
 	.nohugepage = lx_nohugepage,
 	.memfd_write = lx_memfd_write,
 	.hugepage = lx_hugepage,
+#ifdef RESID_HARNESS
 	.folio_census = lx_folio_census,
+#endif
 	.close = lx_close,
 	.backing_open = lx_backing_open,
 	.backing_pread = lx_backing_pread,
