@@ -459,12 +459,7 @@ static void lx_unlock(void *ctx, resid_mutex *m)
 static void lx_cond_init(void *ctx, resid_cond *c)
 {
 	(void)ctx;
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->pc, &a);
-	pthread_condattr_destroy(&a);
+	pthread_cond_init(&c->pc, NULL);
 }
 
 static void lx_cond_destroy(void *ctx, resid_cond *c)
@@ -477,16 +472,6 @@ static void lx_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
 {
 	(void)ctx;
 	pthread_cond_wait(&c->pc, &m->pm);
-}
-
-static int lx_cond_timedwait(void *ctx, resid_cond *c, resid_mutex *m,
-			     uint64_t deadline_ns)
-{
-	(void)ctx;
-	struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000ull),
-			       .tv_nsec = (long)(deadline_ns % 1000000000ull) };
-
-	return -pthread_cond_timedwait(&c->pc, &m->pm, &ts);
 }
 
 static void lx_cond_signal(void *ctx, resid_cond *c)
@@ -557,7 +542,6 @@ const struct resid_seam resid_seam_linux = {
 	.cond_init = lx_cond_init,
 	.cond_destroy = lx_cond_destroy,
 	.cond_wait = lx_cond_wait,
-	.cond_timedwait = lx_cond_timedwait,
 	.cond_signal = lx_cond_signal,
 	.cond_broadcast = lx_cond_broadcast,
 	.yield = lx_yield,
