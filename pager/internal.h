@@ -166,10 +166,9 @@ struct resid_region {
  * small ones, and the write into the memfd then allocates whole pages
  * without zeroing them first (results/performance.md). Two slots: the
  * worker's reader reads into one while the worker writes the other. A slot
- * is 4 MiB where a chunk is 32 MiB or more, else 1 MiB (config_slot):
- * results/bench-ab-slot.md, 4 MiB slots from 8 MiB chunks up, measured
- * the fetch 1.25 x faster at 128 MiB chunks and no faster at 8 MiB, where
- * a chunk is then only three parts. The headroom counts it. */
+ * is 4 MiB where a chunk is 32 MiB or more, else 1 MiB (config_slot): big
+ * slots pay off on big chunks only (docs/core.md, "Measured constants").
+ * The headroom counts it. */
 #define FETCH_SLOT_SMALL (1ull << 20)
 #define FETCH_SLOT_BIG (4ull << 20)
 
