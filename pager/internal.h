@@ -174,7 +174,7 @@ struct resid_region {
 
 #define NS_PER_MS 1000000ull
 
-/* The seam, spelled short. */
+/* A call of the seam's op with the region's context. */
 #define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 
 #define STAT_ATOMIC_ADD(r, field, v) \
