@@ -13,7 +13,7 @@ static int check_thp(struct resid_region *r)
 	char *buf = malloc(SMAPS_MAX);
 	int bad = 0;
 
-	if (!buf || K(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
+	if (!buf || SEAM(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
 		free(buf);
 		return 0; /* no smaps (a simulated kernel): nothing to check */
 	}
@@ -26,7 +26,7 @@ static int check_thp(struct resid_region *r)
 
 int resid_folio_census(struct resid_region *r, uint64_t *large)
 {
-	return K(r, folio_census, r->a, r->len, large);
+	return SEAM(r, folio_census, r->a, r->len, large);
 }
 
 /* A region on the 4 KiB path holds no page of a large folio, at any size:
@@ -49,7 +49,7 @@ int resid_check_quiescent(struct resid_region *r)
 	resid_quiesce(r);
 	bad += check_thp(r);
 	bad += check_folios(r);
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];
 
@@ -63,10 +63,10 @@ int resid_check_quiescent(struct resid_region *r)
 		held += chunk_state(c) == CH_RESIDENT ? c->hold - c->dropped : 0;
 	}
 	bad += !inv_resident_sum(held, r->resident);
-	if (K(r, fstat_blocks, r->memfd, &blocks) == 0)
+	if (SEAM(r, fstat_blocks, r->memfd, &blocks) == 0)
 		bad += !inv_accounting_quiescent(blocks * 512, r->resident,
 						 r->reserved);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	stats_snapshot(r, &s);
 	bad += !inv_conservation(&s, fetched);
 	bad += !inv_budget(s.resident_max, s.budget);

@@ -64,7 +64,7 @@ static int poison(struct resid_region *r, uint64_t addr, uint64_t len)
 	int rc = -EAGAIN;
 
 	for (int i = 0; i < POISON_RETRIES && rc == -EAGAIN; i++)
-		rc = K(r, uffd_poison, r->uffd, addr, len);
+		rc = SEAM(r, uffd_poison, r->uffd, addr, len);
 	return rc;
 }
 
@@ -111,7 +111,7 @@ void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
 			return;
 		}
 	}
-	if (K(r, sigbus_thread, tid) < 0)
+	if (SEAM(r, sigbus_thread, tid) < 0)
 		STAT_INC(r, wake_errors);
 }
 
@@ -122,7 +122,7 @@ static void protect_run(struct resid_region *r, uint64_t off, uint64_t len)
 {
 	if (!len)
 		return;
-	if (K(r, protect_none, r->a + off, len) < 0)
+	if (SEAM(r, protect_none, r->a + off, len) < 0)
 		STAT_INC(r, wake_errors);
 	wake_range(r, (uint64_t)(uintptr_t)(r->a + off), len);
 }

@@ -175,7 +175,7 @@ struct resid_region {
 #define NS_PER_MS 1000000ull
 
 /* A call of the seam's op with the region's context. */
-#define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
+#define SEAM(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 
 #define STAT_ATOMIC_ADD(r, field, v) \
 	__atomic_add_fetch(&(r)->st.field, (v), __ATOMIC_RELAXED)
@@ -197,7 +197,7 @@ struct resid_region {
  * for them (on the simulated kernel each clock read is a scheduling point). */
 static inline uint64_t phase_clock(struct resid_region *r)
 {
-	return r->cfg.phase_timers ? K(r, clock_ns) : 0;
+	return r->cfg.phase_timers ? SEAM(r, clock_ns) : 0;
 }
 
 static inline int chunk_state(const struct chunk *c)
