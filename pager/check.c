@@ -13,7 +13,8 @@ static int check_thp(struct resid_region *r)
 	char *buf = malloc(SMAPS_MAX);
 	int bad = 0;
 
-	if (!buf || SEAM(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
+	if (!buf ||
+	    SEAM(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
 		free(buf);
 		return 0; /* no smaps (a simulated kernel): nothing to check */
 	}

@@ -72,7 +72,7 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 
 	while (done < len) {
 		long n = SEAM(r, memfd_write, r->memfd, src + done, len - done,
-			   c->off + at + done);
+			      c->off + at + done);
 
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
@@ -196,7 +196,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
 	while (done < len) {
 		uint64_t n = step < len - done ? step : len - done;
 		int64_t mapped = 0;
-		int rc = SEAM(r, uffd_continue, r->uffd, base + done, n, &mapped);
+		int rc = SEAM(r, uffd_continue, r->uffd, base + done, n,
+			      &mapped);
 
 		if (rc == 0) {
 			done += n;

@@ -126,7 +126,8 @@ static int dir_source(struct resid_region *r, const char *dir, char *why,
 		free(info);
 		return SRC_NONE;
 	}
-	if (info && SEAM(r, read_text, "/proc/self/mountinfo", info, 1 << 20) > 0)
+	if (info &&
+	    SEAM(r, read_text, "/proc/self/mountinfo", info, 1 << 20) > 0)
 		l = mount_of(info, dir, mp, sizeof(mp));
 	sep = l ? strstr(l, " - ") : NULL;
 	if (!sep || sscanf(sep, " - %63s %*s %1023s", type, opts) != 2) {

@@ -19,7 +19,7 @@ static unsigned online_cpus(struct resid_region *r)
 	char *p = buf;
 
 	if (SEAM(r, read_text, "/sys/devices/system/cpu/online", buf,
-	      sizeof(buf)) <= 0)
+		 sizeof(buf)) <= 0)
 		return 0;
 	while (*p >= '0' && *p <= '9') {
 		unsigned long a = strtoul(p, &p, 10), b = a;

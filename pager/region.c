@@ -212,15 +212,16 @@ static int start_threads(struct resid_region *r, char *err, size_t n)
 			 r->cfg.fetch_workers);
 		return -ENOMEM;
 	}
-	rc = SEAM(r, thread_start, &r->dispatcher, dispatch_main, r, "resid-disp");
+	rc = SEAM(r, thread_start, &r->dispatcher, dispatch_main, r,
+		  "resid-disp");
 	if (rc < 0) {
 		snprintf(err, n, "starting the dispatcher: %s", strerror(-rc));
 		return rc;
 	}
 	r->dispatcher_up = 1;
 	for (; r->nworkers < r->cfg.fetch_workers; r->nworkers++) {
-		rc = SEAM(r, thread_start, &r->workers[r->nworkers], worker_main,
-		       r, "resid-fetch");
+		rc = SEAM(r, thread_start, &r->workers[r->nworkers],
+			  worker_main, r, "resid-fetch");
 		if (rc < 0) {
 			snprintf(err, n, "starting fetch worker %u: %s",
 				 r->nworkers, strerror(-rc));
