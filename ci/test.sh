@@ -16,6 +16,7 @@ stage "the repository stands alone"; bash ci/standalone.sh || fail "the reposito
 stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s -j"$(nproc)" all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
+stage "the library exports only resid.h"; bash ci/exports.sh --self-test || fail "exports"
 # Each promise of resid.h, by clients of the installed library.
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 # An unmodified program's mappings served through the preload (docs/run.md).

@@ -17,7 +17,7 @@ void wake_range(struct resid_region *r, uint64_t addr, uint64_t len)
 	int rc = 0;
 
 	for (int i = 0; i < OP_RETRIES; i++) {
-		rc = K(r, uffd_wake, r->uffd, addr, len);
+		rc = SEAM(r, uffd_wake, r->uffd, addr, len);
 		if (rc == 0)
 			return;
 		STAT_INC(r, wake_errors);
@@ -35,7 +35,7 @@ static int punch_chunk(struct resid_region *r, struct chunk *c)
 	int rc = 0;
 
 	for (int i = 0; i < OP_RETRIES; i++) {
-		rc = K(r, punch, r->memfd, c->off, c->hold);
+		rc = SEAM(r, punch, r->memfd, c->off, c->hold);
 		if (rc == 0)
 			return 0;
 		STAT_INC(r, punch_errors);
@@ -106,7 +106,7 @@ void fetch_failed(struct resid_region *r, struct chunk *c, int err)
 void fetch_backoff(struct resid_region *r, struct chunk *c)
 {
 	if (c->fetch_failures)
-		K(r, sleep_ns, NS_PER_MS << (c->fetch_failures - 1));
+		SEAM(r, sleep_ns, NS_PER_MS << (c->fetch_failures - 1));
 }
 
 /* An owed punch, paid where the chunk's lock is free: a fetch holding it

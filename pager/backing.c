@@ -22,11 +22,11 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 			 "cfg.path to the file to map", path ? "empty" : "NULL");
 		return -EINVAL;
 	}
-	int fd = K(r, backing_open, path, 1, &r->backing_size);
+	int fd = SEAM(r, backing_open, path, 1, &r->backing_size);
 
 	r->direct = fd >= 0;
 	if (fd == -EINVAL) /* the file system has no O_DIRECT */
-		fd = K(r, backing_open, path, 0, &r->backing_size);
+		fd = SEAM(r, backing_open, path, 0, &r->backing_size);
 	if (fd == -EISDIR || fd == -ENODEV || fd == -ESPIPE) {
 		snprintf(err, n, "path %s is not a regular file (%s): set "
 			 "cfg.path to a regular file", path,
@@ -40,13 +40,13 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 		return fd;
 	}
 	r->backing_fd = fd;
-	r->plain_fd = K(r, backing_open, path, 0, &r->backing_size);
+	r->plain_fd = SEAM(r, backing_open, path, 0, &r->backing_size);
 	if (r->plain_fd < 0) {
 		int e = r->plain_fd;
 
 		snprintf(err, n, "path %s: cannot open: %s", path,
 			 strerror(-e));
-		K(r, close, fd);
+		SEAM(r, close, fd);
 		r->backing_fd = r->plain_fd = -1;
 		return e;
 	}
@@ -55,8 +55,8 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 			 "file %s (%" PRIu64 " bytes): shrink region_len or "
 			 "use a larger file", r->cfg.region_len, path,
 			 r->backing_size);
-		K(r, close, r->backing_fd);
-		K(r, close, r->plain_fd);
+		SEAM(r, close, r->backing_fd);
+		SEAM(r, close, r->plain_fd);
 		r->backing_fd = r->plain_fd = -1;
 		return -EINVAL;
 	}
@@ -68,10 +68,10 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 static long plain_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		       uint64_t off)
 {
-	long n = K(r, backing_pread, r->plain_fd, dst, len, off);
+	long n = SEAM(r, backing_pread, r->plain_fd, dst, len, off);
 
 	if (n > 0)
-		K(r, backing_dontneed, r->plain_fd, off, (uint64_t)n);
+		SEAM(r, backing_dontneed, r->plain_fd, off, (uint64_t)n);
 	return n;
 }
 
@@ -81,7 +81,7 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 	long n;
 
 	if (r->cfg.backing == RESID_BACKING_SYNTHETIC) {
-		n = K(r, backing_pread, -1, dst, len, off);
+		n = SEAM(r, backing_pread, -1, dst, len, off);
 		if (n > 0)
 			resid_content_fill(dst, off, (uint64_t)n, r->cfg.seed);
 		return n;
@@ -92,7 +92,7 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		len / RESID_PAGE * RESID_PAGE : 0;
 
 	if (head) {
-		n = K(r, backing_pread, r->backing_fd, dst, head, off);
+		n = SEAM(r, backing_pread, r->backing_fd, dst, head, off);
 		if (n < (long)head || head == len)
 			return n;
 		long t = plain_read(r, dst + head, len - head, off + head);

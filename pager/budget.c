@@ -24,7 +24,7 @@ static int punch_locked(struct resid_region *r, struct chunk *c,
 	INV_ASSERT(inv_punch_ok((uint32_t)(c - r->chunks),
 				chunk_state(c) == CH_RESIDENT, c->pin,
 				c->retained));
-	rc = K(r, punch, r->memfd, c->off + c->dropped, len);
+	rc = SEAM(r, punch, r->memfd, c->off + c->dropped, len);
 	if (r->cfg.phase_timers)
 		STAT_ADD(r, punch_ns, phase_clock(r) - t0);
 	if (rc < 0) {
@@ -72,10 +72,10 @@ int budget_evict_rest(struct resid_region *r, struct chunk *c)
 {
 	int rc = -EAGAIN;
 
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	if (chunk_state(c) == CH_RESIDENT && c->dropped && !c->pin)
 		rc = evict_locked(r, (uint32_t)(c - r->chunks), c->hold);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	return rc;
 }
 
@@ -91,9 +91,9 @@ static uint32_t collect_candidates(struct resid_region *r,
 	uint32_t n = 0;
 
 	if (prefetch) {
-		K(r, lock, &r->policy_lock);
+		SEAM(r, lock, &r->policy_lock);
 		seq = r->fault_seq;
-		K(r, unlock, &r->policy_lock);
+		SEAM(r, unlock, &r->policy_lock);
 	}
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		const struct chunk *c = &r->chunks[i];
@@ -176,9 +176,9 @@ static int victim_landing(struct resid_region *r, const struct chunk *self,
 		return 0;
 	if (v >= 0)
 		r->cand[n++] = (uint32_t)v;
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	w = policy_victim(r->policy, r->cand, n, POLICY_NEVER);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	return w >= 0 && w != v;
 }
 
@@ -218,7 +218,7 @@ static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
 	int64_t best = -1;
 	uint64_t best_use = 0;
 
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	uint64_t floor = v >= 0 ? policy_next_use(r->policy, (uint32_t)v) : 0;
 	int self_now = policy_near(r->policy, (uint32_t)(self - r->chunks),
 				     0, 0);
@@ -245,7 +245,7 @@ static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
 			best_use = use;
 		}
 	}
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	return best;
 }
 
@@ -279,9 +279,9 @@ static uint32_t make_room_locked(struct resid_region *r,
 
 		if (must_exceed == POLICY_NEVER)
 			n = spare_partner(r, self, n);
-		K(r, lock, &r->policy_lock);
+		SEAM(r, lock, &r->policy_lock);
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
-		K(r, unlock, &r->policy_lock);
+		SEAM(r, unlock, &r->policy_lock);
 		int64_t d = r->cfg.overlap_evict ?
 			drop_candidate(r, self, v, must_exceed) : -1;
 
@@ -324,67 +324,67 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 {
 	int landing = 0;
 
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	make_room_locked(r, self, need, must_exceed,
 			 may_wait && must_exceed == POLICY_NEVER ? &landing :
 			 NULL, 0);
 	if (landing) {
-		K(r, unlock, &r->budget_lock);
+		SEAM(r, unlock, &r->budget_lock);
 		return -EBUSY;
 	}
 	if (r->resident + r->reserved + need > r->budget) {
 		if (must_exceed == POLICY_NEVER)
 			INV_ASSERT(check_pins_explained(r));
-		K(r, unlock, &r->budget_lock);
+		SEAM(r, unlock, &r->budget_lock);
 		return -EAGAIN;
 	}
 	r->reserved += need;
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	return 0;
 }
 
 void budget_release(struct resid_region *r, uint64_t need)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	r->reserved -= need;
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 /* One critical section: a committed chunk is pinned before any evictor can
  * see it (bug 3 split these two). */
 void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	r->reserved -= c->hold;
 	set_resident(r, r->resident + c->hold);
 #ifdef RESID_HARNESS
 	/* Bug 3: commit and pin in two critical sections, the chunk RESIDENT
 	 * between them, where an evictor can take it for a victim. */
 	if (BUG(3)) {
-		K(r, unlock, &r->budget_lock);
+		SEAM(r, unlock, &r->budget_lock);
 		chunk_set_state(r, c, CH_RESIDENT);
-		K(r, lock, &r->budget_lock);
+		SEAM(r, lock, &r->budget_lock);
 	}
 #endif
 	c->pin++;
 	reconcile_locked(r, ++r->since_reconcile >= r->cfg.reconcile_interval ||
 			 r->h.eager_reconcile);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 void budget_unpin(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	c->pin--;
 	INV_ASSERT(inv_pin((uint32_t)(c - r->chunks), c->pin, 0));
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 /* A prefetch target holds a retention pin until consumed or until
  * prefetch_depth newer targets are pinned. */
 void budget_retain(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	if (!c->retained) {
 		if (r->retain.count == r->retain.cap) {
 			struct chunk *old = &r->chunks[ring_pop(&r->retain)];
@@ -398,32 +398,32 @@ void budget_retain(struct resid_region *r, struct chunk *c)
 #ifdef RESID_HARNESS
 		/* Bug 6: the prefetch path's pin before the fetch, bare. */
 		if (BUG(6)) {
-			K(r, unlock, &r->budget_lock);
+			SEAM(r, unlock, &r->budget_lock);
 			PLAIN_ADD(r, c->pin, 1);
 			return;
 		}
 #endif
 		c->pin++;
 	}
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 void budget_unretain(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	if (c->retained && ring_remove(&r->retain, (uint32_t)(c - r->chunks))) {
 		c->retained = 0;
 #ifdef RESID_HARNESS
 		/* Bug 6: the prefetch path's unpin on abandon, bare. */
 		if (BUG(6)) {
-			K(r, unlock, &r->budget_lock);
+			SEAM(r, unlock, &r->budget_lock);
 			PLAIN_ADD(r, c->pin, -1);
 			return;
 		}
 #endif
 		c->pin--;
 	}
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 /* Evict ahead of need (cfg.evict_ahead): after chunk id landed and its
@@ -436,20 +436,20 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 	uint32_t next = id;
 	uint64_t must = POLICY_NEVER;
 
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	if (policy_predict(r->policy, id, &next, 1) == 1)
 		must = policy_next_use(r->policy, next);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	if (must == POLICY_NEVER || chunk_state(&r->chunks[next]) != CH_ABSENT)
 		return;
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	uint32_t evicted = make_room_locked(r, &r->chunks[next],
 					    r->chunks[next].hold, must, NULL,
 					    0);
 
 	STAT_ADD(r, evict_ahead, evicted);
 	CODE_PROBE(evicted > 0, evict_ahead);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 int budget_reserve_piece(struct resid_region *r, struct chunk *c,
@@ -457,13 +457,13 @@ int budget_reserve_piece(struct resid_region *r, struct chunk *c,
 {
 	int rc = -EAGAIN;
 
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	make_room_locked(r, c, need, must_exceed, NULL, 1);
 	if (r->resident + r->reserved + need <= r->budget) {
 		r->reserved += need;
 		rc = 0;
 	}
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	return rc;
 }
 
@@ -476,16 +476,16 @@ void budget_consumed(struct resid_region *r, struct chunk *c, uint64_t bytes)
 	uint64_t to = bytes >= c->len ? c->hold : bytes / r->folio * r->folio;
 	int st;
 
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	st = chunk_state(c);
 	if (st == CH_RESIDENT || st == CH_FETCHING)
 		c->consumed = to > c->dropped ? to : c->dropped;
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 void budget_forget_consumed(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	c->consumed = c->dropped;
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }

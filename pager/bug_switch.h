@@ -18,7 +18,7 @@ extern unsigned resid_bugs;
 #define PLAIN_ADD(r, lv, v)                         \
 	do {                                        \
 		__typeof__(lv) old_ = (lv);         \
-		K(r, yield, "plain-rmw");           \
+		SEAM(r, yield, "plain-rmw");           \
 		(lv) = (__typeof__(lv))(old_ + (v)); \
 	} while (0)
 #else

@@ -1,6 +1,7 @@
-/* End-of-run checks at quiescence: huge pages only where the region chose
- * them (I-9), st_blocks exact
- * (I-7), pins balance (I-12), counters are conserved (I-14). Violations go to inv_report(). */
+/* Harness builds only (the Makefile leaves it out of build/libresid.a).
+ * End-of-run checks at quiescence: huge pages only where the region chose
+ * them (I-9), st_blocks exact (I-7), pins balance (I-12), counters are
+ * conserved (I-14). Violations go to inv_report(). */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -12,7 +13,8 @@ static int check_thp(struct resid_region *r)
 	char *buf = malloc(SMAPS_MAX);
 	int bad = 0;
 
-	if (!buf || K(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
+	if (!buf ||
+	    SEAM(r, read_text, "/proc/self/smaps", buf, SMAPS_MAX) <= 0) {
 		free(buf);
 		return 0; /* no smaps (a simulated kernel): nothing to check */
 	}
@@ -25,7 +27,7 @@ static int check_thp(struct resid_region *r)
 
 int resid_folio_census(struct resid_region *r, uint64_t *large)
 {
-	return K(r, folio_census, r->a, r->len, large);
+	return SEAM(r, folio_census, r->a, r->len, large);
 }
 
 /* A region on the 4 KiB path holds no page of a large folio, at any size:
@@ -48,7 +50,7 @@ int resid_check_quiescent(struct resid_region *r)
 	resid_quiesce(r);
 	bad += check_thp(r);
 	bad += check_folios(r);
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		struct chunk *c = &r->chunks[i];
 
@@ -62,10 +64,10 @@ int resid_check_quiescent(struct resid_region *r)
 		held += chunk_state(c) == CH_RESIDENT ? c->hold - c->dropped : 0;
 	}
 	bad += !inv_resident_sum(held, r->resident);
-	if (K(r, fstat_blocks, r->memfd, &blocks) == 0)
+	if (SEAM(r, fstat_blocks, r->memfd, &blocks) == 0)
 		bad += !inv_accounting_quiescent(blocks * 512, r->resident,
 						 r->reserved);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	stats_snapshot(r, &s);
 	bad += !inv_conservation(&s, fetched);
 	bad += !inv_budget(s.resident_max, s.budget);

@@ -25,7 +25,7 @@ static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
 	c->data_len = off >= r->backing_size ? 0 :
 		(off + len <= r->backing_size ? len : r->backing_size - off);
 	c->state = CH_ABSENT;
-	K(r, mutex_init, &c->lock);
+	SEAM(r, mutex_init, &c->lock);
 	if (c->len > r->max_chunk)
 		r->max_chunk = c->len;
 	return 0;
@@ -174,13 +174,13 @@ uint32_t chunks_find(const struct resid_region *r, uint64_t off)
 
 void chunk_lock(struct resid_region *r, struct chunk *c)
 {
-	K(r, lock, &c->lock);
+	SEAM(r, lock, &c->lock);
 	c->locked = 1;
 }
 
 int chunk_trylock(struct resid_region *r, struct chunk *c)
 {
-	if (K(r, trylock, &c->lock))
+	if (SEAM(r, trylock, &c->lock))
 		return 0;
 	c->locked = 1;
 	return 1;
@@ -189,7 +189,7 @@ int chunk_trylock(struct resid_region *r, struct chunk *c)
 void chunk_unlock(struct resid_region *r, struct chunk *c)
 {
 	c->locked = 0;
-	K(r, unlock, &c->lock);
+	SEAM(r, unlock, &c->lock);
 }
 
 /* A state change is a point where another thread may run: the simulated
@@ -197,6 +197,6 @@ void chunk_unlock(struct resid_region *r, struct chunk *c)
 void chunk_set_state(struct resid_region *r, struct chunk *c, int state)
 {
 	INV_ASSERT(inv_locked((uint32_t)(c - r->chunks), c->locked));
-	K(r, yield, "chunk-state");
+	SEAM(r, yield, "chunk-state");
 	__atomic_store_n(&c->state, state, __ATOMIC_RELEASE);
 }

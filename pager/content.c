@@ -50,6 +50,7 @@ void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
 	}
 }
 
+#ifdef RESID_HARNESS
 uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
 				  uint64_t len, uint64_t seed)
 {
@@ -79,3 +80,4 @@ uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
 	}
 	return bad;
 }
+#endif

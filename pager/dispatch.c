@@ -21,13 +21,13 @@ static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
 	 * chunk is fetched over itself. */
 	if (BUG(9))
 		chunk_unlock(r, c);
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	policy_on_fault(r->policy, id, ++r->fault_seq);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	if (BUG(9))
 		chunk_lock(r, c);
 	chunk_set_state(r, c, CH_FETCHING);
-	c->fetching_since = K(r, clock_ns);
+	c->fetching_since = SEAM(r, clock_ns);
 	c->waiters = 1;
 	queue_demand(r, id);
 }
@@ -60,7 +60,8 @@ static int serve_refault(struct resid_region *r, uint64_t page)
 		/* Bug 11: every such fault taken for a message read late,
 		 * answered with a wake. */
 		int rc = BUG(11) ? -EEXIST :
-			K(r, uffd_continue, r->uffd, page, RESID_PAGE, &mapped);
+			SEAM(r, uffd_continue, r->uffd, page, RESID_PAGE,
+			     &mapped);
 
 		if (rc == 0) {
 			STAT_INC(r, refaults_served);
@@ -173,7 +174,7 @@ static int drain(struct resid_region *r)
 
 	queue_set_draining(r, 1);
 	for (;;) {
-		long n = K(r, uffd_read, r->uffd, msgs, BATCH);
+		long n = SEAM(r, uffd_read, r->uffd, msgs, BATCH);
 
 		if (n == -EAGAIN)
 			break;
@@ -188,7 +189,7 @@ static int drain(struct resid_region *r)
 				rc = (int)n;
 				break;
 			}
-			K(r, sleep_ns, NS_PER_MS << (failures - 1));
+			SEAM(r, sleep_ns, NS_PER_MS << (failures - 1));
 			continue;
 		}
 		failures = 0;
@@ -204,7 +205,7 @@ static int drain(struct resid_region *r)
  * orphaned: no fetch is running for it. Reset it and wake its waiters. */
 static void watchdog(struct resid_region *r)
 {
-	uint64_t now = K(r, clock_ns);
+	uint64_t now = SEAM(r, clock_ns);
 	uint64_t limit = (uint64_t)r->cfg.fetching_timeout_ms * NS_PER_MS;
 
 	for (uint32_t i = 0; i < r->nchunks; i++) {
@@ -225,16 +226,16 @@ static void watchdog(struct resid_region *r)
 void *dispatch_main(void *arg)
 {
 	struct resid_region *r = arg;
-	uint64_t last_scan = K(r, clock_ns);
+	uint64_t last_scan = SEAM(r, clock_ns);
 
 	for (;;) {
-		int ready = K(r, wait_readable, r->uffd, r->stopfd, TICK_MS);
+		int ready = SEAM(r, wait_readable, r->uffd, r->stopfd, TICK_MS);
 
 		if (ready < 0) {
 			/* poll is only a hint: drain after a tick instead. */
 			if (ready != -EINTR) {
 				STAT_INC(r, poll_errors);
-				K(r, sleep_ns, TICK_MS * NS_PER_MS);
+				SEAM(r, sleep_ns, TICK_MS * NS_PER_MS);
 			}
 			if (queue_stopping(r))
 				break;
@@ -247,7 +248,7 @@ void *dispatch_main(void *arg)
 			failure_fail_region(r, -rc);
 			break;
 		}
-		uint64_t now = K(r, clock_ns);
+		uint64_t now = SEAM(r, clock_ns);
 
 		if (now - last_scan >= TICK_MS * NS_PER_MS) {
 			watchdog(r);

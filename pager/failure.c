@@ -38,6 +38,7 @@ int resid_failure(const struct resid_region *r, uint32_t *chunk)
 	return err;
 }
 
+#ifdef RESID_HARNESS
 int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
 {
 	int rc = region_usable(r);
@@ -50,6 +51,7 @@ int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
 	return failure_dead(r) ||
 	       chunk_state(&r->chunks[chunk]) == CH_FAILED;
 }
+#endif
 
 int failure_dead(const struct resid_region *r)
 {
@@ -62,7 +64,7 @@ static int poison(struct resid_region *r, uint64_t addr, uint64_t len)
 	int rc = -EAGAIN;
 
 	for (int i = 0; i < POISON_RETRIES && rc == -EAGAIN; i++)
-		rc = K(r, uffd_poison, r->uffd, addr, len);
+		rc = SEAM(r, uffd_poison, r->uffd, addr, len);
 	return rc;
 }
 
@@ -109,7 +111,7 @@ void failure_fault(struct resid_region *r, struct chunk *c, uint64_t addr,
 			return;
 		}
 	}
-	if (K(r, sigbus_thread, tid) < 0)
+	if (SEAM(r, sigbus_thread, tid) < 0)
 		STAT_INC(r, wake_errors);
 }
 
@@ -120,7 +122,7 @@ static void protect_run(struct resid_region *r, uint64_t off, uint64_t len)
 {
 	if (!len)
 		return;
-	if (K(r, protect_none, r->a + off, len) < 0)
+	if (SEAM(r, protect_none, r->a + off, len) < 0)
 		STAT_INC(r, wake_errors);
 	wake_range(r, (uint64_t)(uintptr_t)(r->a + off), len);
 }

@@ -13,9 +13,9 @@ static uint64_t admission_bound(struct resid_region *r, uint32_t id)
 {
 	uint64_t d;
 
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	d = policy_next_use(r->policy, id);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	return d == POLICY_NEVER ? POLICY_NEVER - 1 : d;
 }
 
@@ -34,7 +34,7 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
 /* A prefetch that found no room: it backs off. */
 static void decline(struct resid_region *r, struct chunk *c, int populated)
 {
-	__atomic_store_n(&c->declined_until, K(r, clock_ns) +
+	__atomic_store_n(&c->declined_until, SEAM(r, clock_ns) +
 			 r->cfg.prefetch_backoff_ms * NS_PER_MS,
 			 __ATOMIC_RELAXED);
 	STAT_INC(r, prefetch_declined);
@@ -51,12 +51,12 @@ int fetch_piece_room(struct resid_region *r, struct chunk *c, uint64_t to)
 	while (budget_reserve_piece(r, c, to - c->res, admission_bound(
 		r, (uint32_t)(c - r->chunks))) < 0) {
 		if (!wait_from)
-			wait_from = K(r, clock_ns);
-		else if (K(r, clock_ns) - wait_from >=
+			wait_from = SEAM(r, clock_ns);
+		else if (SEAM(r, clock_ns) - wait_from >=
 			 r->h.landing_wait_ms * NS_PER_MS)
 			return -EBUSY;
 		CODE_PROBE(1, piece_waits_room);
-		K(r, sleep_ns, 50000);
+		SEAM(r, sleep_ns, 50000);
 	}
 	c->res = to;
 	CODE_PROBE(1, piece_reserved);
@@ -80,7 +80,7 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		 * job off its CPU on a loaded machine took up to a few
 		 * hundred ms here, a refetch costs less than that. */
 		int rc = budget_reserve(r, c, c->hold - c->res, must,
-					!wait_from || K(r, clock_ns) - wait_from <
+					!wait_from || SEAM(r, clock_ns) - wait_from <
 					r->h.landing_wait_ms * NS_PER_MS);
 
 		if (rc == 0) {
@@ -89,9 +89,9 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		}
 		if (rc == -EBUSY) {
 			if (!wait_from)
-				wait_from = K(r, clock_ns);
+				wait_from = SEAM(r, clock_ns);
 			CODE_PROBE(1, demand_waits_landing);
-			K(r, sleep_ns, 50000);
+			SEAM(r, sleep_ns, 50000);
 			continue;
 		}
 		STAT_INC(r, infeasible);
@@ -106,7 +106,7 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 		}
 		STAT_INC(r, retries);
 		CODE_PROBE(1, demand_infeasible);
-		K(r, sleep_ns, NS_PER_MS);
+		SEAM(r, sleep_ns, NS_PER_MS);
 	}
 }
 
@@ -162,13 +162,13 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 	c->res = 0;
 	chunk_set_state(r, c, CH_RESIDENT);
 	__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	policy_on_resident(r->policy, id);
 	if (!prefetch)
 		__atomic_store_n(&c->demand_seq, r->fault_seq,
 				 __ATOMIC_RELAXED);
-	K(r, unlock, &r->policy_lock);
-	stats_record_fetch(r, c, K(r, clock_ns) - c->fetching_since);
+	SEAM(r, unlock, &r->policy_lock);
+	stats_record_fetch(r, c, SEAM(r, clock_ns) - c->fetching_since);
 	if (r->cfg.prefetch_depth)
 		prefetch_top_up(r, id);
 	record_phases(r, t);
@@ -183,9 +183,9 @@ static int overlap_target(struct resid_region *r, uint32_t id)
 
 	if (!r->cfg.overlap_evict)
 		return 1;
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	near = policy_near(r->policy, id, 0, 1);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	return near;
 }
 
@@ -199,7 +199,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 		/* A target that faulted, landed or was declined meanwhile,
 		 * or that the application is no longer about to read. */
 		if (chunk_state(c) != CH_ABSENT ||
-		    K(r, clock_ns) < __atomic_load_n(&c->declined_until,
+		    SEAM(r, clock_ns) < __atomic_load_n(&c->declined_until,
 						     __ATOMIC_RELAXED) ||
 		    !overlap_target(r, id)) {
 			STAT_INC(r, prefetch_stale);
@@ -208,7 +208,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 			return;
 		}
 		chunk_set_state(r, c, CH_FETCHING);
-		c->fetching_since = K(r, clock_ns);
+		c->fetching_since = SEAM(r, clock_ns);
 		c->waiters = 0;
 		STAT_INC(r, prefetch_jobs);
 	} else {
@@ -251,16 +251,16 @@ void *worker_main(void *arg)
 	/* Best effort: on small pages the reused bounce is still far
 	 * faster than fresh pages in B. Without it, reads go into B. */
 	if (w.bounce)
-		(void)K(r, hugepage, w.bounce, 2 * slot);
-	if (K(r, reader_open, &w.rd, backing_read_job, r) < 0)
+		(void)SEAM(r, hugepage, w.bounce, 2 * slot);
+	if (SEAM(r, reader_open, &w.rd, backing_read_job, r) < 0)
 		w.rd = 0;
 	for (uint32_t id; queue_take(r, &id, &prefetch);) {
-		K(r, yield, "worker-job");
+		SEAM(r, yield, "worker-job");
 		run_job(r, id, prefetch, &w);
 		queue_done(r);
 	}
 	if (w.rd)
-		K(r, reader_close, w.rd);
+		SEAM(r, reader_close, w.rd);
 	free(w.bounce);
 	return NULL;
 }

@@ -71,8 +71,8 @@ static int write_memfd(struct resid_region *r, struct chunk *c,
 	int errors = 0;
 
 	while (done < len) {
-		long n = K(r, memfd_write, r->memfd, src + done, len - done,
-			   c->off + at + done);
+		long n = SEAM(r, memfd_write, r->memfd, src + done, len - done,
+			      c->off + at + done);
 
 		if (n <= 0) {
 			STAT_INC(r, io_errors);
@@ -165,7 +165,7 @@ int part_start(struct resid_region *r, const struct chunk *c,
 
 	if (!w->rd || !data)
 		return 0;
-	K(r, read_start, w->rd, part_dst(r, c, w, at, k), data, c->off + at);
+	SEAM(r, read_start, w->rd, part_dst(r, c, w, at, k), data, c->off + at);
 	return 1;
 }
 
@@ -176,7 +176,7 @@ void part_drain(struct resid_region *r, const struct worker *w,
 {
 	if (!started)
 		return;
-	(void)K(r, read_wait, w->rd);
+	(void)SEAM(r, read_wait, w->rd);
 	CODE_PROBE(1, read_dropped);
 }
 
@@ -196,7 +196,8 @@ static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
 	while (done < len) {
 		uint64_t n = step < len - done ? step : len - done;
 		int64_t mapped = 0;
-		int rc = K(r, uffd_continue, r->uffd, base + done, n, &mapped);
+		int rc = SEAM(r, uffd_continue, r->uffd, base + done, n,
+			      &mapped);
 
 		if (rc == 0) {
 			done += n;
@@ -337,7 +338,7 @@ int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 			part_drain(r, w, started);
 			return rc;
 		}
-		long first = started ? K(r, read_wait, w->rd) : NOT_STARTED;
+		long first = started ? SEAM(r, read_wait, w->rd) : NOT_STARTED;
 		uint8_t *dst = part_dst(r, c, w, at, k);
 
 		started = next < c->len && may_read(r, c, w, next) &&

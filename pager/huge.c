@@ -24,7 +24,7 @@ enum { SRC_NONE, SRC_WRITE, SRC_ADVISE };
 static int read_sys(struct resid_region *r, const char *path, char *buf,
 		    size_t cap)
 {
-	long n = K(r, read_text, path, buf, cap);
+	long n = SEAM(r, read_text, path, buf, cap);
 
 	if (n <= 0)
 		buf[0] = '\0';
@@ -126,7 +126,8 @@ static int dir_source(struct resid_region *r, const char *dir, char *why,
 		free(info);
 		return SRC_NONE;
 	}
-	if (info && K(r, read_text, "/proc/self/mountinfo", info, 1 << 20) > 0)
+	if (info &&
+	    SEAM(r, read_text, "/proc/self/mountinfo", info, 1 << 20) > 0)
 		l = mount_of(info, dir, mp, sizeof(mp));
 	sep = l ? strstr(l, " - ") : NULL;
 	if (!sep || sscanf(sep, " - %63s %*s %1023s", type, opts) != 2) {
@@ -216,8 +217,8 @@ int huge_choose(struct resid_region *r, char *err, size_t n)
 int huge_open_file(struct resid_region *r)
 {
 	return r->huge && r->cfg.huge_dir ?
-		K(r, tmpfile_create, r->cfg.huge_dir) :
-		K(r, memfd_create, "residctl");
+		SEAM(r, tmpfile_create, r->cfg.huge_dir) :
+		SEAM(r, memfd_create, "residctl");
 }
 /* B on the huge path asks for huge folios where the source is advise; on
  * the 4 KiB path it forbids them, as A always does. EINVAL: the kernel has
@@ -227,12 +228,14 @@ int huge_advise_b(struct resid_region *r)
 	int rc;
 
 	if (r->huge)
-		return r->fill_b ? K(r, hugepage, r->b, r->file_len) : 0;
-	rc = K(r, nohugepage, r->b, r->file_len);
+		return r->fill_b ? SEAM(r, hugepage, r->b, r->file_len) : 0;
+	rc = SEAM(r, nohugepage, r->b, r->file_len);
 	return rc == -EINVAL ? 0 : rc;
 }
 
+#ifdef RESID_HARNESS
 int resid_huge(const struct resid_region *r)
 {
 	return r->huge;
 }
+#endif

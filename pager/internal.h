@@ -166,17 +166,16 @@ struct resid_region {
  * small ones, and the write into the memfd then allocates whole pages
  * without zeroing them first (results/performance.md). Two slots: the
  * worker's reader reads into one while the worker writes the other. A slot
- * is 4 MiB where a chunk is 32 MiB or more, else 1 MiB (config_slot):
- * results/bench-ab-slot.md, 4 MiB slots from 8 MiB chunks up, measured
- * the fetch 1.25 x faster at 128 MiB chunks and no faster at 8 MiB, where
- * a chunk is then only three parts. The headroom counts it. */
+ * is 4 MiB where a chunk is 32 MiB or more, else 1 MiB (config_slot): big
+ * slots pay off on big chunks only (docs/core.md, "Measured constants").
+ * The headroom counts it. */
 #define FETCH_SLOT_SMALL (1ull << 20)
 #define FETCH_SLOT_BIG (4ull << 20)
 
 #define NS_PER_MS 1000000ull
 
-/* The seam, spelled short. */
-#define K(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
+/* A call of the seam's op with the region's context. */
+#define SEAM(r, op, ...) ((r)->seam->op((r)->sx, ##__VA_ARGS__))
 
 #define STAT_ATOMIC_ADD(r, field, v) \
 	__atomic_add_fetch(&(r)->st.field, (v), __ATOMIC_RELAXED)
@@ -198,7 +197,7 @@ struct resid_region {
  * for them (on the simulated kernel each clock read is a scheduling point). */
 static inline uint64_t phase_clock(struct resid_region *r)
 {
-	return r->cfg.phase_timers ? K(r, clock_ns) : 0;
+	return r->cfg.phase_timers ? SEAM(r, clock_ns) : 0;
 }
 
 static inline int chunk_state(const struct chunk *c)

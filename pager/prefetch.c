@@ -15,11 +15,11 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 	uint32_t depth = r->cfg.prefetch_depth < MAX_DEPTH ?
 		r->cfg.prefetch_depth : MAX_DEPTH;
 	uint32_t n;
-	uint64_t now = K(r, clock_ns);
+	uint64_t now = SEAM(r, clock_ns);
 
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	n = policy_predict(r->policy, id, next, depth);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	for (uint32_t i = 0; i < n; i++) {
 		struct chunk *c = &r->chunks[next[i]];
 
@@ -37,10 +37,10 @@ int resid_notify_access(struct resid_region *r, uint32_t chunk)
 		return rc;
 	if (chunk >= r->nchunks)
 		return -EINVAL;
-	K(r, lock, &r->policy_lock);
+	SEAM(r, lock, &r->policy_lock);
 	policy_on_access(r->policy, chunk);
 	__atomic_add_fetch(&r->access_seq, 1, __ATOMIC_RELEASE);
-	K(r, unlock, &r->policy_lock);
+	SEAM(r, unlock, &r->policy_lock);
 	/* A consumed prefetch target gives up its retention pin. */
 	budget_unretain(r, &r->chunks[chunk]);
 	if (r->cfg.overlap_evict && r->cfg.signal == RESID_SIGNAL_BEFORE_READ)

@@ -16,42 +16,42 @@ static int idle_locked(const struct resid_region *r)
 static void signal_idle_locked(struct resid_region *r)
 {
 	if (idle_locked(r))
-		K(r, cond_broadcast, &r->idle_cond);
+		SEAM(r, cond_broadcast, &r->idle_cond);
 }
 
 void queue_demand(struct resid_region *r, uint32_t id)
 {
 	struct chunk *c = &r->chunks[id];
 
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	if (!c->queued_demand) {
 		c->queued_demand = 1;
 		ring_push(&r->demand, id);
-		K(r, cond_signal, &r->q_cond);
+		SEAM(r, cond_signal, &r->q_cond);
 	}
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
 
 void queue_prefetch(struct resid_region *r, uint32_t id)
 {
 	struct chunk *c = &r->chunks[id];
 
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	if (!c->queued_prefetch && !r->stopping) {
 		c->queued_prefetch = 1;
 		ring_push(&r->prefetch, id);
-		K(r, cond_signal, &r->q_cond);
+		SEAM(r, cond_signal, &r->q_cond);
 	}
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
 
 int queue_take(struct resid_region *r, uint32_t *id, int *prefetch)
 {
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	while (!r->stopping && !r->demand.count && !r->prefetch.count)
-		K(r, cond_wait, &r->q_cond, &r->q_lock);
+		SEAM(r, cond_wait, &r->q_cond, &r->q_lock);
 	if (r->stopping) {
-		K(r, unlock, &r->q_lock);
+		SEAM(r, unlock, &r->q_lock);
 		return 0;
 	}
 	*prefetch = r->demand.count == 0;
@@ -61,66 +61,66 @@ int queue_take(struct resid_region *r, uint32_t *id, int *prefetch)
 	else
 		r->chunks[*id].queued_demand = 0;
 	r->inflight++;
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 	return 1;
 }
 
 void queue_done(struct resid_region *r)
 {
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	r->inflight--;
 	signal_idle_locked(r);
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
 
 uint32_t queue_inflight(struct resid_region *r)
 {
 	uint32_t n;
 
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	n = r->inflight;
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 	return n;
 }
 
 void queue_set_draining(struct resid_region *r, int on)
 {
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	r->draining = on;
 	signal_idle_locked(r);
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
 
 void queue_owe_punch(struct resid_region *r, int owed)
 {
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	r->punches_owed += owed ? 1 : -1;
 	signal_idle_locked(r);
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
 
 int queue_stopping(struct resid_region *r)
 {
 	int stop;
 
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	stop = r->stopping;
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 	return stop;
 }
 
+#ifdef RESID_HARNESS
 void resid_quiesce(struct resid_region *r)
 {
-	K(r, lock, &r->q_lock);
+	SEAM(r, lock, &r->q_lock);
 	while (!idle_locked(r)) {
-		K(r, cond_wait, &r->idle_cond, &r->q_lock);
-#ifdef RESID_HARNESS
+		SEAM(r, cond_wait, &r->idle_cond, &r->q_lock);
 		/* Bug 8: the wait as if under `if`: a wakeup that finds the
 		 * pager still busy (spurious, or work queued since the
 		 * broadcast) returns anyway. */
 		if (BUG(8))
 			break;
-#endif
 	}
-	K(r, unlock, &r->q_lock);
+	SEAM(r, unlock, &r->q_lock);
 }
+#endif

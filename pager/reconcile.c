@@ -18,8 +18,8 @@ static unsigned online_cpus(struct resid_region *r)
 	unsigned n = 0;
 	char *p = buf;
 
-	if (K(r, read_text, "/sys/devices/system/cpu/online", buf,
-	      sizeof(buf)) <= 0)
+	if (SEAM(r, read_text, "/sys/devices/system/cpu/online", buf,
+		 sizeof(buf)) <= 0)
 		return 0;
 	while (*p >= '0' && *p <= '9') {
 		unsigned long a = strtoul(p, &p, 10), b = a;
@@ -41,7 +41,7 @@ static long read_retry(void *ctx, const char *path, char *buf, size_t cap)
 	long n = -EIO;
 
 	for (int i = 0; i < 8 && (n == -EIO || n == -EINTR); i++) {
-		n = K(r, read_text, path, buf, cap);
+		n = SEAM(r, read_text, path, buf, cap);
 		if (n == -EIO || n == -EINTR) {
 			STAT_INC(r, cgroup_read_errors);
 			CODE_PROBE(1, cgroup_read_retried);
@@ -92,7 +92,7 @@ static void confirm_excess(struct resid_region *r, struct resid_accounting *acc)
 	uint64_t present;
 
 	if (acc->st_bytes <= acc->resident + acc->reserved ||
-	    K(r, memfd_present, r->memfd, &present) < 0 ||
+	    SEAM(r, memfd_present, r->memfd, &present) < 0 ||
 	    present > acc->resident + acc->reserved)
 		return;
 	acc->st_lag = acc->st_bytes - present;
@@ -104,7 +104,7 @@ static void confirm_excess(struct resid_region *r, struct resid_accounting *acc)
 static int measure(struct resid_region *r, struct resid_accounting *acc)
 {
 	uint64_t blocks = 0;
-	int rc = K(r, fstat_blocks, r->memfd, &blocks);
+	int rc = SEAM(r, fstat_blocks, r->memfd, &blocks);
 
 	memset(acc, 0, sizeof(*acc));
 	acc->resident = r->resident;
@@ -166,10 +166,10 @@ static void confirm_shmem(struct resid_region *r, struct resid_accounting *acc)
 	st_only.have_cgroup = 0;
 	if (!acc->have_cgroup || inv_accounting_holds(acc, why, sizeof(why)) ||
 	    !inv_accounting_holds(&st_only, why, sizeof(why)) ||
-	    K(r, clock_ns) < r->shmem_confirm_at)
+	    SEAM(r, clock_ns) < r->shmem_confirm_at)
 		return;
 	for (int i = 0; i < SHMEM_CONFIRM_READS; i++) {
-		K(r, sleep_ns, SHMEM_CONFIRM_GAP_NS);
+		SEAM(r, sleep_ns, SHMEM_CONFIRM_GAP_NS);
 		if (cg_read_shmem(&r->cg_env, &r->cg, &acc->shmem) < 0)
 			return;
 		if (inv_accounting_holds(acc, why, sizeof(why))) {
@@ -177,7 +177,7 @@ static void confirm_shmem(struct resid_region *r, struct resid_accounting *acc)
 			return;
 		}
 	}
-	r->shmem_confirm_at = K(r, clock_ns) + SHMEM_CONFIRM_QUIET_NS;
+	r->shmem_confirm_at = SEAM(r, clock_ns) + SHMEM_CONFIRM_QUIET_NS;
 }
 
 static int check(struct resid_region *r, struct resid_accounting *acc,
@@ -214,14 +214,16 @@ void reconcile_locked(struct resid_region *r, int due)
 	check(r, &acc, why, sizeof(why));
 }
 
+#ifdef RESID_HARNESS
 int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 		    char why[RESID_ERRLEN])
 {
 	int rc;
 
 	why[0] = '\0';
-	K(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->budget_lock);
 	rc = check(r, acc, why, RESID_ERRLEN);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->budget_lock);
 	return rc;
 }
+#endif

@@ -22,7 +22,7 @@
 static void read_line(struct resid_region *r, const char *path, char *buf,
 		      size_t cap)
 {
-	long n = K(r, read_text, path, buf, cap);
+	long n = SEAM(r, read_text, path, buf, cap);
 
 	if (n <= 0) {
 		snprintf(buf, cap, "unknown");
@@ -36,7 +36,7 @@ static void read_line(struct resid_region *r, const char *path, char *buf,
 static int probe_uffd(struct resid_region *r, char *err, size_t n)
 {
 	struct uffdio_api api = { .api = UFFD_API };
-	int fd = K(r, uffd_open, O_CLOEXEC | O_NONBLOCK);
+	int fd = SEAM(r, uffd_open, O_CLOEXEC | O_NONBLOCK);
 	int rc;
 
 	if (fd < 0) {
@@ -44,8 +44,8 @@ static int probe_uffd(struct resid_region *r, char *err, size_t n)
 			 "vm.unprivileged_userfaultfd=1", strerror(-fd));
 		return fd;
 	}
-	rc = K(r, uffd_api, fd, &api);
-	K(r, close, fd);
+	rc = SEAM(r, uffd_api, fd, &api);
+	SEAM(r, close, fd);
 	if (rc < 0) {
 		snprintf(err, n, "UFFDIO_API: %s", strerror(-rc));
 		return rc;
@@ -80,12 +80,12 @@ static int open_uffd(struct resid_region *r, char *err, size_t n)
 	int rc;
 
 	INV_ASSERT(inv_uffd_nonblock(flags));
-	r->uffd = K(r, uffd_open, flags);
+	r->uffd = SEAM(r, uffd_open, flags);
 	if (r->uffd < 0) {
 		snprintf(err, n, "userfaultfd: %s", strerror(-r->uffd));
 		return r->uffd;
 	}
-	rc = K(r, uffd_api, r->uffd, &api);
+	rc = SEAM(r, uffd_api, r->uffd, &api);
 	if (rc < 0) {
 		snprintf(err, n, "UFFDIO_API with shmem features: %s",
 			 strerror(-rc));
@@ -107,26 +107,26 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		return r->memfd;
 	}
 	/* ftruncate only: fallocate would make the whole region resident. */
-	rc = K(r, ftruncate, r->memfd, r->file_len);
+	rc = SEAM(r, ftruncate, r->memfd, r->file_len);
 	if (rc < 0) {
 		snprintf(err, n, "ftruncate(memfd, %llu): %s",
 			 (unsigned long long)r->file_len, strerror(-rc));
 		return rc;
 	}
-	rc = K(r, map, r->memfd, r->len, PROT_READ, &a);
+	rc = SEAM(r, map, r->memfd, r->len, PROT_READ, &a);
 	if (rc < 0) {
 		snprintf(err, n, "mmap A: %s", strerror(-rc));
 		return rc;
 	}
 	r->a = a;
-	rc = K(r, map, r->memfd, r->file_len, PROT_READ | PROT_WRITE, &b);
+	rc = SEAM(r, map, r->memfd, r->file_len, PROT_READ | PROT_WRITE, &b);
 	if (rc < 0) {
 		snprintf(err, n, "mmap B: %s", strerror(-rc));
 		return rc;
 	}
 	r->b = b;
 	/* EINVAL: the kernel has no THP (PREEMPT_RT), nothing to forbid */
-	if ((rc = K(r, nohugepage, a, r->len)) < 0 && rc != -EINVAL) {
+	if ((rc = SEAM(r, nohugepage, a, r->len)) < 0 && rc != -EINVAL) {
 		snprintf(err, n, "madvise(A, MADV_NOHUGEPAGE): %s",
 			 strerror(-rc));
 		return rc;
@@ -143,13 +143,13 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 
 	if (r->uffd_features & GUARD_FEATURES) {
 		reg.mode |= UFFDIO_REGISTER_MODE_WP;
-		rc = K(r, uffd_register, r->uffd, &reg);
+		rc = SEAM(r, uffd_register, r->uffd, &reg);
 		/* a kernel that offers the feature but not on this mapping */
 		if (rc == -EINVAL)
 			reg.mode &= ~(uint64_t)UFFDIO_REGISTER_MODE_WP;
 	}
 	if (!(reg.mode & UFFDIO_REGISTER_MODE_WP))
-		rc = K(r, uffd_register, r->uffd, &reg);
+		rc = SEAM(r, uffd_register, r->uffd, &reg);
 	if (rc < 0) {
 		snprintf(err, n, "UFFDIO_REGISTER (missing|minor): %s",
 			 strerror(-rc));
@@ -168,12 +168,12 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 
 static int init_sync(struct resid_region *r)
 {
-	K(r, mutex_init, &r->budget_lock);
-	K(r, mutex_init, &r->policy_lock);
-	K(r, mutex_init, &r->q_lock);
-	K(r, mutex_init, &r->hist_lock);
-	K(r, cond_init, &r->q_cond);
-	K(r, cond_init, &r->idle_cond);
+	SEAM(r, mutex_init, &r->budget_lock);
+	SEAM(r, mutex_init, &r->policy_lock);
+	SEAM(r, mutex_init, &r->q_lock);
+	SEAM(r, mutex_init, &r->hist_lock);
+	SEAM(r, cond_init, &r->q_cond);
+	SEAM(r, cond_init, &r->idle_cond);
 	r->cand = calloc(r->nchunks, sizeof(*r->cand));
 	if (!r->cand || ring_init(&r->demand, r->nchunks) ||
 	    ring_init(&r->prefetch, r->nchunks) ||
@@ -201,7 +201,7 @@ static int start_threads(struct resid_region *r, char *err, size_t n)
 {
 	int rc;
 
-	r->stopfd = K(r, notify_open);
+	r->stopfd = SEAM(r, notify_open);
 	if (r->stopfd < 0) {
 		snprintf(err, n, "eventfd: %s", strerror(-r->stopfd));
 		return r->stopfd;
@@ -212,15 +212,16 @@ static int start_threads(struct resid_region *r, char *err, size_t n)
 			 r->cfg.fetch_workers);
 		return -ENOMEM;
 	}
-	rc = K(r, thread_start, &r->dispatcher, dispatch_main, r, "resid-disp");
+	rc = SEAM(r, thread_start, &r->dispatcher, dispatch_main, r,
+		  "resid-disp");
 	if (rc < 0) {
 		snprintf(err, n, "starting the dispatcher: %s", strerror(-rc));
 		return rc;
 	}
 	r->dispatcher_up = 1;
 	for (; r->nworkers < r->cfg.fetch_workers; r->nworkers++) {
-		rc = K(r, thread_start, &r->workers[r->nworkers], worker_main,
-		       r, "resid-fetch");
+		rc = SEAM(r, thread_start, &r->workers[r->nworkers],
+			  worker_main, r, "resid-fetch");
 		if (rc < 0) {
 			snprintf(err, n, "starting fetch worker %u: %s",
 				 r->nworkers, strerror(-rc));
@@ -257,7 +258,7 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 	r->cfg.path = NULL; /* the caller's string is not kept */
 	r->seam = r->h.seam ? r->h.seam : &resid_seam_linux;
 	r->sx = r->seam->ctx;
-	r->owner = K(r, process_id);
+	r->owner = SEAM(r, process_id);
 	r->uffd = r->memfd = r->stopfd = r->backing_fd = r->plain_fd = -1;
 	err[0] = '\0';
 
@@ -319,14 +320,14 @@ static void close_fds(struct resid_region *r)
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
-			K(r, close, fds[i]);
+			SEAM(r, close, fds[i]);
 }
 
 int region_usable(const struct resid_region *r)
 {
 	if (!r)
 		return -EINVAL;
-	return K(r, process_id) == r->owner ? 0 : -ECHILD;
+	return SEAM(r, process_id) == r->owner ? 0 : -ECHILD;
 }
 
 void resid_close(struct resid_region *r)
@@ -342,39 +343,39 @@ void resid_close(struct resid_region *r)
 		return;
 	}
 	if (r->dispatcher_up) {
-		K(r, lock, &r->q_lock);
+		SEAM(r, lock, &r->q_lock);
 		r->stopping = 1;
 #ifdef RESID_HARNESS
 		/* Bug 10: one idle worker woken to stop, the others left
 		 * asleep on q_cond: the joins below never return. */
 		if (BUG(10))
-			K(r, cond_signal, &r->q_cond);
+			SEAM(r, cond_signal, &r->q_cond);
 		else
 #endif
-			K(r, cond_broadcast, &r->q_cond);
-		K(r, unlock, &r->q_lock);
-		K(r, notify_signal, r->stopfd);
-		K(r, thread_join, r->dispatcher);
+			SEAM(r, cond_broadcast, &r->q_cond);
+		SEAM(r, unlock, &r->q_lock);
+		SEAM(r, notify_signal, r->stopfd);
+		SEAM(r, thread_join, r->dispatcher);
 		for (uint32_t i = 0; i < r->nworkers; i++)
-			K(r, thread_join, r->workers[i]);
-		K(r, mutex_destroy, &r->budget_lock);
-		K(r, mutex_destroy, &r->policy_lock);
-		K(r, mutex_destroy, &r->q_lock);
-		K(r, mutex_destroy, &r->hist_lock);
-		K(r, cond_destroy, &r->q_cond);
-		K(r, cond_destroy, &r->idle_cond);
+			SEAM(r, thread_join, r->workers[i]);
+		SEAM(r, mutex_destroy, &r->budget_lock);
+		SEAM(r, mutex_destroy, &r->policy_lock);
+		SEAM(r, mutex_destroy, &r->q_lock);
+		SEAM(r, mutex_destroy, &r->hist_lock);
+		SEAM(r, cond_destroy, &r->q_cond);
+		SEAM(r, cond_destroy, &r->idle_cond);
 	}
 	if (r->a)
-		K(r, unmap, r->a, r->len);
+		SEAM(r, unmap, r->a, r->len);
 	if (r->b)
-		K(r, unmap, r->b, r->file_len);
+		SEAM(r, unmap, r->b, r->file_len);
 	/* A child forked meanwhile may still hold the memfd: its pages go
 	 * now, not when the child lets go. */
 	if (r->memfd >= 0 && r->file_len)
-		(void)K(r, punch, r->memfd, 0, r->file_len);
+		(void)SEAM(r, punch, r->memfd, 0, r->file_len);
 	close_fds(r);
 	for (uint32_t i = 0; r->chunks && i < r->nchunks; i++)
-		K(r, mutex_destroy, &r->chunks[i].lock);
+		SEAM(r, mutex_destroy, &r->chunks[i].lock);
 	free_tables(r);
 }
 

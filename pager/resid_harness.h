@@ -1,6 +1,8 @@
 /* What residctl's test harness reaches in libresid beyond the public
  * header: the kernel seam, knobs no application needs, the synthetic
- * content, and the checks at quiescence. Not installed. */
+ * content, and the checks at quiescence. Not installed, and none of it is
+ * exported by build/libresid.a (ci/exports.sh); the entry points marked
+ * "harness builds only" are compiled only with RESID_HARNESS. */
 #ifndef RESID_HARNESS_H
 #define RESID_HARNESS_H
 
@@ -26,9 +28,9 @@ struct resid_harness {
 
 void resid_harness_init(struct resid_harness *h);
 
-/* Accounting against the kernel (design.md §2.6). Returns 0 when both the exact
- * st_blocks check and the memory.stat check hold; otherwise -1 and a line
- * in why. */
+/* Harness builds only. Accounting against the kernel (design.md §2.6).
+ * Returns 0 when both the exact st_blocks check and the memory.stat check
+ * hold; otherwise -1 and a line in why. */
 struct resid_accounting {
 	uint64_t resident, reserved;
 	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512, or the page
@@ -42,7 +44,8 @@ struct resid_accounting {
 int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 		    char why[RESID_ERRLEN]);
 
-/* Waits until no fetch is queued or in flight (tests, benchmarks). */
+/* Harness builds only, as are the four below. Waits until no fetch is
+ * queued or in flight (tests, benchmarks). */
 void resid_quiesce(struct resid_region *r);
 /* Of the region's pages mapped in A, the bytes in folios larger than a
  * page: 0, or -errno where the kernel does not tell (not root). */
@@ -63,7 +66,8 @@ int resid_check_quiescent(struct resid_region *r);
 uint64_t resid_content_word(uint64_t word_off, uint64_t seed);
 void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
 			uint64_t seed);
-/* Number of bytes in [buf, buf+len) that differ from the content at off. */
+/* Harness builds only. Number of bytes in [buf, buf+len) that differ
+ * from the content at off. */
 uint64_t resid_content_mismatches(const uint8_t *buf, uint64_t off,
 				  uint64_t len, uint64_t seed);
 

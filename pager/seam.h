@@ -144,9 +144,6 @@ struct resid_seam {
 	void (*cond_init)(void *ctx, resid_cond *c);
 	void (*cond_destroy)(void *ctx, resid_cond *c);
 	void (*cond_wait)(void *ctx, resid_cond *c, resid_mutex *m);
-	/* Returns -ETIMEDOUT when the clock passed deadline_ns. */
-	int (*cond_timedwait)(void *ctx, resid_cond *c, resid_mutex *m,
-			      uint64_t deadline_ns);
 	void (*cond_signal)(void *ctx, resid_cond *c);
 	void (*cond_broadcast)(void *ctx, resid_cond *c);
 	/* A point where another thread may run: annotated shared-memory

@@ -37,7 +37,7 @@ void stats_record_fetch(struct resid_region *r, struct chunk *c,
 	int locked = !BUG(4);
 
 	if (locked)
-		K(r, lock, &r->hist_lock);
+		SEAM(r, lock, &r->hist_lock);
 	HIST_ADD(r, r->hist[bucket_of(latency_ns)], 1);
 	HIST_ADD(r, r->st.latency_count, 1);
 	HIST_ADD(r, r->st.latency_sum_ns, latency_ns);
@@ -46,13 +46,13 @@ void stats_record_fetch(struct resid_region *r, struct chunk *c,
 	if (latency_ns > r->st.latency_max_ns)
 		r->st.latency_max_ns = latency_ns;
 	if (locked)
-		K(r, unlock, &r->hist_lock);
+		SEAM(r, unlock, &r->hist_lock);
 }
 
 void stats_snapshot(struct resid_region *r, struct resid_stats *out)
 {
-	K(r, lock, &r->budget_lock);
-	K(r, lock, &r->hist_lock);
+	SEAM(r, lock, &r->budget_lock);
+	SEAM(r, lock, &r->hist_lock);
 	/* Every field is a uint64_t; load each atomically. */
 	const uint64_t *src = (const uint64_t *)&r->st;
 	uint64_t *dst = (uint64_t *)out;
@@ -66,8 +66,8 @@ void stats_snapshot(struct resid_region *r, struct resid_stats *out)
 	out->latency_count = 0;
 	for (unsigned i = 0; i < 40; i++)
 		out->latency_count += r->hist[i];
-	K(r, unlock, &r->hist_lock);
-	K(r, unlock, &r->budget_lock);
+	SEAM(r, unlock, &r->hist_lock);
+	SEAM(r, unlock, &r->budget_lock);
 }
 
 int resid_get_stats(struct resid_region *r, struct resid_stats *out)

@@ -261,10 +261,10 @@ static void fw_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
 		f->in.cond_wait(f->in.ctx, c, m);
 		return;
 	}
-	/* A deadline of now returns at once with m held again, as a
-	 * spurious wakeup does; -ETIMEDOUT is the expected answer. */
-	(void)f->in.cond_timedwait(f->in.ctx, c, m,
-				   f->in.clock_ns(f->in.ctx));
+	/* What a spurious wakeup leaves the waiter: m given up and taken
+	 * again (others may run between), no signal. */
+	f->in.unlock(f->in.ctx, m);
+	f->in.lock(f->in.ctx, m);
 }
 
 /* Every other op goes straight to the wrapped seam, with its ctx. */
@@ -327,8 +327,6 @@ PASS(int, trylock, (void *ctx, resid_mutex *m), m)
 PASS_VOID(unlock, (void *ctx, resid_mutex *m), m)
 PASS_VOID(cond_init, (void *ctx, resid_cond *c), c)
 PASS_VOID(cond_destroy, (void *ctx, resid_cond *c), c)
-PASS(int, cond_timedwait, (void *ctx, resid_cond *c, resid_mutex *m,
-			   uint64_t deadline), c, m, deadline)
 PASS_VOID(cond_signal, (void *ctx, resid_cond *c), c)
 PASS_VOID(cond_broadcast, (void *ctx, resid_cond *c), c)
 
@@ -401,7 +399,6 @@ static const struct resid_seam wrapper = {
 	.cond_init = pass_cond_init,
 	.cond_destroy = pass_cond_destroy,
 	.cond_wait = fw_cond_wait,
-	.cond_timedwait = pass_cond_timedwait,
 	.cond_signal = pass_cond_signal,
 	.cond_broadcast = pass_cond_broadcast,
 	.yield = fw_yield,

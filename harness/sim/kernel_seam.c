@@ -63,7 +63,6 @@ const struct resid_seam sim_seam_ops = {
 	.cond_init = sched_cond_init,
 	.cond_destroy = sched_cond_destroy,
 	.cond_wait = sched_cond_wait,
-	.cond_timedwait = sched_cond_timedwait,
 	.cond_signal = sched_cond_signal,
 	.cond_broadcast = sched_cond_broadcast,
 	.yield = sched_yield_op,

@@ -237,8 +237,6 @@ void sched_unlock(void *ctx, resid_mutex *m);
 void sched_cond_init(void *ctx, resid_cond *c);
 void sched_cond_destroy(void *ctx, resid_cond *c);
 void sched_cond_wait(void *ctx, resid_cond *c, resid_mutex *m);
-int sched_cond_timedwait(void *ctx, resid_cond *c, resid_mutex *m,
-			 uint64_t deadline_ns);
 void sched_cond_signal(void *ctx, resid_cond *c);
 void sched_cond_broadcast(void *ctx, resid_cond *c);
 void sched_yield_op(void *ctx, const char *what);

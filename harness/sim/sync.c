@@ -195,34 +195,19 @@ void sched_cond_destroy(void *ctx, resid_cond *c)
 	c->tag = 0;
 }
 
-/* Returns -ETIMEDOUT when the deadline woke it. */
-static int cond_wait(struct sim *s, resid_cond *c, resid_mutex *m,
-		     int timed, uint64_t deadline)
+void sched_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
 {
+	struct sim *s = ctx;
 	uint32_t cid = cond_id(s, c), lid = lock_id(s, m);
 	struct sim_thread *me = sched_self(s);
 
 	sched_point(s, OP_COND_WAIT, cid);
 	if (release(s, lid, "waits on a condition with") < 0)
-		return 0;
+		return;
 	me->cond_seq = ++s->cond_seq;
 	me->cond_lock = lid;
-	sched_block(s, W_COND, cid, timed, deadline);
-	int rc = me->timed_out ? -ETIMEDOUT : 0;
-
+	sched_block(s, W_COND, cid, 0, 0);
 	acquire(s, lid);
-	return rc;
-}
-
-void sched_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
-{
-	cond_wait(ctx, c, m, 0, 0);
-}
-
-int sched_cond_timedwait(void *ctx, resid_cond *c, resid_mutex *m,
-			 uint64_t deadline_ns)
-{
-	return cond_wait(ctx, c, m, 1, deadline_ns);
 }
 
 /* Wakes the longest waiter; all of them with `all`. */

@@ -166,8 +166,8 @@ enum resid_policy {
  * cycle interleaved move the cursor back and forth. Readers must also stay
  * in step for the order to hold: threads that read different layers at
  * once (each at its own position in the cycle) are not the declared order,
- * and the pager then evicts what another thread is about to read (a
- * client measured 2.1-2.8x the optimum's fetches with 4 such threads). */
+ * and the pager then evicts what another thread is about to read (several
+ * times the optimum's fetches: docs/core.md, "Measured constants"). */
 enum resid_signal {
 	RESID_SIGNAL_BEFORE_READ,
 	RESID_SIGNAL_AFTER_READ,

@@ -234,7 +234,9 @@ static int lx_hugepage(void *ctx, void *addr, uint64_t len)
 	return neg(madvise(addr, len, MADV_HUGEPAGE));
 }
 
-/* pagemap gives each mapped page's frame (root only: 0 otherwise),
+#ifdef RESID_HARNESS
+/* I-9's check at quiescence (pager/check.c), in harness builds only.
+ * pagemap gives each mapped page's frame (root only: 0 otherwise),
  * kpageflags the frame's flags: a page of a large folio is a compound
  * head or tail. */
 #define PM_PRESENT (1ull << 63)
@@ -286,6 +288,7 @@ static int lx_folio_census(void *ctx, const void *addr, uint64_t len,
 		close(kf);
 	return rc;
 }
+#endif
 
 static int lx_close(void *ctx, int fd)
 {
@@ -456,12 +459,7 @@ static void lx_unlock(void *ctx, resid_mutex *m)
 static void lx_cond_init(void *ctx, resid_cond *c)
 {
 	(void)ctx;
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->pc, &a);
-	pthread_condattr_destroy(&a);
+	pthread_cond_init(&c->pc, NULL);
 }
 
 static void lx_cond_destroy(void *ctx, resid_cond *c)
@@ -474,16 +472,6 @@ static void lx_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
 {
 	(void)ctx;
 	pthread_cond_wait(&c->pc, &m->pm);
-}
-
-static int lx_cond_timedwait(void *ctx, resid_cond *c, resid_mutex *m,
-			     uint64_t deadline_ns)
-{
-	(void)ctx;
-	struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000ull),
-			       .tv_nsec = (long)(deadline_ns % 1000000000ull) };
-
-	return -pthread_cond_timedwait(&c->pc, &m->pm, &ts);
 }
 
 static void lx_cond_signal(void *ctx, resid_cond *c)
@@ -529,7 +517,9 @@ const struct resid_seam resid_seam_linux = {
 	.nohugepage = lx_nohugepage,
 	.memfd_write = lx_memfd_write,
 	.hugepage = lx_hugepage,
+#ifdef RESID_HARNESS
 	.folio_census = lx_folio_census,
+#endif
 	.close = lx_close,
 	.backing_open = lx_backing_open,
 	.backing_pread = lx_backing_pread,
@@ -552,7 +542,6 @@ const struct resid_seam resid_seam_linux = {
 	.cond_init = lx_cond_init,
 	.cond_destroy = lx_cond_destroy,
 	.cond_wait = lx_cond_wait,
-	.cond_timedwait = lx_cond_timedwait,
 	.cond_signal = lx_cond_signal,
 	.cond_broadcast = lx_cond_broadcast,
 	.yield = lx_yield,
