@@ -63,8 +63,12 @@ long_functions() {
 # check: both checks over the tracked C files of the working directory;
 # prints what fails and how to fix it; 1 then.
 check() {
-	local files body bad long rc=0
-	mapfile -t files < <(git ls-files '*.c' '*.h')
+	local body bad long rc=0
+	local f files=()
+	# A tracked file deleted in the working tree is not checked.
+	while IFS= read -r -d '' f; do
+		[ -e "$f" ] && files+=("$f")
+	done < <(git ls-files -z '*.c' '*.h')
 	[ ${#files[@]} -gt 0 ] || { echo "style: git lists no C file in $PWD" >&2; return 2; }
 	bad=$(unformatted "${files[@]}") || return 2
 	if [ -n "$bad" ]; then
