@@ -3,7 +3,7 @@
 # (a benchmark's tools), only those missing. As root it runs apt-get;
 # otherwise it prints the exact command and fails.
 set -euo pipefail
-need=(make gcc libcunit1-dev libfiu-dev fiu-utils libcgroup-dev libjansson-dev clang libclang-rt-14-dev yamllint shellcheck jq "$@")
+need=(make gcc libcunit1-dev libfiu-dev fiu-utils libcgroup-dev libjansson-dev clang clang-format-14 libclang-rt-14-dev yamllint shellcheck jq "$@")
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,15 +9,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup_scope.h"
 #include "resid_harness.h"
 #include "tests/suites.h"
+#include "tests/unit_cgroup.h"
 
 #define CHUNK (1u << 20)
 #define CHUNKS 4
 
-static struct cg_scope scope;
-static int in_scope;
+static struct unit_cgroup cg;
 static sigjmp_buf *bus_jump;
 
 static void on_bus(int sig)
@@ -112,25 +111,12 @@ static void fetch_crosses_a_split(void)
 
 static int setup(void)
 {
-	char err[512];
-
-	if (geteuid() == 0) {
-		if (cg_scope_enter(&scope, "unit-hands", 256 << 20, err,
-				   sizeof(err)) < 0) {
-			fprintf(stderr, "hands suite: %s\n", err);
-			return -1;
-		}
-		in_scope = 1;
-	}
-	return 0;
+	return unit_cgroup_enter(&cg, "hands", "unit-hands");
 }
 
 static int teardown(void)
 {
-	if (in_scope && cg_scope_leave(&scope) < 0)
-		return -1;
-	in_scope = 0;
-	return 0;
+	return unit_cgroup_leave(&cg);
 }
 
 void suite_hands(void)

@@ -10,16 +10,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup_scope.h"
 #include "cgroupfs.h"
 #include "invariants.h"
 #include "resid_harness.h"
 #include "seam.h"
 #include "tests/suites.h"
+#include "tests/unit_cgroup.h"
 
 static struct resid_seam bent;
-static struct cg_scope scope;
-static int in_scope;
+static struct unit_cgroup cg;
 static int short_reads, eio_every, partial_continue, lost_punch, prefetch;
 static int evict_ahead, late_blocks, stuck_blocks;
 /* overlap: overlap_evict with a prefetch depth of 1, each chunk read and
@@ -733,7 +732,7 @@ static void lagging_memory_stat_is_lag(void)
 {
 	struct resid_stats s;
 
-	if (!in_scope)
+	if (!cg.own)
 		return; /* no cgroup of its own: shmem is not checked */
 	stat_bad_after_open = 4;
 	CU_ASSERT_EQUAL(scan(&s), 0);
@@ -747,7 +746,7 @@ static void stuck_memory_stat_trips_reconcile(void)
 {
 	struct resid_stats s;
 
-	if (!in_scope)
+	if (!cg.own)
 		return;
 	stat_bad_after_open = 17;
 	CU_ASSERT_EQUAL(scan(&s), 0);
@@ -762,7 +761,7 @@ static void deviating_cgroup_confirmed_once(void)
 {
 	struct resid_stats s;
 
-	if (!in_scope)
+	if (!cg.own)
 		return;
 	stat_bad_after_open = 1L << 30;
 	CU_ASSERT_EQUAL(scan(&s), 0);
@@ -772,21 +771,10 @@ static void deviating_cgroup_confirmed_once(void)
 	CU_ASSERT_EQUAL(s.shmem_lag, 0);
 }
 
-/* Its own memory cgroup, as the gate's scenarios have: memory.stat of a
- * shared cgroup counts other processes' shmem too. Without root, the
- * process's own cgroup (the check can then see others' pages). */
 static int setup(void)
 {
-	char err[512];
-
-	if (geteuid() == 0) {
-		if (cg_scope_enter(&scope, "unit-pager", 256 << 20, err,
-				   sizeof(err)) < 0) {
-			fprintf(stderr, "pager suite: %s\n", err);
-			return -1;
-		}
-		in_scope = 1;
-	}
+	if (unit_cgroup_enter(&cg, "pager", "unit-pager") < 0)
+		return -1;
 	bent = resid_seam_linux;
 	bent.name = "bent";
 	bent.backing_pread = bent_pread;
@@ -802,10 +790,7 @@ static int setup(void)
 
 static int teardown(void)
 {
-	if (in_scope && cg_scope_leave(&scope) < 0)
-		return -1;
-	in_scope = 0;
-	return 0;
+	return unit_cgroup_leave(&cg);
 }
 
 void suite_pager(void)
