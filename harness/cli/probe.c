@@ -14,11 +14,11 @@
 /* The trial scope's limit: any valid one will do. */
 #define TRIAL_LIMIT (64ull << 20)
 
-static const struct resid_seam *const K = &resid_seam_linux;
+static const struct resid_seam *const lx = &resid_seam_linux;
 
 static void read_word(const char *path, char *buf, size_t cap)
 {
-	long got = K->read_text(NULL, path, buf, cap);
+	long got = lx->read_text(NULL, path, buf, cap);
 
 	if (got <= 0)
 		snprintf(buf, cap, "%s", got == -ENOENT ? "absent" : "unknown");
@@ -39,7 +39,7 @@ static void selected(char *s)
 static void probe_uffd(struct probe *p)
 {
 	struct uffdio_api api = { .api = UFFD_API };
-	int fd = K->uffd_open(NULL, O_CLOEXEC | O_NONBLOCK);
+	int fd = lx->uffd_open(NULL, O_CLOEXEC | O_NONBLOCK);
 	int rc;
 
 	if (fd < 0) {
@@ -47,8 +47,8 @@ static void probe_uffd(struct probe *p)
 			 strerror(-fd));
 		return;
 	}
-	rc = K->uffd_api(NULL, fd, &api);
-	K->close(NULL, fd);
+	rc = lx->uffd_api(NULL, fd, &api);
+	lx->close(NULL, fd);
 	if (rc < 0) {
 		snprintf(p->uffd_error, sizeof(p->uffd_error), "UFFDIO_API: %s",
 			 strerror(-rc));
@@ -184,7 +184,7 @@ void probe_run(struct probe *p)
 	probe_huge(p);
 	p->dev_userfaultfd = access("/dev/userfaultfd", F_OK) == 0;
 	probe_uffd(p);
-	cg_env_init(&env, K->read_text, NULL);
+	cg_env_init(&env, lx->read_text, NULL);
 	p->swap_cond = -1;
 	if (cg_find_memory(&env, &p->cg, err, sizeof(err)) < 0)
 		cg_err = err;

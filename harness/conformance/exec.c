@@ -30,7 +30,7 @@ struct ctx {
 	int nreaders;
 };
 
-#define K(x, op, ...) ((x)->side->k->op((x)->kx, ##__VA_ARGS__))
+#define SEAM(x, op, ...) ((x)->side->k->op((x)->kx, ##__VA_ARGS__))
 
 static int fail(struct ctx *x, const char *what, long rc)
 {
@@ -50,28 +50,28 @@ static int setup(struct ctx *x)
 
 	x->uffd = x->memfd = -1;
 	x->len = (uint64_t)x->c->pages * CONF_PAGE;
-	if ((rc = K(x, uffd_open, O_CLOEXEC | O_NONBLOCK)) < 0)
+	if ((rc = SEAM(x, uffd_open, O_CLOEXEC | O_NONBLOCK)) < 0)
 		return fail(x, "userfaultfd", rc);
 	x->uffd = (int)rc;
-	if ((rc = K(x, uffd_api, x->uffd, &api)) < 0)
+	if ((rc = SEAM(x, uffd_api, x->uffd, &api)) < 0)
 		return fail(x, "UFFDIO_API", rc);
-	rc = x->c->huge ? K(x, tmpfile_create, x->side->huge_dir) :
-		K(x, memfd_create, "residctl-conformance");
+	rc = x->c->huge ? SEAM(x, tmpfile_create, x->side->huge_dir) :
+		SEAM(x, memfd_create, "residctl-conformance");
 	if (rc < 0)
 		return fail(x, x->c->huge ? "O_TMPFILE" : "memfd_create", rc);
 	x->memfd = (int)rc;
-	if ((rc = K(x, ftruncate, x->memfd, x->len)) < 0)
+	if ((rc = SEAM(x, ftruncate, x->memfd, x->len)) < 0)
 		return fail(x, "ftruncate", rc);
-	if ((rc = K(x, map, x->memfd, x->len, PROT_READ, &a)) < 0)
+	if ((rc = SEAM(x, map, x->memfd, x->len, PROT_READ, &a)) < 0)
 		return fail(x, "mmap A", rc);
 	x->a = a;
-	if ((rc = K(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) < 0)
+	if ((rc = SEAM(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) < 0)
 		return fail(x, "mmap B", rc);
 	x->b = b;
 	/* EINVAL: a kernel without THP has nothing to forbid (design.md §2.7).
 	 * A huge case's B allows huge folios only during a fill (fill_b). */
-	if (((rc = K(x, nohugepage, a, x->len)) < 0 && rc != -EINVAL) ||
-	    ((rc = K(x, nohugepage, b, x->len)) < 0 && rc != -EINVAL))
+	if (((rc = SEAM(x, nohugepage, a, x->len)) < 0 && rc != -EINVAL) ||
+	    ((rc = SEAM(x, nohugepage, b, x->len)) < 0 && rc != -EINVAL))
 		return fail(x, "madvise(NOHUGEPAGE)", rc);
 
 	struct uffdio_register reg = {
@@ -80,7 +80,7 @@ static int setup(struct ctx *x)
 			UFFDIO_REGISTER_MODE_MINOR,
 	};
 
-	if ((rc = K(x, uffd_register, x->uffd, &reg)) < 0)
+	if ((rc = SEAM(x, uffd_register, x->uffd, &reg)) < 0)
 		return fail(x, "UFFDIO_REGISTER", rc);
 	cg_env_init(&x->env, x->side->k->read_text, x->kx);
 	if (cg_find_memory(&x->env, &x->cg, err, sizeof(err)) < 0) {
@@ -112,7 +112,7 @@ static void *reader_main(void *arg)
 static long read_msgs(struct ctx *x, char *buf, size_t n)
 {
 	struct uffd_msg m[8];
-	long got = K(x, uffd_read, x->uffd, m, 8);
+	long got = SEAM(x, uffd_read, x->uffd, m, 8);
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -140,13 +140,13 @@ static int touch(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 			    "a page", -EINVAL);
 	*r = (struct conf_reader){ .side = x->side, .addr = x->a + s->off,
 				   .off = s->off, .len = s->len };
-	if ((rc = K(x, notify_open)) < 0)
+	if ((rc = SEAM(x, notify_open)) < 0)
 		return fail(x, "eventfd", rc);
 	r->fd = (int)rc;
-	if ((rc = K(x, thread_start, &r->th, reader_main, r, "conf-reader")))
+	if ((rc = SEAM(x, thread_start, &r->th, reader_main, r, "conf-reader")))
 		return fail(x, "a reader thread", rc);
 	x->nreaders++;
-	rc = K(x, wait_readable, x->uffd, r->fd, WAIT_MS);
+	rc = SEAM(x, wait_readable, x->uffd, r->fd, WAIT_MS);
 	if (rc < 0)
 		return fail(x, "poll", rc);
 	if (rc == 0)
@@ -206,13 +206,13 @@ static int64_t fill_b(struct ctx *x, const struct conf_step *s)
 	int64_t rc;
 	int huge = x->c->huge;
 
-	if (huge && (rc = K(x, hugepage, x->b, x->len)) < 0 && rc != -EINVAL)
+	if (huge && (rc = SEAM(x, hugepage, x->b, x->len)) < 0 && rc != -EINVAL)
 		return rc;
-	rc = K(x, backing_pread, -1, x->b + s->off, s->len, s->off);
+	rc = SEAM(x, backing_pread, -1, x->b + s->off, s->len, s->off);
 	if (rc == (int64_t)s->len)
 		resid_content_fill(x->b + s->off, s->off, s->len, CONF_SEED);
 	if (huge) {
-		int64_t r2 = K(x, nohugepage, x->b, x->len);
+		int64_t r2 = SEAM(x, nohugepage, x->b, x->len);
 
 		if (r2 < 0 && r2 != -EINVAL)
 			return r2;
@@ -233,9 +233,9 @@ static int observe(struct ctx *x, struct conf_obs *o)
 	}
 	describe_pages(x, o->pages, sizeof(o->pages));
 	describe_readers(x, o->readers, sizeof(o->readers));
-	if ((rc = K(x, fstat_blocks, x->memfd, &o->st_blocks)) < 0)
+	if ((rc = SEAM(x, fstat_blocks, x->memfd, &o->st_blocks)) < 0)
 		return fail(x, "fstat", rc);
-	if (x->a && (rc = K(x, folio_census, x->a, x->len, &o->large)) < 0)
+	if (x->a && (rc = SEAM(x, folio_census, x->a, x->len, &o->large)) < 0)
 		return fail(x, "the folio census (kpageflags)", rc);
 	if ((rc = cg_read_shmem(&x->env, &x->cg, &shmem)) < 0)
 		return fail(x, "memory.stat", rc);
@@ -252,13 +252,13 @@ static int step(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 		o->rc = fill_b(x, s);
 		break;
 	case C_CONTINUE:
-		o->rc = K(x, uffd_continue, x->uffd, addr, s->len, &o->mapped);
+		o->rc = SEAM(x, uffd_continue, x->uffd, addr, s->len, &o->mapped);
 		break;
 	case C_WAKE:
-		o->rc = K(x, uffd_wake, x->uffd, addr, s->len);
+		o->rc = SEAM(x, uffd_wake, x->uffd, addr, s->len);
 		break;
 	case C_PUNCH:
-		o->rc = K(x, punch, x->memfd, s->off, s->len);
+		o->rc = SEAM(x, punch, x->memfd, s->off, s->len);
 		break;
 	case C_READ_UFFD:
 		o->rc = read_msgs(x, o->msgs, sizeof(o->msgs));
@@ -268,7 +268,7 @@ static int step(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 			return -1;
 		break;
 	case C_CLOSE_UFFD:
-		o->rc = K(x, close, x->uffd);
+		o->rc = SEAM(x, close, x->uffd);
 		x->uffd = -1;
 		break;
 	case C_DROP:
@@ -316,24 +316,24 @@ static void finish(struct ctx *x, struct conf_obs *o)
 	int ok = 1;
 
 	if (x->uffd >= 0) {
-		K(x, close, x->uffd);
+		SEAM(x, close, x->uffd);
 		x->uffd = -1;
 	}
 	for (int i = 0; i < x->nreaders; i++)
-		if (K(x, thread_join, x->readers[i].th) < 0)
+		if (SEAM(x, thread_join, x->readers[i].th) < 0)
 			ok = 0;
 	if (x->memfd >= 0 && o && ok && observe(x, o) == 0) {
 		sweep(x, o->sweep, sizeof(o->sweep));
 		x->out->nobs++;
 	}
 	for (int i = 0; i < x->nreaders; i++)
-		K(x, close, x->readers[i].fd);
+		SEAM(x, close, x->readers[i].fd);
 	if (x->a)
-		K(x, unmap, x->a, x->len);
+		SEAM(x, unmap, x->a, x->len);
 	if (x->b)
-		K(x, unmap, x->b, x->len);
+		SEAM(x, unmap, x->b, x->len);
 	if (x->memfd >= 0)
-		K(x, close, x->memfd);
+		SEAM(x, close, x->memfd);
 }
 
 void conf_exec(struct conf_side *side, const struct conf_case *c,

@@ -367,34 +367,34 @@ struct prog {
 	uint8_t got[8];
 };
 
-#define K(p, op, ...) ((p)->k->op((p)->k->ctx, ##__VA_ARGS__))
+#define SEAM(p, op, ...) ((p)->k->op((p)->k->ctx, ##__VA_ARGS__))
 
 static void ab(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, lock, &p->a);
-	K(p, lock, &p->b);
-	K(p, unlock, &p->b);
-	K(p, unlock, &p->a);
+	SEAM(p, lock, &p->a);
+	SEAM(p, lock, &p->b);
+	SEAM(p, unlock, &p->b);
+	SEAM(p, unlock, &p->a);
 }
 
 static void ba(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, lock, &p->b);
-	K(p, lock, &p->a);
-	K(p, unlock, &p->a);
-	K(p, unlock, &p->b);
+	SEAM(p, lock, &p->b);
+	SEAM(p, lock, &p->a);
+	SEAM(p, unlock, &p->a);
+	SEAM(p, unlock, &p->b);
 }
 
 static void two_locks(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, mutex_init, &p->a);
-	K(p, mutex_init, &p->b);
+	SEAM(p, mutex_init, &p->a);
+	SEAM(p, mutex_init, &p->b);
 	sim_spawn(p->s, ab, p, "ab");
 	sim_spawn(p->s, ba, p, "ba");
 	sim_join_apps(p->s);
@@ -443,12 +443,12 @@ static void region(struct prog *p)
 				       UFFDIO_REGISTER_MODE_MINOR };
 	void *a = NULL, *b = NULL;
 
-	p->uffd = K(p, uffd_open, O_CLOEXEC | O_NONBLOCK);
-	p->memfd = K(p, memfd_create, "t");
-	if (p->uffd < 0 || p->memfd < 0 || K(p, uffd_api, p->uffd, &api) ||
-	    K(p, ftruncate, p->memfd, 4 * PAGE) ||
-	    K(p, map, p->memfd, 4 * PAGE, PROT_READ, &a) ||
-	    K(p, map, p->memfd, 4 * PAGE, PROT_READ | PROT_WRITE, &b)) {
+	p->uffd = SEAM(p, uffd_open, O_CLOEXEC | O_NONBLOCK);
+	p->memfd = SEAM(p, memfd_create, "t");
+	if (p->uffd < 0 || p->memfd < 0 || SEAM(p, uffd_api, p->uffd, &api) ||
+	    SEAM(p, ftruncate, p->memfd, 4 * PAGE) ||
+	    SEAM(p, map, p->memfd, 4 * PAGE, PROT_READ, &a) ||
+	    SEAM(p, map, p->memfd, 4 * PAGE, PROT_READ | PROT_WRITE, &b)) {
 		sim_fail(p->s, "region setup failed");
 		return;
 	}
@@ -456,7 +456,7 @@ static void region(struct prog *p)
 	p->mb = b;
 	reg.range.start = (uintptr_t)a;
 	reg.range.len = 4 * PAGE;
-	if (K(p, uffd_register, p->uffd, &reg) ||
+	if (SEAM(p, uffd_register, p->uffd, &reg) ||
 	    !(reg.ioctls & (1ull << _UFFDIO_CONTINUE)))
 		sim_fail(p->s, "UFFDIO_REGISTER failed");
 }
@@ -474,8 +474,8 @@ static struct uffd_msg take_message(struct prog *p)
 {
 	struct uffd_msg m = { 0 };
 
-	while (K(p, uffd_read, p->uffd, &m, 1) != 1)
-		K(p, wait_readable, p->uffd, -1, 50);
+	while (SEAM(p, uffd_read, p->uffd, &m, 1) != 1)
+		SEAM(p, wait_readable, p->uffd, -1, 50);
 	return m;
 }
 
@@ -498,11 +498,11 @@ static void fault_served(void *arg)
 	p->v[1] = m.arg.pagefault.address - (uintptr_t)p->ma;
 	if (p->mode == 1)
 		for (;;)
-			K(p, wait_readable, p->uffd, -1, 50);
-	if (K(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE) != PAGE)
+			SEAM(p, wait_readable, p->uffd, -1, 50);
+	if (SEAM(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE) != PAGE)
 		sim_fail(p->s, "backing read failed");
 	memset(p->mb + 2 * PAGE, 0x5a, PAGE);
-	if (K(p, uffd_continue, p->uffd, (uintptr_t)p->ma + 2 * PAGE, PAGE,
+	if (SEAM(p, uffd_continue, p->uffd, (uintptr_t)p->ma + 2 * PAGE, PAGE,
 	      &mapped) || mapped != PAGE)
 		sim_fail(p->s, "CONTINUE failed");
 	sim_join_apps(p->s);
@@ -540,35 +540,35 @@ static void waiter(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, mutex_init, &p->a);
-	K(p, cond_init, &p->c);
-	K(p, lock, &p->a);
+	SEAM(p, mutex_init, &p->a);
+	SEAM(p, cond_init, &p->c);
+	SEAM(p, lock, &p->a);
 	while (!p->flag)
-		K(p, cond_wait, &p->c, &p->a);
-	K(p, unlock, &p->a);
+		SEAM(p, cond_wait, &p->c, &p->a);
+	SEAM(p, unlock, &p->a);
 }
 
 static void signaller(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, lock, &p->a);
+	SEAM(p, lock, &p->a);
 	p->flag = 1;
-	K(p, cond_signal, &p->c);
-	K(p, unlock, &p->a);
+	SEAM(p, cond_signal, &p->c);
+	SEAM(p, unlock, &p->a);
 }
 
 static void signalled(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, mutex_init, &p->a);
-	K(p, cond_init, &p->c);
+	SEAM(p, mutex_init, &p->a);
+	SEAM(p, cond_init, &p->c);
 	sim_spawn(p->s, signaller, p, "signaller");
-	K(p, lock, &p->a);
+	SEAM(p, lock, &p->a);
 	while (!p->flag)
-		K(p, cond_wait, &p->c, &p->a);
-	K(p, unlock, &p->a);
+		SEAM(p, cond_wait, &p->c, &p->a);
+	SEAM(p, unlock, &p->a);
 	sim_join_apps(p->s);
 }
 
@@ -594,14 +594,14 @@ static void spinner(void *arg)
 	struct prog *p = arg;
 
 	while (!__atomic_load_n(&p->flag, __ATOMIC_ACQUIRE))
-		K(p, yield, "spin");
+		SEAM(p, yield, "spin");
 }
 
 static void setter(void *arg)
 {
 	struct prog *p = arg;
 
-	K(p, yield, "set");
+	SEAM(p, yield, "set");
 	__atomic_store_n(&p->flag, 1, __ATOMIC_RELEASE);
 }
 
@@ -637,7 +637,7 @@ static void sleeper(void *arg)
 	struct prog *p = arg;
 
 	while (!p->flag)
-		K(p, sleep_ns, 50000000);
+		SEAM(p, sleep_ns, 50000000);
 }
 
 static void sleeps_forever(void *arg)
@@ -673,39 +673,39 @@ static void continue_rules(void *arg)
 
 	region(p);
 	base = (uintptr_t)p->ma;
-	K(p, backing_pread, -1, p->mb, 2 * PAGE, 0);
+	SEAM(p, backing_pread, -1, p->mb, 2 * PAGE, 0);
 	/* pages 0, 1 present: maps them, stops at the hole */
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 4 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 4 * PAGE, &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * PAGE, 2 * PAGE,
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 2 * PAGE, 2 * PAGE,
 		     &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, PAGE, &p->mapped[i]);
 	i++;
-	K(p, fstat_blocks, p->memfd, &blocks);
+	SEAM(p, fstat_blocks, p->memfd, &blocks);
 	p->v[0] = blocks;
-	K(p, punch, p->memfd, 0, PAGE);
-	K(p, fstat_blocks, p->memfd, &blocks);
+	SEAM(p, punch, p->memfd, 0, PAGE);
+	SEAM(p, fstat_blocks, p->memfd, &blocks);
 	p->v[1] = blocks;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
 	i++;
-	K(p, backing_pread, -1, p->mb, PAGE, 0);
+	SEAM(p, backing_pread, -1, p->mb, PAGE, 0);
 	/* page 0 maps, page 1 was mapped all along */
-	p->rc[i] = K(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
 	i++;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 1, PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 1, PAGE, &p->mapped[i]);
 	i++;
 	/* A reader of page 2 (a hole) raises MISSING; woken after the page
 	 * entered the cache, it faults again, MINOR; CONTINUE serves it. */
 	sim_spawn(p->s, reader, p, "reader");
 	m = take_message(p);
 	p->v[2] = m.arg.pagefault.flags;
-	K(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE);
+	SEAM(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE);
 	memset(p->mb + 2 * PAGE, 0x77, PAGE);
-	p->rc[i++] = K(p, uffd_wake, p->uffd, base + 2 * PAGE, PAGE);
+	p->rc[i++] = SEAM(p, uffd_wake, p->uffd, base + 2 * PAGE, PAGE);
 	m = take_message(p);
 	p->v[3] = m.arg.pagefault.flags;
-	p->rc[i] = K(p, uffd_continue, p->uffd, base + 2 * PAGE, PAGE,
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 2 * PAGE, PAGE,
 		     &p->mapped[i]);
 	i++;
 	sim_join_apps(p->s);
@@ -749,11 +749,11 @@ static void stat_lags(void *arg)
 	int n = 0;
 
 	region(p);
-	K(p, backing_pread, -1, p->mb, PAGE, 0);
-	K(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
+	SEAM(p, backing_pread, -1, p->mb, PAGE, 0);
+	SEAM(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
 	n += strstr(buf, "\nshmem 0\n") != NULL;
-	K(p, backing_pread, -1, p->mb + PAGE, 2 * PAGE, PAGE);
-	K(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
+	SEAM(p, backing_pread, -1, p->mb + PAGE, 2 * PAGE, PAGE);
+	SEAM(p, read_text, "/sys/fs/cgroup/sim/memory.stat", buf, sizeof(buf));
 	n += strstr(buf, "\nshmem 12288\n") != NULL;
 	p->v[0] = (uint64_t)n;
 }
@@ -833,19 +833,19 @@ static void reader_use(void *arg)
 	struct prog *p = arg;
 	resid_reader rd;
 
-	if (K(p, reader_open, &rd, count_read, p)) {
+	if (SEAM(p, reader_open, &rd, count_read, p)) {
 		sim_fail(p->s, "reader_open failed");
 		return;
 	}
-	K(p, read_start, rd, NULL, 10, 5);
+	SEAM(p, read_start, rd, NULL, 10, 5);
 	p->v[1] = p->v[0];
 	if (p->mode == 2)
-		K(p, read_start, rd, NULL, 1, 0);
+		SEAM(p, read_start, rd, NULL, 1, 0);
 	if (p->mode != 3)
-		p->v[2] = (uint64_t)K(p, read_wait, rd);
+		p->v[2] = (uint64_t)SEAM(p, read_wait, rd);
 	if (p->mode == 1)
-		K(p, read_wait, rd);
-	K(p, reader_close, rd);
+		SEAM(p, read_wait, rd);
+	SEAM(p, reader_close, rd);
 }
 
 static void reader_runs_in_wait(void)
