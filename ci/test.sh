@@ -13,11 +13,11 @@ export RESIDCTL_COVERAGE=$PWD/build/coverage.txt
 rm -f "$RESIDCTL_COVERAGE"
 # No file cites what a clone does not hold (docs/design.md is the design).
 stage "the repository stands alone"; bash ci/standalone.sh || fail "the repository stands alone"
+stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 # clang-format 14 by .clang-format (scripts/format.sh applies it) and no
 # function body over 80 lines outside harness/tests/; each check is first
 # shown a planted file it must reject.
 stage "C style"; { bash ci/style.sh --self-test && bash ci/style.sh; } || fail "C style"
-stage "dependencies"; bash scripts/deps.sh || fail "dependencies"
 stage "build"; make -s -j"$(nproc)" all || fail "build"
 stage "the installed library and its example"; bash ci/library.sh || fail "library"
 stage "the library exports only resid.h"; bash ci/exports.sh --self-test || fail "exports"
