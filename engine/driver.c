@@ -216,19 +216,20 @@ static void backend_dir(char *out, size_t n)
 	snprintf(out, n, "%s", dirname(tmp));
 }
 
-int main(int argc, char **argv)
-{
-	const char *model_path = NULL, *prompt = DEFAULT_PROMPT, *json = NULL;
-	struct result r = { .n_tokens = 16, .threads = 2 };
-	char dir[PATH_MAX];
-	struct stat st;
+struct opts {
+	const char *model, *prompt, *json;
+};
 
+/* The command line into o and r's sizes; a bad one exits 2 with its line. */
+static void parse_args(int argc, char **argv, struct opts *o,
+		       struct result *r)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
-			return 0;
+			exit(0);
 		} else if (!strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else if (!strcmp(a, "--tokens") || !strcmp(a, "--threads") ||
@@ -238,39 +239,52 @@ int main(int argc, char **argv)
 			const char *v = argv[++i];
 
 			if (!strcmp(a, "--tokens"))
-				r.n_tokens = (int32_t)range_arg(a, v, 1, MAX_TOKENS);
+				r->n_tokens = (int32_t)range_arg(a, v, 1, MAX_TOKENS);
 			else if (!strcmp(a, "--threads"))
-				r.threads = (int32_t)range_arg(a, v, 1, 256);
+				r->threads = (int32_t)range_arg(a, v, 1, 256);
 			else if (!strcmp(a, "--prompt"))
-				prompt = v;
+				o->prompt = v;
 			else
-				json = v;
+				o->json = v;
 		} else if (a[0] == '-' && a[1]) {
 			bad_arg("unknown option '%s'", a);
-		} else if (model_path) {
+		} else if (o->model) {
 			bad_arg("a second model '%s'; give one MODEL.gguf", a);
 		} else {
-			model_path = a;
+			o->model = a;
 		}
 	}
-	if (!model_path)
+}
+
+/* The model a regular file, the prompt not empty, --json's directory
+ * writable: refused before anything is loaded. */
+static void check_args(const struct opts *o, struct result *r)
+{
+	struct stat st;
+
+	if (!o->model)
 		bad_arg("no MODEL.gguf given");
-	if (!*prompt)
+	if (!*o->prompt)
 		bad_arg("an empty --prompt; give some text");
-	if (stat(model_path, &st))
-		bad_arg("model '%s': %s", model_path, strerror(errno));
+	if (stat(o->model, &st))
+		bad_arg("model '%s': %s", o->model, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		bad_arg("model '%s' is not a regular file", model_path);
-	if (json) {
+		bad_arg("model '%s' is not a regular file", o->model);
+	if (o->json) {
 		char tmp[PATH_MAX];
 
-		snprintf(tmp, sizeof(tmp), "%s", json);
+		snprintf(tmp, sizeof(tmp), "%s", o->json);
 		if (access(dirname(tmp), W_OK))
 			bad_arg("--json '%s': its directory is not writable (%s)",
-				json, strerror(errno));
+				o->json, strerror(errno));
 	}
-	r.model = model_path;
-	r.file_size = (uint64_t)st.st_size;
+	r->model = o->model;
+	r->file_size = (uint64_t)st.st_size;
+}
+
+static struct llama_model *load_model(const char *path, struct result *r)
+{
+	char dir[PATH_MAX];
 
 	llama_log_set(log_cb, NULL);
 	backend_dir(dir, sizeof(dir));
@@ -290,53 +304,66 @@ int main(int argc, char **argv)
 	mp.check_tensors = false;
 
 	double t0 = now();
-	struct llama_model *model = llama_model_load_from_file(model_path, mp);
+	struct llama_model *model = llama_model_load_from_file(path, mp);
 
-	r.load_s = now() - t0;
+	r->load_s = now() - t0;
 	if (!model)
-		engine_fail("cannot load '%s'", model_path);
-	r.rb_load = read_bytes();
-	llama_model_desc(model, r.desc, sizeof(r.desc));
-	r.n_params = llama_model_n_params(model);
+		engine_fail("cannot load '%s'", path);
+	r->rb_load = read_bytes();
+	llama_model_desc(model, r->desc, sizeof(r->desc));
+	r->n_params = llama_model_n_params(model);
+	return model;
+}
 
+/* The prompt's tokens (*ptok, malloc'd) and a context that holds them
+ * and the tokens to come. */
+static struct llama_context *make_context(struct llama_model *model,
+					  const char *prompt, struct result *r,
+					  llama_token **ptok)
+{
 	const struct llama_vocab *vocab = llama_model_get_vocab(model);
 	int32_t plen = (int32_t)strlen(prompt);
-	llama_token *ptok = malloc(sizeof(*ptok) * ((size_t)plen + 8));
 
-	r.n_vocab = llama_vocab_n_tokens(vocab);
-	r.ids = malloc(sizeof(*r.ids) * (size_t)r.n_tokens);
-	if (!ptok || !r.ids)
+	*ptok = malloc(sizeof(**ptok) * ((size_t)plen + 8));
+	r->n_vocab = llama_vocab_n_tokens(vocab);
+	r->ids = malloc(sizeof(*r->ids) * (size_t)r->n_tokens);
+	if (!*ptok || !r->ids)
 		engine_fail("out of memory");
-	r.n_prompt = llama_tokenize(vocab, prompt, plen, ptok, plen + 8, true,
-				    false);
-	if (r.n_prompt <= 0)
-		engine_fail("the prompt tokenized to %d tokens", r.n_prompt);
+	r->n_prompt = llama_tokenize(vocab, prompt, plen, *ptok, plen + 8, true,
+				     false);
+	if (r->n_prompt <= 0)
+		engine_fail("the prompt tokenized to %d tokens", r->n_prompt);
 
 	struct llama_context_params cp = llama_context_default_params();
 
-	cp.n_ctx = (uint32_t)(r.n_prompt + r.n_tokens + 16);
-	cp.n_batch = (uint32_t)r.n_prompt;
-	cp.n_ubatch = (uint32_t)r.n_prompt;
+	cp.n_ctx = (uint32_t)(r->n_prompt + r->n_tokens + 16);
+	cp.n_batch = (uint32_t)r->n_prompt;
+	cp.n_ubatch = (uint32_t)r->n_prompt;
 	cp.n_seq_max = 1;
-	cp.n_threads = r.threads;
-	cp.n_threads_batch = r.threads;
+	cp.n_threads = r->threads;
+	cp.n_threads_batch = r->threads;
 	cp.no_perf = true;
 
 	struct llama_context *ctx = llama_init_from_model(model, cp);
 
 	if (!ctx)
 		engine_fail("cannot make a context of %u tokens for '%s'",
-			    cp.n_ctx, model_path);
+			    cp.n_ctx, r->model);
+	return ctx;
+}
 
-	/* Step k hashes the logits that choose token k: the prompt's last
-	 * position for k = 0, then the previous chosen token's. */
+/* Greedy decoding. Step k hashes the logits that choose token k: the
+ * prompt's last position for k = 0, then the previous chosen token's. */
+static void generate(struct llama_context *ctx, llama_token *ptok,
+		     struct result *r)
+{
 	uint64_t h = 0xcbf29ce484222325ull;
 	double t1 = now(), t2 = t1;
 	llama_token tok;
 
-	if (llama_decode(ctx, llama_batch_get_one(ptok, r.n_prompt)))
-		engine_fail("decoding the prompt of %d tokens failed", r.n_prompt);
-	for (int k = 0; k < r.n_tokens; k++) {
+	if (llama_decode(ctx, llama_batch_get_one(ptok, r->n_prompt)))
+		engine_fail("decoding the prompt of %d tokens failed", r->n_prompt);
+	for (int k = 0; k < r->n_tokens; k++) {
 		const float *logits;
 		int best = 0;
 
@@ -347,35 +374,52 @@ int main(int argc, char **argv)
 		logits = llama_get_logits_ith(ctx, -1);
 		if (!logits)
 			engine_fail("no logits at step %d", k);
-		for (int j = 0; j < r.n_vocab; j++) {
+		for (int j = 0; j < r->n_vocab; j++) {
 			if (!isfinite(logits[j]))
 				engine_fail("step %d: the logit of token %d is %f; the model's weights overflow",
 					    k, j, (double)logits[j]);
 			if (logits[j] > logits[best])
 				best = j;
 		}
-		h = fnv1a64(h, logits, sizeof(*logits) * (size_t)r.n_vocab);
-		r.ids[k] = tok = best;
+		h = fnv1a64(h, logits, sizeof(*logits) * (size_t)r->n_vocab);
+		r->ids[k] = tok = best;
 	}
-	double t3 = now();
+	r->prompt_s = t2 - t1;
+	r->decode_s = now() - t2;
+	r->hash = h;
+	r->rb_end = read_bytes();
+}
 
-	r.prompt_s = t2 - t1;
-	r.decode_s = t3 - t2;
-	r.hash = h;
-	r.rb_end = read_bytes();
-	cpu_backend(r.backend, sizeof(r.backend));
-
-	json_line(stdout, &r);
+static void write_result(const char *json, const struct result *r)
+{
+	json_line(stdout, r);
 	fflush(stdout);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
 		if (!f)
 			engine_fail("cannot write %s: %s", json, strerror(errno));
-		json_line(f, &r);
+		json_line(f, r);
 		if (fclose(f))
 			engine_fail("cannot write %s: %s", json, strerror(errno));
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .prompt = DEFAULT_PROMPT };
+	struct result r = { .n_tokens = 16, .threads = 2 };
+	llama_token *ptok;
+
+	parse_args(argc, argv, &o, &r);
+	check_args(&o, &r);
+
+	struct llama_model *model = load_model(o.model, &r);
+	struct llama_context *ctx = make_context(model, o.prompt, &r, &ptok);
+
+	generate(ctx, ptok, &r);
+	cpu_backend(r.backend, sizeof(r.backend));
+	write_result(o.json, &r);
 	llama_free(ctx);
 	llama_model_free(model);
 	llama_backend_free();
