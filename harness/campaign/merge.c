@@ -265,68 +265,58 @@ static int whole(const char *path, const json_t *r, uint64_t k, uint64_t n,
 	return 0;
 }
 
-int merge_load(char *const *paths, int n, struct merged *m)
+/* Report i (r, from path) checked against the first and added: one
+ * campaign, one split, each shard once and whole. who[k] names shard k's
+ * report; the first report sets *shards and allocates who. */
+static int take_shard(struct merged *m, const json_t *r, char *const *paths,
+		      int i, uint64_t *shards, const char ***who)
 {
-	json_t **r = zalloc((size_t)n, sizeof(*r));
-	const char **who = NULL;
-	uint64_t shards = 0;
-	int rc = -1;
+	const json_t *sh = json_object_get(r, "shard");
+	const json_t *c = json_object_get(r, "campaign");
+	uint64_t k = u(sh, "k"), nn = u(sh, "n");
+	double secs = json_number_value(json_object_get(r, "seconds"));
 	char a[1024], b[1024];
 
-	memset(m, 0, sizeof(*m));
-	m->rows = json_array();
-	for (int i = 0; i < n; i++) {
-		if (!(r[i] = load(paths[i])))
-			goto out;
-		const json_t *sh = json_object_get(r[i], "shard");
-		const json_t *c = json_object_get(r[i], "campaign");
-		uint64_t k = u(sh, "k"), nn = u(sh, "n");
-		double secs = json_number_value(json_object_get(r[i], "seconds"));
-
-		if (nn < 1 || nn > 1000000 || k < 1 || k > nn) {
-			fail("%s has no valid shard (k %" PRIu64 ", n %" PRIu64
-			    ")\n", paths[i], k, nn);
-			goto out;
-		}
-		if (!i) {
-			m->campaign = json_incref((json_t *)c);
-			shards = nn;
-			who = zalloc(nn, sizeof(*who));
-		}
-		if (!json_equal((json_t *)c, m->campaign)) {
-			describe(c, a, sizeof(a));
-			describe(m->campaign, b, sizeof(b));
-			fail("%s is of another campaign than %s: %s, not %s; "
-			    "merge the reports of one campaign\n", paths[i],
-			    paths[0], a, b);
-			goto out;
-		}
-		if (nn != shards) {
-			fail("%s is shard %" PRIu64 "/%" PRIu64 " but %s is of %"
-			    PRIu64 " shards; merge the reports of one "
-			    "split\n", paths[i], k, nn, paths[0], shards);
-			goto out;
-		}
-		if (who[k]) {
-			fail("shard %" PRIu64 "/%" PRIu64 " is given twice: %s "
-			    "and %s\n", k, nn, who[k], paths[i]);
-			goto out;
-		}
-		who[k] = paths[i];
-		if (whole(paths[i], r[i], k, nn, u(c, "size")) < 0 ||
-		    add_rows(m, r[i]) < 0)
-			goto out;
-		if (secs > m->seconds_max)
-			m->seconds_max = secs;
+	if (nn < 1 || nn > 1000000 || k < 1 || k > nn) {
+		fail("%s has no valid shard (k %" PRIu64 ", n %" PRIu64
+		    ")\n", paths[i], k, nn);
+		return -1;
 	}
-	for (uint64_t k = 1; k <= shards; k++)
-		if (!who[k]) {
-			fail("shard %" PRIu64 "/%" PRIu64 " is missing (%d of %"
-			    PRIu64 " reports given); merge every shard\n", k,
-			    shards, n, shards);
-			goto out;
-		}
-	m->shards = shards;
+	if (!i) {
+		m->campaign = json_incref((json_t *)c);
+		*shards = nn;
+		*who = zalloc(nn + 1, sizeof(**who));
+	}
+	if (!json_equal((json_t *)c, m->campaign)) {
+		describe(c, a, sizeof(a));
+		describe(m->campaign, b, sizeof(b));
+		fail("%s is of another campaign than %s: %s, not %s; "
+		    "merge the reports of one campaign\n", paths[i],
+		    paths[0], a, b);
+		return -1;
+	}
+	if (nn != *shards) {
+		fail("%s is shard %" PRIu64 "/%" PRIu64 " but %s is of %"
+		    PRIu64 " shards; merge the reports of one "
+		    "split\n", paths[i], k, nn, paths[0], *shards);
+		return -1;
+	}
+	if ((*who)[k]) {
+		fail("shard %" PRIu64 "/%" PRIu64 " is given twice: %s "
+		    "and %s\n", k, nn, (*who)[k], paths[i]);
+		return -1;
+	}
+	(*who)[k] = paths[i];
+	if (whole(paths[i], r, k, nn, u(c, "size")) < 0 || add_rows(m, r) < 0)
+		return -1;
+	if (secs > m->seconds_max)
+		m->seconds_max = secs;
+	return 0;
+}
+
+/* The merged rows in the campaign's order, each finished. */
+static void order_rows(struct merged *m)
+{
 	size_t nr = json_array_size(m->rows), i;
 	json_t **rv = zalloc(nr, sizeof(*rv)), *v;
 
@@ -339,6 +329,30 @@ int merge_load(char *const *paths, int n, struct merged *m)
 		json_array_append_new(m->rows, rv[i]);
 	}
 	free(rv);
+}
+
+int merge_load(char *const *paths, int n, struct merged *m)
+{
+	json_t **r = zalloc((size_t)n, sizeof(*r));
+	const char **who = NULL;
+	uint64_t shards = 0;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	m->rows = json_array();
+	for (int i = 0; i < n; i++)
+		if (!(r[i] = load(paths[i])) ||
+		    take_shard(m, r[i], paths, i, &shards, &who) < 0)
+			goto out;
+	for (uint64_t k = 1; k <= shards; k++)
+		if (!who[k]) {
+			fail("shard %" PRIu64 "/%" PRIu64 " is missing (%d of %"
+			    PRIu64 " reports given); merge every shard\n", k,
+			    shards, n, shards);
+			goto out;
+		}
+	m->shards = shards;
+	order_rows(m);
 	rc = 0;
 out:
 	for (int i = 0; i < n; i++)
