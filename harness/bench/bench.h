@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "devclass.h"
 #include "resid_harness.h"
 #include "layout.h"
 
@@ -75,6 +76,25 @@ typedef int (*bench_fn)(void *arg, void *out, char *err, size_t n);
 int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		   void *out, size_t len, char *err, size_t n);
 
+/* A benchmark's device class (--device-class): every run's cgroup holds
+ * the reads of the file's block device to it (cgroup_io.h). */
+struct bench_class {
+	struct devclass dc;     /* zeroed: host, no throttle */
+	struct devclass_dev dev;
+};
+/* The device of path (the benchmark's --dir before its file exists)
+ * when the class throttles: 0, or 2 after one line on stderr. */
+int bench_class_setup(const char *cmd, struct bench_class *c,
+		      const char *path);
+/* bench_in_child, with the run's cgroup under c (NULL: host). */
+int bench_in_child_class(const char *tag, uint64_t limit,
+			 const struct bench_class *c, bench_fn fn, void *arg,
+			 void *out, size_t len, char *err, size_t n);
+
+/* len bytes of fd at off into dst, short reads and EINTR retried: 0, or
+ * -1 with errno (0 at the end of the file). */
+int bench_pread_full(int fd, void *dst, uint64_t len, uint64_t off);
+
 /* The cyclic layer scan: the layers of `lay` in order, `passes` times, by
  * `threads` application threads splitting each layer between them (a
  * barrier per layer). Every byte is summed into sink and compared with the
@@ -109,6 +129,7 @@ int bench_fetch(int argc, char **argv);
 int bench_mkmodel(int argc, char **argv);
 int bench_mkgguf(int argc, char **argv);
 int bench_decode(int argc, char **argv);
+int bench_device(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */
 int bench_bad(const char *cmd, const char *what, const char *v,

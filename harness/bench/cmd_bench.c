@@ -1,4 +1,5 @@
-/* residctl bench: the benchmarks of design.md §8 (arms, fetch). */
+/* residctl bench: the benchmarks of design.md §8 (arms, decode, fetch, the
+ * device alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 static const struct command benches[] = {
 	{ "arms", bench_arms, "disk bytes of mmap (A), the pager's arms, OPT" },
 	{ "decode", bench_decode, "tokens/s of the arms on a decode workload" },
+	{ "device", bench_device, "the device alone under a device class" },
 	{ "fetch", bench_fetch, "the pager's fetch path against O_DIRECT" },
 	{ "mkmodel", bench_mkmodel, "write a synthetic safetensors model" },
 	{ "mkgguf", bench_mkgguf, "write a GGUF model a real engine decodes" },
@@ -65,7 +67,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
-			"fetch, mkmodel or mkgguf; see residctl bench --help\n");
+			"device, fetch, mkmodel or mkgguf; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -75,6 +77,6 @@ int cmd_bench(int argc, char **argv)
 	if (b)
 		return b->fn(argc - 1, argv + 1);
 	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
-		"decode, fetch, mkmodel or mkgguf\n", argv[1]);
+		"decode, device, fetch, mkmodel or mkgguf\n", argv[1]);
 	return 2;
 }

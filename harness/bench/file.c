@@ -232,3 +232,21 @@ int bench_out_close(struct bench_out *o, int ok, char *err, size_t n)
 	unlink(o->tmp);
 	return -1;
 }
+
+int bench_pread_full(int fd, void *dst, uint64_t len, uint64_t off)
+{
+	uint8_t *p = dst;
+
+	while (len) {
+		ssize_t k = pread(fd, p, len, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return 0;
+}
