@@ -134,6 +134,8 @@ int bench_device(int argc, char **argv);
 /* Bad input: one line naming the value and the fix; returns 2. */
 int bench_bad(const char *cmd, const char *what, const char *v,
 	      const char *fix);
+/* qsort's comparison of doubles, ascending. */
+int bench_cmp_double(const void *a, const void *b);
 /* A comma-separated list of byte sizes (K, M, G). Count, or -1. */
 int bench_sizes(const char *s, uint64_t *out, int max);
 

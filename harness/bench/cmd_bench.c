@@ -37,6 +37,13 @@ double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 int bench_bad(const char *cmd, const char *what, const char *v,
 	      const char *fix)
 {
