@@ -75,8 +75,7 @@ static const char about_decode[] =
 	"  beside it), and bytes read as bench arms does. Default 16 chunks of\n"
 	"  32M, 8 passes, arms A,C,D,E ('A' is A-seq,A-normal here: A-random\n"
 	"  faults 4K at a time). --device-class as bench arms. Exit 0, 1 when\n"
-	"  a run failed or an output\n"
-	"  was wrong, 2 on bad input.\n";
+	"  a run failed or an output was wrong, 2 on bad input.\n";
 
 /* Pager arms: advice -1. */
 #define PAGER .advice = -1

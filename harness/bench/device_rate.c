@@ -18,7 +18,7 @@
 static const char about[] =
 	"  Reads FILE in order with O_DIRECT, one read of --block bytes at a\n"
 	"  time (default 8M), from the start again at its end, for --seconds\n"
-	"  (default 2, at least one pass), in a cgroup whose reads of FILE's\n"
+	"  (default 2, at least one read), in a cgroup whose reads of FILE's\n"
 	"  block device are held to --device-class (host: none). Prints MB/s\n"
 	"  (10^6 bytes/s); --json writes it. The benchmarks measure the same\n"
 	"  in their rotation (the arm or mode 'device'). Needs root. Exit 0, 1\n"
@@ -69,8 +69,7 @@ static int measure(void *arg, void *out, char *err, size_t n)
 		r->bytes += len;
 		off = off + len == j->size ? 0 : off + len;
 		r->seconds = bench_now() - t0;
-	} while (!child_stop_signal() &&
-		 (r->seconds < j->seconds || r->bytes < j->size));
+	} while (!child_stop_signal() && r->seconds < j->seconds);
 out:
 	if (fd >= 0)
 		close(fd);
