@@ -129,6 +129,7 @@ static void add_suites(void)
 	suite_huge();
 	suite_hands();
 	suite_gguf();
+	suite_devclass();
 }
 
 static const char usage[] =

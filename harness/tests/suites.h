@@ -39,6 +39,7 @@ void suite_conformance(void); /* test_conformance.c */
 void suite_huge(void);     /* test_huge.c */
 void suite_hands(void);    /* test_hands.c */
 void suite_gguf(void);     /* test_gguf.c */
+void suite_devclass(void); /* test_devclass.c */
 
 /* time_limit.c: every registered test in a child of its own under the
  * limit limit(suite, test) gives, in seconds; -1 with a line on stderr.
