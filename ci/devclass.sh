@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 R=$PWD/build/residctl
 die() { echo "devclass: $*" >&2; exit 2; }
-[ -x "$R" ] && [ -r build/libresid-advice.so ] || die "build first: make"
+if [ ! -x "$R" ] || [ ! -r build/libresid-advice.so ]; then die "build first: make"; fi
 tmp=$(mktemp -d build/ci-devclass.XXXXXX) || die "mktemp in build/"
 shm=$(mktemp /dev/shm/resid-devclass.XXXXXX) || die "mktemp in /dev/shm"
 trap 'rm -rf "$tmp" "$shm"' EXIT
@@ -61,11 +61,11 @@ if [ "$got" = "$want" ] && [ "$(jq -r .arm "$tmp/k.json")" = kernel-mmap ] &&
 else bad "run --kernel-mmap" "checksum $got; $(tail -n 1 "$tmp/err")"; fi
 
 # 3. The refusals.
-refused "a bad class" $R bench device --file "$F" --device-class fast
-refused "a bad IOPS" $R run --file "$F" --device-class 100M,x -- /bin/true
-refused "bench device on tmpfs" $R bench device --file "$shm" --device-class sata
-refused "run on tmpfs" $R run --file "$shm" --device-class sata -- /bin/true
-refused "--advice without --kernel-mmap" $R run --file "$F" --advice random -- /bin/true
+refused "a bad class" "$R" bench device --file "$F" --device-class fast
+refused "a bad IOPS" "$R" run --file "$F" --device-class 100M,x -- /bin/true
+refused "bench device on tmpfs" "$R" bench device --file "$shm" --device-class sata
+refused "run on tmpfs" "$R" run --file "$shm" --device-class sata -- /bin/true
+refused "--advice without --kernel-mmap" "$R" run --file "$F" --advice random -- /bin/true
 
 # 4. Nothing left.
 left=$(leftovers)
