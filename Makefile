@@ -36,9 +36,10 @@ ACCESS_SRC := harness/sim/access.c
 CORE_SRC := $(wildcard pager/*.c pager/linux/*.c invariants/*.c)
 # (A file at harness/'s top level still builds; ci/rooms.sh asks for its room.)
 # T-8's EIO shim is a library of its own beside the engine it fails,
-# never linked into the tool.
+# never linked into the tool; so is run --kernel-mmap's advice shim.
 EIO_SRC := engine/eio_shim.c
-HARNESS_SRC := $(filter-out harness/tests/% $(ACCESS_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c))
+ADVICE_SRC := harness/run/advice_shim.c
+HARNESS_SRC := $(filter-out harness/tests/% $(ACCESS_SRC) $(ADVICE_SRC),$(wildcard harness/*.c harness/*/*.c harness/sim/*/*.c))
 STORM_SRC := $(wildcard storms/*.c)
 TOOL_SRC := $(HARNESS_SRC) $(STORM_SRC) $(wildcard tool/*.c)
 TEST_SRC := $(wildcard harness/tests/*.c)
@@ -63,7 +64,7 @@ TSAN_OBJ := $(CORE_SRC:%.c=$(B)/tsan/%.o) $(TOOL_SRC:%.c=$(B)/tsan/%.o)
 TSAN_TEST_OBJ := $(TEST_SRC:%.c=$(B)/tsan/%.o)
 
 all: $(B)/libresid.a $(B)/residctl $(B)/unit-tests $(B)/libresid-preload.so \
-	$(B)/libresid-eio.so
+	$(B)/libresid-eio.so $(B)/libresid-advice.so
 
 # The revision the manifests record and the build replay lines name;
 # rewritten only when it changes, so that only the files that print them
@@ -193,6 +194,11 @@ $(B)/libresid-preload.so: $(B)/pic/libresid-core.o $(PRELOAD_SRC:%.c=$(B)/pic/%.
 $(B)/libresid-eio.so: $(EIO_SRC)
 	$(CC) $(WARN) $(CFLAGS) -D_GNU_SOURCE -shared -fPIC -Wl,-z,defs -o $@ $< -ldl
 
+# residctl run --kernel-mmap's preload: the advice on the kernel's mappings
+# of the file, no pager.
+$(B)/libresid-advice.so: $(ADVICE_SRC)
+	$(CC) $(WARN) $(CFLAGS) -D_GNU_SOURCE -shared -fPIC -Wl,-z,defs -o $@ $< -ldl
+
 PREFIX ?= /usr/local
 $(B)/resid.pc: FORCE
 	@mkdir -p $(B)
@@ -202,11 +208,12 @@ $(B)/resid.pc: FORCE
 		'Version: $(REV)' 'Cflags: -I$${includedir}' \
 		'Libs: -L$${libdir} -lresid -lpthread' >$@
 
-install: $(B)/libresid.a $(B)/resid.pc $(B)/libresid-preload.so
+install: $(B)/libresid.a $(B)/resid.pc $(B)/libresid-preload.so $(B)/libresid-advice.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 pager/include/resid.h $(DESTDIR)$(PREFIX)/include/resid.h
 	install -m 644 $(B)/libresid.a $(DESTDIR)$(PREFIX)/lib/libresid.a
 	install -m 755 $(B)/libresid-preload.so $(DESTDIR)$(PREFIX)/lib/libresid-preload.so
+	install -m 755 $(B)/libresid-advice.so $(DESTDIR)$(PREFIX)/lib/libresid-advice.so
 	install -m 644 $(B)/resid.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/resid.pc
 
 $(B)/libresid-harness.a: $(HCORE_OBJ)

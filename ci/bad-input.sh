@@ -122,6 +122,11 @@ expect2 "bench file in memory" $R bench arms --dir /dev/shm
 expect2 "bench fetch size not 4K" $R bench fetch --sizes 3000
 expect2 "bench --device without fio" env PATH=/nonexistent $R bench arms --device
 expect2 "bench decode --cols 0" $R bench decode --cols 0
+expect2 "bench device without --file" $R bench device
+expect2 "bench device on a missing file" $R bench device --file /nonexistent
+expect2 "bench arms bad device class" $R bench arms --device-class ssd
+expect2 "bench fetch bad IOPS" $R bench fetch --device-class 100M,0
+expect2 "bench arms class on tmpfs" $R bench arms --dir /dev/shm --device-class sata
 expect2 "bench arms --cols" $R bench arms --cols 64
 # Options are matched by name, never by a prefix of the argument: a longer
 # misspelt name is refused, not taken for the option it starts with.

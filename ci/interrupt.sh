@@ -29,8 +29,11 @@ else
 	self=$(sed -n 's/^0:://p' /proc/self/cgroup)
 fi
 top="$mem${self%/}/residctl-interrupt-test-$$"
-mkdir "$top" || { echo "interrupt: cannot make $top" >&2; exit 1; }
-trap 'find "$top" -depth -type d -exec rmdir {} + 2>/dev/null; rm -rf "$tmp"' EXIT
+# bench device reads it under a device class: on a disk (build/), not tmpfs
+cls=$(mktemp build/ci-interrupt-class.XXXXXX) && head -c $((16 * 1024 * 1024)) /dev/zero >"$cls" ||
+	{ echo "interrupt: cannot write a file in build/" >&2; exit 1; }
+mkdir "$top" || { echo "interrupt: cannot make $top" >&2; rm -f "$cls"; exit 1; }
+trap 'find "$top" -depth -type d -exec rmdir {} + 2>/dev/null; rm -rf "$tmp" "$cls"' EXIT
 fails=0 runs=0 early=0
 bad() { echo "FAIL $*" >&2; fails=$((fails + 1)); }
 
@@ -98,6 +101,10 @@ one() {
 	[ "$sig" = KILL ] && (echo "$BASHPID" >"$dir/cgroup.procs" && exec "$R" probe >/dev/null 2>&1)
 	[ -z "$(groups_in "$dir")" ] ||
 		bad "$name SIG$sig after ${ms} ms: cgroups left: $(groups_in "$dir" | tr '\n' ' ')"
+	# a device class's v1 blkio group is in its own hierarchy
+	local io
+	io=$(find /sys/fs/cgroup -maxdepth 8 -type d -name "residctl-$PID-*" 2>/dev/null)
+	[ -z "$io" ] || bad "$name SIG$sig after ${ms} ms: cgroups left: $io"
 	procs_in "$dir" | xargs -r kill -KILL 2>/dev/null
 	settle "$dir" 50
 	find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -114,6 +121,7 @@ cases=(
 	"repro|4000|$R repro 2"
 	"matrix|4000|$R matrix --seeds 2 --runs 1"
 	"bench|4000|$R bench arms --passes 2 --ratios 0.5 --dir $tmp"
+	"bench-class|3000|$R bench device --file $cls --device-class 8M --seconds 20"
 	"conformance|600|$R conformance"
 )
 if [ -d /var/cache/residctl-kernels ] && ls /var/cache/residctl-kernels/linux-image-6.1.0-*-amd64_*/vmlinuz >/dev/null 2>&1; then

@@ -25,6 +25,8 @@ stage "the library exports only resid.h"; bash ci/exports.sh --self-test || fail
 stage "the library's contract"; bash ci/contract.sh || fail "contract"
 # An unmodified program's mappings served through the preload (docs/run.md).
 stage "residctl run"; bash ci/run.sh || fail "residctl run"
+# Device classes: the throttle holds, run under a class and as arm A.
+stage "device classes"; bash ci/devclass.sh || fail "device classes"
 stage "unit tests (CUnit)"; build/unit-tests || fail "unit tests"
 stage "unit tests: the per-test time limit"; bash ci/time-limit.sh || fail "unit-test time limit"
 # docs/extending.md followed in a scratch copy: a command, an oracle, a

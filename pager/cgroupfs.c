@@ -212,8 +212,9 @@ static int pick(struct mount_pick *p, const char *root, const char *mp)
 	return 0;
 }
 
-static int scan_mountinfo(const struct cg_env *e, struct mount_pick *v1,
-			  struct mount_pick *v2, char *err, size_t n)
+static int scan_mountinfo(const struct cg_env *e, const char *ctl,
+			  struct mount_pick *v1, struct mount_pick *v2,
+			  char *err, size_t n)
 {
 	char *text, *line, *save = NULL;
 	int rc, lineno = 0;
@@ -236,7 +237,7 @@ static int scan_mountinfo(const struct cg_env *e, struct mount_pick *v1,
 		}
 		rc = 0;
 		if (!strcmp(fstype, "cgroup") &&
-		    has_word(super, strlen(super), ',', "memory"))
+		    has_word(super, strlen(super), ',', ctl))
 			rc = pick(v1, root, mp);
 		else if (!strcmp(fstype, "cgroup2"))
 			rc = pick(v2, root, mp);
@@ -251,9 +252,10 @@ static int scan_mountinfo(const struct cg_env *e, struct mount_pick *v1,
 	return 0;
 }
 
-/* The v1 memory path and the v2 path of /proc/self/cgroup; "" when absent. */
-static int scan_proc_cgroup(const struct cg_env *e, char *p1, char *p2,
-			    char *err, size_t n)
+/* The v1 path of controller ctl and the v2 path of /proc/self/cgroup; ""
+ * when absent. */
+static int scan_proc_cgroup(const struct cg_env *e, const char *ctl, char *p1,
+			    char *p2, char *err, size_t n)
 {
 	char *text, *line, *save = NULL;
 	int rc, lineno = 0;
@@ -281,7 +283,7 @@ static int scan_proc_cgroup(const struct cg_env *e, char *p1, char *p2,
 		}
 		if (id == 0 && c2 == c1 + 1)
 			strcpy(p2, c2 + 1);
-		else if (has_word(c1 + 1, (size_t)(c2 - c1 - 1), ',', "memory"))
+		else if (has_word(c1 + 1, (size_t)(c2 - c1 - 1), ',', ctl))
 			strcpy(p1, c2 + 1);
 	}
 	free(text);
@@ -351,8 +353,8 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 		snprintf(err, n, "cgroup: out of memory reading %s", e->mountinfo);
 		goto out;
 	}
-	if (scan_mountinfo(e, &mnt[0], &mnt[1], err, n) ||
-	    scan_proc_cgroup(e, p1, p2, err, n))
+	if (scan_mountinfo(e, "memory", &mnt[0], &mnt[1], err, n) ||
+	    scan_proc_cgroup(e, "memory", p1, p2, err, n))
 		goto out;
 	/* a v2 group we cannot place or read matters only with no v1 */
 	if (mnt[1].found && p2[0]) {
@@ -384,6 +386,32 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 	if (m->version == CG_NONE)
 		m->dir[0] = m->rel[0] = '\0';
 	rc = cg_read_limits(e, m, err, n);
+out:
+	free(mnt);
+	free(p);
+	return rc;
+}
+
+int cg_find_v1(const struct cg_env *e, const char *ctl, struct cg_memory *m,
+	       char *err, size_t n)
+{
+	struct mount_pick *mnt = calloc(2, sizeof(*mnt));
+	char *p = malloc(2 * CG_PATH_MAX);
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (!mnt || !p) {
+		snprintf(err, n, "cgroup: out of memory reading %s", e->mountinfo);
+		goto out;
+	}
+	if (scan_mountinfo(e, ctl, &mnt[0], &mnt[1], err, n) ||
+	    scan_proc_cgroup(e, ctl, p, p + CG_PATH_MAX, err, n))
+		goto out;
+	rc = 1;
+	if (mnt[0].found && p[0]) {
+		rc = place(m, &mnt[0], p, e, err, n);
+		m->version = rc ? CG_NONE : CG_V1;
+	}
 out:
 	free(mnt);
 	free(p);

@@ -68,6 +68,12 @@ enum cg_swap_above {
 int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 		   size_t n);
 
+/* The process's v1 cgroup of controller ctl ("blkio"): dir and rel of m
+ * set, version CG_V1. 0; 1 when no v1 hierarchy mounts ctl (m zeroed); -1
+ * with one line in err. */
+int cg_find_v1(const struct cg_env *e, const char *ctl, struct cg_memory *m,
+	       char *err, size_t n);
+
 /* (Re)reads limit, swap_limit, has_swap_file and swap_total of m->dir, whose
  * version and rel are set, and the swap_above fields from its ancestors. -1
  * with one line in err. */

@@ -198,14 +198,9 @@ static int read_device(const struct arm_job *j, struct arm_result *res,
 	while (!rc && off < size) {
 		uint64_t len = size - off < READER_BLOCK ? size - off :
 			READER_BLOCK;
-		ssize_t k = pread(fd, buf, len, (off_t)off);
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			rc = -1;
-		else
-			off += (uint64_t)k;
+		rc = bench_pread_full(fd, buf, len, off);
+		off += len;
 	}
 	res->seconds = mono_now() - t0;
 	if (rc || bench_read_bytes(&io1)) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/page_cache.h"
 #include "bench/arms.h"
 #include "workload/huge_leg.h"
 
@@ -57,8 +58,11 @@ static const char about[] =
 	"  1..16) beside the pager's fetch rate (fio must be installed:\n"
 	"  apt-get install -y fio). The arm 'device' reads the file once with\n"
 	"  O_DIRECT (8M blocks) in the sweep's rotation: the device measured run\n"
-	"  by run beside the pager. Exit 0, 1 when a run failed, 2 on bad\n"
-	"  input.\n";
+	"  by run beside the pager. --device-class C runs every arm's cgroup\n"
+	"  with the reads of the file's block device held to C (sata, nvme3,\n"
+	"  nvme4, RATE[,IOPS]; host: none) and adds the arm 'device': its rate\n"
+	"  is the device_mbps of every row. Exit 0, 1 when a run failed, 2 on\n"
+	"  bad input.\n";
 
 static const char about_decode[] =
 	"  The arms of 'residctl bench arms' on a decode-shaped workload: the\n"
@@ -71,8 +75,8 @@ static const char about_decode[] =
 	"  tokens/s per arm and budget ratio (median of --reps runs, the spread\n"
 	"  beside it), and bytes read as bench arms does. Default 16 chunks of\n"
 	"  32M, 8 passes, arms A,C,D,E ('A' is A-seq,A-normal here: A-random\n"
-	"  faults 4K at a time). Exit 0, 1 when a run failed or an output\n"
-	"  was wrong, 2 on bad input.\n";
+	"  faults 4K at a time). --device-class as bench arms. Exit 0, 1 when\n"
+	"  a run failed or an output was wrong, 2 on bad input.\n";
 
 /* Pager arms: advice -1. */
 #define PAGER .advice = -1
@@ -190,6 +194,7 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		  .help = "runs of each arm, the median reported" },
 		{ "device", CLI_FLAG, &o->device,
 		  .help = "measure the device's limit with fio" },
+		DEVCLASS_OPT(&o->cls.dc),
 		{ "cols", CLI_U64, &o->cols, .arg = "N", .min = 1,
 		  .max = DECODE_MAX_COLS, .what = "column count",
 		  .help = "columns of each layer's matrix (default 4096)" },
@@ -200,7 +205,8 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		.about = o->decode ? about_decode : about, .opts = opts,
 	};
 
-	if (!o->decode) /* --cols is decode's */
+	/* the last: --cols is decode's */
+	if (!o->decode)
 		opts[sizeof(opts) / sizeof(opts[0]) - 2] = (struct cli_opt){ 0 };
 	if ((rc = cli_parse(&spec, argc, argv)) != CLI_RUN)
 		return rc;
@@ -208,6 +214,8 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 		return bench_bad(o->name, "option", "--device",
 				 "it needs fio, which is not installed; run: "
 				 "apt-get install -y fio");
+	if (o->cls.dc.name[0]) /* the device alone, in the rotation */
+		o->use[ARM_DEVICE] = 1;
 	if (o->table && (chunk || chunks))
 		return bench_bad(o->name, "option with --table", chunk ?
 				 "--chunk" : "--chunks", "the table gives the "
@@ -238,26 +246,20 @@ static int make_layout(struct arms_opts *o, char *err, size_t n)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One run of arm a at ratio i into r; 0, or -1 with the reason printed. */
 static int run_one(const struct arms_opts *o, struct bench_file *f, int i,
 		   int a, struct arm_result *r, char *drops, size_t dn)
 {
 	struct arm_job j = { o, &arms[a], f, arms_budget(o, o->ratio[i]) };
 	char err[600], tag[32];
-	const char *how = bench_drop_cache(f, err, sizeof(err));
+	const char *how = page_cache_drop(f->fd, f->path, f->size, err, sizeof(err));
 
 	memset(r, 0, sizeof(*r));
 	snprintf(tag, sizeof(tag), "bench-%s-%d", arms[a].name, i);
-	if (!how || bench_in_child(tag, j.budget + (arms[a].advice >= 0 ?
-			o->margin : PAGER_SLACK), arm_run, &j, r, sizeof(*r),
-			err, sizeof(err))) {
+	if (!how || bench_in_child_class(tag, j.budget +
+			(arms[a].advice >= 0 ? o->margin : PAGER_SLACK),
+			&o->cls, arm_run, &j, r, sizeof(*r), err,
+			sizeof(err))) {
 		memset(r, 0, sizeof(*r));
 		fprintf(stderr, "residctl bench %s: ratio %.3f arm %s: %s\n", o->name,
 			o->ratio[i], arms[a].name, err);
@@ -344,7 +346,7 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 			if (!r->ok)
 				continue;
 			memcpy(v, r->secs, sizeof(v));
-			qsort(v, o->reps, sizeof(v[0]), cmp_double);
+			qsort(v, o->reps, sizeof(v[0]), bench_cmp_double);
 			r->seconds = v[o->reps / 2];
 		}
 	}
@@ -449,6 +451,8 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 		rc = 2;
 		goto out;
 	}
+	if ((rc = bench_class_setup(o.name, &o.cls, o.dir)))
+		goto out;
 	res = calloc((size_t)o.nratios, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "residctl bench %s: no memory\n", o.name);

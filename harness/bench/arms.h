@@ -66,6 +66,7 @@ struct arms_opts {
 	int nratios;
 	int use[NARMS];
 	const char *dir, *csv;
+	struct bench_class cls;  /* --device-class: every run under it */
 	char huge_mnt[32];       /* the huge arms' mount point, made once */
 };
 

@@ -8,6 +8,9 @@
 #include "analysis/belady.h"
 #include "bench/arms.h"
 
+static double device_mbps(const struct arms_opts *o,
+			  const struct arm_result *r);
+
 /* The columns every row starts and ends with. */
 static void row_head(FILE *f, const struct arms_opts *o, double ratio,
 		     uint64_t budget, const char *name)
@@ -15,6 +18,16 @@ static void row_head(FILE *f, const struct arms_opts *o, double ratio,
 	fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.3f,%"
 		PRIu64 ",%s,", o->table ? 0 : o->chunk, o->lay.nchunks,
 		o->passes, o->threads, ratio, budget, name);
+}
+
+/* The class and the device alone's median rate at this ratio, MB/s
+ * (empty when the arm "device" did not run): every row ends with them. */
+static void row_class(FILE *f, const struct arms_opts *o, double mbps)
+{
+	fprintf(f, ",%s,", devclass_label(&o->cls.dc));
+	if (mbps > 0)
+		fprintf(f, "%.1f", mbps);
+	fputc('\n', f);
 }
 
 static void row_tail(FILE *f, const struct arms_opts *o)
@@ -27,7 +40,7 @@ static void row_tail(FILE *f, const struct arms_opts *o)
 
 static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 		    uint64_t budget, const struct arm *arm,
-		    const struct arm_result *r)
+		    const struct arm_result *r, double dev_mbps)
 {
 	int pager = arm_is_pager(arm);
 
@@ -56,18 +69,19 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 	fprintf(f, ",%.1f,%s,%.3f,", o->dev.best, o->name, r->first_s);
 	for (uint64_t k = 0; k < o->reps && r->mibps[0] > 0; k++)
 		fprintf(f, "%s%.1f", k ? " " : "", r->mibps[k]);
-	fputc('\n', f);
+	row_class(f, o, dev_mbps);
 }
 
 /* A reference's row: its bytes in bytes_read, the rest empty. */
 static void ref_row(FILE *f, const struct arms_opts *o, double ratio,
 		    uint64_t budget, const char *name, uint64_t bytes,
-		    uint64_t accesses)
+		    uint64_t accesses, double dev_mbps)
 {
 	row_head(f, o, ratio, budget, name);
 	fprintf(f, "%" PRIu64 ",,,,,,,%" PRIu64 ",,,,,,,,", bytes, accesses);
 	row_tail(f, o);
-	fprintf(f, ",,,%.1f,%s,,\n", o->dev.best, o->name);
+	fprintf(f, ",,,%.1f,%s,,", o->dev.best, o->name);
+	row_class(f, o, dev_mbps);
 }
 
 int arms_write_csv(const struct arms_opts *o,
@@ -88,29 +102,31 @@ int arms_write_csv(const struct arms_opts *o,
 	      "fnu_bytes,bound_bytes,exact_bytes,accesses,"
 	      "faults,evicted_bytes,wall_s,mismatches,violations,"
 	      "cgroup_limit,cache_drop,layout,layers,fetch_ns,read_ns,"
-	      "wall_s_each,device_mibps,workload,first_pass_s,mibps_each\n",
+	      "wall_s_each,device_mibps,workload,first_pass_s,mibps_each,"
+	      "device_class,device_mbps\n",
 	      f);
 	for (int i = 0; i < o->nratios; i++) {
 		uint64_t budget = arms_budget(o, o->ratio[i]);
 		struct arm_result ref = { 0 };
+		double dev = device_mbps(o, res[i]);
 
 		for (int a = 0; a < NARMS; a++) {
 			if (!o->use[a] || !res[i][a].ok)
 				continue;
 			csv_row(f, o, o->ratio[i], budget, &arms[a],
-				&res[i][a]);
+				&res[i][a], dev);
 			if (!arms[a].reader)
 				ref = res[i][a];
 		}
 		if (!ref.ok)
 			continue;
 		ref_row(f, o, o->ratio[i], budget, "bound", ref.bound_bytes,
-			ref.accesses);
+			ref.accesses, dev);
 		ref_row(f, o, o->ratio[i], budget, "FNU", ref.fnu_bytes,
-			ref.accesses);
+			ref.accesses, dev);
 		if (ref.have_exact)
 			ref_row(f, o, o->ratio[i], budget, "exact",
-				ref.exact_bytes, ref.accesses);
+				ref.exact_bytes, ref.accesses, dev);
 	}
 	if (fclose(f) || rename(tmp, o->csv)) {
 		fprintf(stderr, "residctl bench %s: cannot write %s\n", o->name,
@@ -195,8 +211,13 @@ static void summary_row(const struct arms_opts *o, int i,
 	       quot(q[6], 16, a, a ? a->io_bytes - a->io_first : 0, d,
 		    d->io_bytes - d->io_first));
 	if (c->ok && c->accesses)
-		printf("%.1f %% |\n", 100.0 * (double)c->st.fetches /
+		printf("%.1f %% | ", 100.0 * (double)c->st.fetches /
 		       (double)c->accesses);
+	else
+		printf("- | ");
+	printf("%s | ", devclass_label(&o->cls.dc));
+	if (device_mbps(o, r) > 0)
+		printf("%.1f |\n", device_mbps(o, r));
 	else
 		printf("- |\n");
 }
@@ -285,6 +306,15 @@ static double device_run(const struct arms_opts *o,
 	if (!o->use[ARM_DEVICE] || !r[ARM_DEVICE].ok)
 		return 0;
 	return med3(r[ARM_DEVICE].mibps, o->reps, lo, hi);
+}
+
+/* The device alone's median rate at a ratio, MB/s; 0 when not run. */
+static double device_mbps(const struct arms_opts *o,
+			  const struct arm_result *r)
+{
+	double lo, hi;
+
+	return device_run(o, r, &lo, &hi) * (double)MiB / 1e6;
 }
 
 /* Wall time against A, and the pager's fetch rate against the device. */
@@ -454,8 +484,9 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 	       BELADY_EXACT_MAX_CHUNKS, o->prefetch, o->prefetch > 1 ? "s" : "");
 	printf("| ratio | budget MiB | bound | FNU | exact | A (best) | C | D | "
 	       "E | D/bound | D/FNU | E/bound | C/bound | A/D | "
-	       "A/D after pass 1 | C misses |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "A/D after pass 1 | C misses | device class | device MB/s |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	       "---|---|\n");
 	for (int i = 0; i < o->nratios; i++)
 		summary_row(o, i, res[i]);
 	printf("\n");

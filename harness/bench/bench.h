@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "base/clock.h"
+#include "cgroup/devclass.h"
 #include "resid_harness.h"
 #include "workload/layout.h"
 
@@ -44,12 +45,6 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 		      uint64_t seed, bench_fill fill, char *err, size_t n);
 void bench_file_remove(struct bench_file *f);
 
-/* Empties the file's page cache: fsync + POSIX_FADV_DONTNEED, then mincore
- * over a mapping of it; when pages stay and we are root, writes 1 to
- * /proc/sys/vm/drop_caches and looks again. Returns how ("fadvise",
- * "fadvise+drop_caches"), or NULL with err when pages are still cached. */
-const char *bench_drop_cache(struct bench_file *f, char *err, size_t n);
-
 /* A model file (bench mkmodel, mkgguf) written whole or not at all: open
  * creates path.tmp (-1 with err); close with ok (every write succeeded)
  * flushes, fsyncs and renames it to path, and otherwise, or on a stop
@@ -74,6 +69,25 @@ int bench_read_bytes(uint64_t *out);
 typedef int (*bench_fn)(void *arg, void *out, char *err, size_t n);
 int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		   void *out, size_t len, char *err, size_t n);
+
+/* A benchmark's device class (--device-class): every run's cgroup holds
+ * the reads of the file's block device to it (cgroup_io.h). */
+struct bench_class {
+	struct devclass dc;     /* zeroed: host, no throttle */
+	struct devclass_dev dev;
+};
+/* The device of path (the benchmark's --dir before its file exists)
+ * when the class throttles: 0, or 2 after one line on stderr. */
+int bench_class_setup(const char *cmd, struct bench_class *c,
+		      const char *path);
+/* bench_in_child, with the run's cgroup under c (NULL: host). */
+int bench_in_child_class(const char *tag, uint64_t limit,
+			 const struct bench_class *c, bench_fn fn, void *arg,
+			 void *out, size_t len, char *err, size_t n);
+
+/* len bytes of fd at off into dst, short reads and EINTR retried: 0, or
+ * -1 with errno (0 at the end of the file). */
+int bench_pread_full(int fd, void *dst, uint64_t len, uint64_t off);
 
 /* The cyclic layer scan: the layers of `lay` in order, `passes` times, by
  * `threads` application threads splitting each layer between them (a
@@ -109,10 +123,13 @@ int bench_fetch(int argc, char **argv);
 int bench_mkmodel(int argc, char **argv);
 int bench_mkgguf(int argc, char **argv);
 int bench_decode(int argc, char **argv);
+int bench_device(int argc, char **argv);
 
 /* Bad input: one line naming the value and the fix; returns 2. */
 int bench_bad(const char *cmd, const char *what, const char *v,
 	      const char *fix);
+/* qsort's comparison of doubles, ascending. */
+int bench_cmp_double(const void *a, const void *b);
 /* A comma-separated list of byte sizes (K, M, G). Count, or -1. */
 int bench_sizes(const char *s, uint64_t *out, int max);
 

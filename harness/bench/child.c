@@ -54,8 +54,28 @@ static int collect(int fd, char *dst, size_t want)
 	return 0;
 }
 
+int bench_class_setup(const char *cmd, struct bench_class *c,
+		      const char *path)
+{
+	char err[600];
+
+	if (!devclass_throttles(&c->dc) ||
+	    devclass_device(path, &c->dev, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "residctl bench %s: %s\n", cmd, err);
+	return 2;
+}
+
 int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		   void *out, size_t len, char *err, size_t n)
+{
+	return bench_in_child_class(tag, limit, NULL, fn, arg, out, len, err,
+				    n);
+}
+
+int bench_in_child_class(const char *tag, uint64_t limit,
+			 const struct bench_class *c, bench_fn fn, void *arg,
+			 void *out, size_t len, char *err, size_t n)
 {
 	struct cg_scope scope;
 	struct header h;
@@ -66,7 +86,8 @@ int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 		snprintf(err, n, "no memory for a result");
 		return -1;
 	}
-	if (cg_scope_enter(&scope, tag, limit, err, n) < 0) {
+	if (cg_scope_enter_class(&scope, tag, limit, c ? &c->dc : NULL,
+				 c ? &c->dev : NULL, err, n) < 0) {
 		free(buf);
 		return -1;
 	}

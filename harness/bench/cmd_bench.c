@@ -1,4 +1,5 @@
-/* residctl bench: the benchmarks of design.md §8 (arms, fetch). */
+/* residctl bench: the benchmarks of design.md §8 (arms, decode, fetch, the
+ * device alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 static const struct command benches[] = {
 	{ "arms", bench_arms, "disk bytes of mmap (A), the pager's arms, OPT" },
 	{ "decode", bench_decode, "tokens/s of the arms on a decode workload" },
+	{ "device", bench_device, "the device alone under a device class" },
 	{ "fetch", bench_fetch, "the pager's fetch path against O_DIRECT" },
 	{ "mkmodel", bench_mkmodel, "write a synthetic safetensors model" },
 	{ "mkgguf", bench_mkgguf, "write a GGUF model a real engine decodes" },
@@ -25,6 +27,13 @@ static void usage(void)
 	printf("\nBenchmarks, not tests: they need root (memory cgroups), "
 	       "write a backing\nfile on a disk and remove it. 'residctl bench "
 	       "BENCHMARK --help' describes one.\n");
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
 }
 
 int bench_bad(const char *cmd, const char *what, const char *v,
@@ -57,7 +66,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
-			"fetch, mkmodel or mkgguf; see residctl bench --help\n");
+			"device, fetch, mkmodel or mkgguf; see residctl bench --help\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -67,6 +76,6 @@ int cmd_bench(int argc, char **argv)
 	if (b)
 		return b->fn(argc - 1, argv + 1);
 	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
-		"decode, fetch, mkmodel or mkgguf\n", argv[1]);
+		"decode, device, fetch, mkmodel or mkgguf\n", argv[1]);
 	return 2;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/page_cache.h"
 #include "bench/fetch.h"
 #include "workload/huge_leg.h"
 
@@ -129,6 +130,7 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		  .parse = parse_modes, .help = "run only those (default all)" },
 		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
 		  .help = "a tmpfs mounted with huge=, for the huge modes" },
+		DEVCLASS_OPT(&o->cls.dc),
 		{ 0 },
 	};
 	const struct cli_spec spec = { .cmd = "bench fetch", .about = about,
@@ -159,9 +161,11 @@ static int sweep(const struct fetch_opts *o, struct bench_file *f,
 				done++;
 				snprintf(tag, sizeof(tag), "bench-fetch-%s",
 					 mode_name[k]);
-				if (!bench_drop_cache(f, err, sizeof(err)) ||
-				    bench_in_child(tag, limit, fetch_run, &j, r,
-						   sizeof(*r), err, sizeof(err))) {
+				if (!page_cache_drop(f->fd, f->path, f->size, err, sizeof(err)) ||
+				    bench_in_child_class(tag, limit, &o->cls,
+							 fetch_run, &j, r,
+							 sizeof(*r), err,
+							 sizeof(err))) {
 					fprintf(stderr, "residctl bench fetch: %"
 						PRIu64 " MiB %s: %s\n",
 						j.size / MiB, mode_name[k], err);
@@ -200,6 +204,8 @@ int bench_fetch(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (o.cls.dc.name[0]) /* the device alone, in the rotation */
+		o.modes |= 1u << M_DEVICE;
 	for (int i = 0; i < o.nsizes; i++)
 		if (o.total / o.size[i] < 2 * WARMUP) {
 			char v[32];
@@ -212,6 +218,8 @@ int bench_fetch(int argc, char **argv)
 		fprintf(stderr, "residctl bench fetch: %s\n", err);
 		return 2;
 	}
+	if ((rc = bench_class_setup("fetch", &o.cls, o.dir)))
+		return rc;
 	all = calloc((size_t)o.nsizes * NMODES * o.reps, sizeof(*all));
 	if (!all) {
 		fprintf(stderr, "residctl bench fetch: no memory\n");

@@ -29,6 +29,7 @@ struct fetch_opts {
 	int pin;
 	const char *dir, *csv;
 	unsigned modes;               /* a bit per mode run */
+	struct bench_class cls;       /* --device-class: every run under it */
 	/* The huge modes' tmpfs: the user's (--huge-dir), else mounted
 	 * with huge=always on huge_mnt in each run's own mount namespace. */
 	const char *huge_dir;

@@ -181,6 +181,21 @@ static void print_tables(const struct fetch_opts *o, struct fres (*t)[NMODES])
 	print_phases(o, t);
 }
 
+/* The device alone (mode device) at size i: the median of its runs, MB/s;
+ * 0 when the mode did not run. */
+static double device_mbps(const struct fetch_opts *o, struct fres *all, int i)
+{
+	double v[100];
+
+	if (!(o->modes & 1u << M_DEVICE))
+		return 0;
+	for (uint64_t r = 0; r < o->reps; r++)
+		v[r] = mibps(fetch_run_of(all, o, i, M_DEVICE, r), o->size[i],
+			     0);
+	qsort(v, o->reps, sizeof(v[0]), bench_cmp_double);
+	return v[o->reps / 2] * (double)MiB / 1e6;
+}
+
 static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,
 		    const struct fres *r)
 {
@@ -188,7 +203,7 @@ static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,
 		PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", size,
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", size,
 		mode_name[k],
 		rep + 1, r->samples, r->samples ? r->lat_ns / r->samples : 0,
 		r->lat_min_ns, mibps(r, size, k == M_PREFETCH), r->wall_ns,
@@ -216,13 +231,21 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 	      "wall_ns,fetches,reserve_ns,read_ns,continue_ns,fetch_ns,"
 	      "punch_ns,evictions,evict_ahead,punched_pages_plain,"
 	      "punch_ns_plain,reads_max,read_sum_ns,read_busy_ns,io_bytes,"
-	      "fetch_bytes,bad,first_byte_ns\n", f);
-	for (int i = 0; i < o->nsizes; i++)
+	      "fetch_bytes,bad,first_byte_ns,device_class,device_mbps\n", f);
+	for (int i = 0; i < o->nsizes; i++) {
+		double dev = device_mbps(o, all, i);
+
 		for (int k = 0; k < NMODES; k++)
 			for (uint64_t rep = 0; rep < o->reps && o->modes & 1u << k;
-			     rep++)
+			     rep++) {
 				csv_row(f, o->size[i], k, rep,
 					fetch_run_of(all, o, i, k, rep));
+				fprintf(f, "%s,", devclass_label(&o->cls.dc));
+				if (dev > 0)
+					fprintf(f, "%.1f", dev);
+				fputc('\n', f);
+			}
+	}
 	if (fclose(f) || rename(tmp, o->csv)) {
 		fprintf(stderr, "residctl bench fetch: cannot write %s\n",
 			o->csv);
@@ -273,6 +296,15 @@ void fetch_print(const struct fetch_opts *o, struct fres *all)
 		return;
 	}
 	pick_medians(o, all, t);
+	printf("Device class %s; the device alone (mode device, O_DIRECT), "
+	       "median MB/s:", devclass_label(&o->cls.dc));
+	for (int i = 0; i < o->nsizes; i++)
+		if (device_mbps(o, all, i) > 0)
+			printf(" %" PRIu64 " MiB chunks %.1f;", o->size[i] / MiB,
+			       device_mbps(o, all, i));
+		else
+			printf(" %" PRIu64 " MiB chunks -;", o->size[i] / MiB);
+	printf("\n\n");
 	if ((o->modes & MODES_CLASSIC) == MODES_CLASSIC)
 		print_tables(o, t);
 	if (o->modes & 1u << M_DEVICE)

@@ -78,22 +78,6 @@ static void sample(struct fres *res, uint64_t ns)
 	res->lat_ns += ns;
 }
 
-static int read_full(int fd, uint8_t *dst, uint64_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pread(fd, dst, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		dst += n;
-		off += (uint64_t)n;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
-
 /* plain and warm: the same bytes, no pager. */
 static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 		     size_t n)
@@ -131,7 +115,7 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 			res->punched += s / RESID_PAGE;
 		}
 		t0 = mono_ns();
-		if (read_full(fd, m, s, i * s)) {
+		if (bench_pread_full(fd, m, s, i * s)) {
 			snprintf(err, n, "O_DIRECT read of %s: %s", j->f->path,
 				 strerror(errno));
 			goto out;

@@ -122,62 +122,6 @@ void bench_file_remove(struct bench_file *f)
 	f->path[0] = '\0';
 }
 
-/* Pages of the file in the page cache, or -1. */
-static int64_t cached_pages(const struct bench_file *f)
-{
-	uint64_t pages = (f->size + RESID_PAGE - 1) / RESID_PAGE;
-	unsigned char *vec = malloc(pages);
-	void *m = mmap(NULL, f->size, PROT_READ, MAP_SHARED, f->fd, 0);
-	int64_t in = -1;
-
-	if (vec && m != MAP_FAILED && mincore(m, f->size, vec) == 0) {
-		in = 0;
-		for (uint64_t i = 0; i < pages; i++)
-			in += vec[i] & 1;
-	}
-	if (m != MAP_FAILED)
-		munmap(m, f->size);
-	free(vec);
-	return in;
-}
-
-static int drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	int rc = -1;
-
-	if (fd < 0)
-		return -1;
-	sync();
-	if (write(fd, "1", 1) == 1)
-		rc = 0;
-	close(fd);
-	return rc;
-}
-
-const char *bench_drop_cache(struct bench_file *f, char *err, size_t n)
-{
-	int e = fsync(f->fd) ? errno :
-		posix_fadvise(f->fd, 0, (off_t)f->size, POSIX_FADV_DONTNEED);
-	int64_t in;
-
-	if (e) {
-		snprintf(err, n, "cannot drop the page cache of %s: %s",
-			 f->path, strerror(e));
-		return NULL;
-	}
-	in = cached_pages(f);
-	if (in == 0)
-		return "fadvise";
-	if (in > 0 && geteuid() == 0 && drop_caches() == 0 &&
-	    (in = cached_pages(f)) == 0)
-		return "fadvise+drop_caches";
-	snprintf(err, n, "%" PRId64 " pages of %s stay in the page cache after "
-		 "POSIX_FADV_DONTNEED%s; stop what maps the file", in, f->path,
-		 geteuid() ? " (run as root to drop caches)" : " and drop_caches");
-	return NULL;
-}
-
 int bench_read_bytes(uint64_t *out)
 {
 	char line[128];
@@ -231,4 +175,22 @@ int bench_out_close(struct bench_out *o, int ok, char *err, size_t n)
 		fclose(f);
 	unlink(o->tmp);
 	return -1;
+}
+
+int bench_pread_full(int fd, void *dst, uint64_t len, uint64_t off)
+{
+	uint8_t *p = dst;
+
+	while (len) {
+		ssize_t k = pread(fd, p, len, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return 0;
 }

@@ -18,13 +18,11 @@
  *         w = d sc q - dmin m over sub-blocks of 32.
  *   Q6_K: 256 weights in 210 bytes, 128 bytes of low 4 bits, 64 of high 2
  *         bits, 16 int8 scales, fp16 d; w = d sc (q - 32) over 16.
- * And a reader of the header that checks it against the format and the
- * file. */
-#include <errno.h>
+ * And the check of a written file's header, on the one GGUF reader
+ * (harness/workload/gguf_reader.h). */
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +34,7 @@
 #include "base/rng.h"
 #include "bench/bench.h"
 #include "bench/gguf.h"
+#include "workload/gguf_reader.h"
 
 #define ALIGN 32
 #define NAME 64
@@ -516,240 +515,43 @@ out:
 	return rc;
 }
 
-/* ---- the reader ---- */
-
-struct rd {
-	FILE *f;
-	const char *path;
-	uint64_t pos, size;
-	char *err;
-	size_t n;
-};
-
-__attribute__((format(printf, 2, 3)))
-static int rd_bad(struct rd *r, const char *fmt, ...)
-{
-	va_list ap;
-	int k = snprintf(r->err, r->n, "%s: byte %" PRIu64 ": ", r->path,
-			 r->pos);
-
-	if (k >= 0 && (size_t)k < r->n) {
-		va_start(ap, fmt);
-		vsnprintf(r->err + k, r->n - k, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-static int rd_bytes(struct rd *r, void *dst, uint64_t len, const char *what)
-{
-	if (len > r->size - r->pos || fread(dst, 1, len, r->f) != len)
-		return rd_bad(r, "the file ends inside %s; it is truncated", what);
-	r->pos += len;
-	return 0;
-}
-
-static int rd_le(struct rd *r, int len, uint64_t *v, const char *what)
-{
-	uint8_t le[8];
-
-	if (rd_bytes(r, le, (uint64_t)len, what))
-		return -1;
-	*v = 0;
-	for (int i = 0; i < len; i++)
-		*v |= (uint64_t)le[i] << (8 * i);
-	return 0;
-}
-
-/* A string; its first cap-1 bytes into out (when out), the rest skipped. */
-static int rd_str(struct rd *r, char *out, size_t cap, const char *what)
-{
-	uint64_t len;
-	char tmp[256];
-
-	if (rd_le(r, 8, &len, what))
-		return -1;
-	if (len > r->size - r->pos)
-		return rd_bad(r, "%s of %" PRIu64 " bytes runs past the end; it is truncated or corrupt", what, len);
-	for (uint64_t done = 0; done < len;) {
-		uint64_t k = len - done < sizeof(tmp) ? len - done : sizeof(tmp);
-
-		if (rd_bytes(r, tmp, k, what))
-			return -1;
-		if (out && done < cap - 1)
-			memcpy(out + done, tmp, done + k < cap - 1 ? k : cap - 1 - done);
-		done += k;
-	}
-	if (out)
-		out[len < cap - 1 ? len : cap - 1] = '\0';
-	return 0;
-}
-
-/* Bytes of one value of a fixed-size type; 0 for strings and arrays. */
-static int value_size(uint64_t type)
-{
-	static const int size[V_COUNT] = { 1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8 };
-
-	return size[type];
-}
-
-/* One value of type `type` (not an array); u32 gets an integer's value. */
-static int rd_value(struct rd *r, uint64_t type, uint64_t *u, char *s,
-		    size_t cap)
-{
-	if (type == V_STR)
-		return rd_str(r, s, cap, "a string value");
-	if (type >= V_COUNT || type == V_ARR)
-		return rd_bad(r, "value type %" PRIu64 " is not one GGUF v3 knows", type);
-	return rd_le(r, value_size(type), u, "a value");
-}
-
-static int rd_kv(struct rd *r, struct gguf_info *info)
-{
-	char key[256], s[64];
-	uint64_t type, v = 0;
-
-	if (rd_str(r, key, sizeof(key), "a key") || rd_le(r, 4, &type, "a value type"))
-		return -1;
-	if (type == V_ARR) {
-		uint64_t et, count;
-
-		if (rd_le(r, 4, &et, "an array's type") || rd_le(r, 8, &count, "an array's length"))
-			return -1;
-		if (et == V_ARR || et >= V_COUNT)
-			return rd_bad(r, "array '%s' of type %" PRIu64 "; GGUF v3 has no such element type", key, et);
-		if (count > r->size - r->pos)
-			return rd_bad(r, "array '%s' of %" PRIu64 " elements cannot fit in the file; it is truncated or corrupt", key, count);
-		if (et != V_STR) {
-			uint64_t len = count * (uint64_t)value_size(et);
-
-			if (len > r->size - r->pos)
-				return rd_bad(r, "array '%s' runs past the end; it is truncated or corrupt", key);
-			r->pos += len;
-			return fseeko(r->f, (off_t)r->pos, SEEK_SET) ?
-			       rd_bad(r, "cannot seek: %s", strerror(errno)) : 0;
-		}
-		for (uint64_t i = 0; i < count; i++)
-			if (rd_str(r, NULL, 0, "a string of an array"))
-				return -1;
-		return 0;
-	}
-	if (rd_value(r, type, &v, s, sizeof(s)))
-		return -1;
-	if (!strcmp(key, "general.architecture")) {
-		if (type != V_STR)
-			return rd_bad(r, "general.architecture is not a string");
-		snprintf(info->arch, sizeof(info->arch), "%s", s);
-	} else if (!strcmp(key, "general.alignment")) {
-		if (type != V_U32 || !v || (v & (v - 1)))
-			return rd_bad(r, "general.alignment must be a u32 power of two, not type %" PRIu64 " value %" PRIu64, type, v);
-		info->alignment = (uint32_t)v;
-	}
-	return 0;
-}
+/* ---- the check of a written file, on the one GGUF reader ---- */
 
 int gguf_read_info(const char *path, struct gguf_info *info, char *err,
 		   size_t n)
 {
-	struct rd r = { .path = path, .err = err, .n = n };
-	struct stat st;
-	uint8_t magic[4];
-	uint64_t v, prev_end = 0;
+	struct gguf_header h;
+	uint64_t end = 0;
 	int rc = -1;
 
 	memset(info, 0, sizeof(*info));
-	info->alignment = 32; /* GGUF's default */
-	if (!(r.f = fopen(path, "rb")) || fstat(fileno(r.f), &st)) {
-		snprintf(err, n, "cannot open %s: %s", path, strerror(errno));
-		if (r.f)
-			fclose(r.f);
-		return -1;
-	}
-	r.size = (uint64_t)st.st_size;
-	if (rd_bytes(&r, magic, 4, "the magic"))
+	if (gguf_header_read(path, &h, err, n))
 		goto out;
-	if (memcmp(magic, "GGUF", 4)) {
-		rd_bad(&r, "no GGUF magic; not a GGUF file");
+	if (h.version != 3) {
+		snprintf(err, n, "%s: GGUF version %" PRIu32 "; this reader knows GGUF v3",
+			 path, h.version);
 		goto out;
 	}
-	if (rd_le(&r, 4, &v, "the version") || rd_le(&r, 8, &info->n_tensors, "the tensor count") ||
-	    rd_le(&r, 8, &info->n_kv, "the key count"))
-		goto out;
-	info->version = (uint32_t)v;
-	if (v != 3) {
-		rd_bad(&r, "version %" PRIu64 "; this reader knows GGUF v3", v);
-		goto out;
-	}
-	if (info->n_tensors > r.size || info->n_kv > r.size) {
-		rd_bad(&r, "%" PRIu64 " tensors and %" PRIu64 " keys cannot fit in the file; it is truncated or corrupt",
-		       info->n_tensors, info->n_kv);
-		goto out;
-	}
-	for (uint64_t i = 0; i < info->n_kv; i++)
-		if (rd_kv(&r, info))
+	/* the writer lays the tensors out in header order, none overlapping */
+	for (uint64_t i = 0; i < h.n_tensors; i++) {
+		if (h.t[i].begin < end) {
+			snprintf(err, n, "%s: tensor '%s' at file offset %" PRIu64 ": overlapping the one before",
+				 path, h.t[i].name, h.t[i].begin);
 			goto out;
-	/* The tensor infos; their data begins at the next aligned byte. */
-	struct { uint64_t off, bytes; } *ti = calloc(info->n_tensors + 1, sizeof(*ti));
-
-	if (!ti) {
-		snprintf(err, n, "%s: no memory for %" PRIu64 " tensors", path, info->n_tensors);
-		goto out;
+		}
+		end = h.t[i].end;
 	}
-	for (uint64_t i = 0; i < info->n_tensors; i++) {
-		char name[NAME * 4];
-		uint64_t ndim, type, ne = 1, d;
-		uint32_t be, bb;
-
-		if (rd_str(&r, name, sizeof(name), "a tensor's name") ||
-		    rd_le(&r, 4, &ndim, "a tensor's dimensions"))
-			goto free;
-		if (!ndim || ndim > 4) {
-			rd_bad(&r, "tensor '%s' has %" PRIu64 " dimensions; GGUF allows 1 to 4", name, ndim);
-			goto free;
-		}
-		for (uint64_t k = 0; k < ndim; k++) {
-			if (rd_le(&r, 8, &d, "a tensor's shape"))
-				goto free;
-			if (!d || d > (1ull << 40) || ne > (1ull << 48) / d) {
-				rd_bad(&r, "tensor '%s' has dimension %" PRIu64 " of %" PRIu64 "; out of range", name, k, d);
-				goto free;
-			}
-			ne *= d;
-			if (!k)
-				v = d;
-		}
-		if (rd_le(&r, 4, &type, "a tensor's type") || rd_le(&r, 8, &ti[i].off, "a tensor's offset"))
-			goto free;
-		type_block((uint32_t)type, &be, &bb);
-		if (!be || type > UINT32_MAX) {
-			rd_bad(&r, "tensor '%s' has type %" PRIu64 ", one this reader does not know", name, type);
-			goto free;
-		}
-		if (v % be) {
-			rd_bad(&r, "tensor '%s': rows of %" PRIu64 " are not whole blocks of %u", name, v, be);
-			goto free;
-		}
-		if (ti[i].off % info->alignment || ti[i].off < prev_end) {
-			rd_bad(&r, "tensor '%s' at data offset %" PRIu64 ": not aligned to %u or overlapping the one before",
-			       name, ti[i].off, info->alignment);
-			goto free;
-		}
-		ti[i].bytes = ne / be * bb;
-		prev_end = ti[i].off + ti[i].bytes;
-		info->n_params += ne;
-	}
-	info->data_offset = (r.pos + info->alignment - 1) / info->alignment * info->alignment;
-	info->data_end = info->data_offset + prev_end;
-	if (info->data_end > r.size) {
-		snprintf(err, n, "%s: the tensors end at byte %" PRIu64 ", past the file's %" PRIu64 "; it is truncated",
-			 path, info->data_end, r.size);
-		goto free;
-	}
+	info->version = h.version;
+	info->alignment = h.alignment;
+	info->n_kv = h.n_kv;
+	info->n_tensors = h.n_tensors;
+	info->data_offset = h.data_offset;
+	info->data_end = h.n_tensors ? end : h.data_offset;
+	info->n_params = h.n_params;
+	snprintf(info->arch, sizeof(info->arch), "%s", h.arch);
 	rc = 0;
-free:
-	free(ti);
 out:
-	fclose(r.f);
+	gguf_header_free(&h);
 	return rc;
 }
 

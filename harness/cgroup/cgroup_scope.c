@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup_io.h"
 #include "cgroup/cgroup_limits.h"
 #include "cgroup/cgroup_procs.h"
 #include "cgroup/cgroup_scope.h"
@@ -41,6 +42,7 @@ struct slot {
 	char held_procs[CG_PATH_MAX];  /* its cgroup.procs */
 	char pidstr[16];
 	char leak[CG_PATH_MAX + 96];
+	struct cg_io_slot io;          /* the device class's throttle */
 };
 
 static struct slot slots[CG_SCOPE_MAX];
@@ -69,6 +71,7 @@ static struct slot *slot_claim(struct cg_scope *s)
 		while (!sl->gen);
 		sl->pid = s->pid;
 		sl->moved = sl->subtree = sl->held = 0;
+		memset(&sl->io, 0, sizeof(sl->io));
 		s->slot = i;
 		s->gen = sl->gen;
 		return sl;
@@ -265,8 +268,20 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 {
 	int rc, bad = 0;
 
+	rc = cg_io_remove(&sl->io);
+	if (rc) {
+		snprintf(err, n, "cgroup: removing %s: %s: rmdir it by hand",
+			 sl->io.dir, strerror(-rc));
+		bad = 1;
+	}
 	/* v2 lets the process back into the parent only when the parent
 	 * distributes no controller */
+	rc = cg_io_release_subtree(&sl->io);
+	if (rc && !bad) {
+		snprintf(err, n, "cgroup: writing -io to %s: %s",
+			 sl->io.subtree_ctl, strerror(-rc));
+		bad = 1;
+	}
 	if (sl->subtree) {
 		rc = cg_write_str(sl->subtree_ctl, "-memory");
 		if (rc) {
@@ -422,6 +437,13 @@ static int scope_check_inside(const struct cg_scope *s, char *err, size_t n)
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n)
 {
+	return cg_scope_enter_class(s, tag, limit_bytes, NULL, NULL, err, n);
+}
+
+int cg_scope_enter_class(struct cg_scope *s, const char *tag,
+			 uint64_t limit_bytes, const struct devclass *dc,
+			 const struct devclass_dev *dev, char *err, size_t n)
+{
 	struct cg_env env;
 	struct slot *sl;
 	char spare[CG_PATH_MAX + 160];
@@ -482,6 +504,10 @@ int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 	}
 	if (scope_check_inside(s, err, n))
 		goto undo;
+	if (dc && devclass_throttles(dc) &&
+	    cg_io_enter(&sl->io, &s->mem, s->parent.dir, s->pid, tag, dc, dev,
+			err, n))
+		goto undo;
 	return 0;
 undo:
 	/* err keeps the first failure; the teardown's own goes to stderr,
@@ -514,6 +540,8 @@ int cg_scope_leave(struct cg_scope *s)
  * signal handler must not. */
 static void slot_teardown_raw(struct slot *sl)
 {
+	cg_io_remove(&sl->io);
+	cg_io_release_subtree(&sl->io);
 	if (sl->subtree && cg_write_str(sl->subtree_ctl, "-memory") == 0)
 		sl->subtree = 0;
 	/* cgroup.procs moves every thread, on v1 and v2 */

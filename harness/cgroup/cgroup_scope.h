@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup/devclass.h"
 #include "cgroupfs.h"
 
 struct cgroup; /* libcgroup */
@@ -31,6 +32,14 @@ struct cg_scope {
  * with one line in err saying what to do; then nothing is left created. */
 int cg_scope_enter(struct cg_scope *s, const char *tag, uint64_t limit_bytes,
 		   char *err, size_t n);
+
+/* The same, with the reads of dev held to the device class dc
+ * (cgroup_io.h) when dc throttles: refused, with nothing left, where
+ * neither v1 blkio nor v2 io is available or the kernel refuses the
+ * device. */
+int cg_scope_enter_class(struct cg_scope *s, const char *tag,
+			 uint64_t limit_bytes, const struct devclass *dc,
+			 const struct devclass_dev *dev, char *err, size_t n);
 
 /* Moves the process back and deletes the child. Idempotent, and a no-op on
  * a scope whose enter failed. -1 (after a line on stderr naming the cgroup

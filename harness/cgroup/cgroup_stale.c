@@ -1,5 +1,6 @@
-/* The stale-cgroup sweep: a walk of the memory hierarchy from its mount
- * point for residctl-<pid>-* directories whose owner is gone. */
+/* The stale-cgroup sweep: a walk of the memory hierarchy (and of v1's blkio
+ * one) from its mount point for residctl-<pid>-* directories whose owner
+ * is gone. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -216,32 +217,41 @@ static void walk(struct sweep *w, const char *dir, int depth, int held)
 		walk(w, dir, depth, 1);
 }
 
+/* Walks the hierarchy holding m (a v1 blkio one too): from its mount
+ * point, the process's group without its path below it. */
+static void sweep_hierarchy(struct sweep *w, struct cg_memory *m)
+{
+	size_t root = strlen(m->dir);
+
+	if (strcmp(m->rel, "/")) {
+		size_t rl = strlen(m->rel);
+
+		if (rl > root || strcmp(m->dir + root - rl, m->rel))
+			return;
+		root -= rl;
+	}
+	m->dir[root] = '\0';
+	walk(w, m->dir, 0, 0);
+}
+
 void cg_stale_sweep(void)
 {
 	struct cg_memory *m = malloc(sizeof(*m));
 	struct sweep *w = calloc(1, sizeof(*w));
 	struct cg_env env;
 	char err[256];
-	size_t root;
 
 	if (!m || !w)
 		goto out;
 	cg_env_init(&env, resid_seam_linux.read_text, resid_seam_linux.ctx);
-	if (cg_find_memory(&env, m, err, sizeof(err)) || m->version == CG_NONE)
-		goto out;
-	/* the mount point: the process's group without its path below it */
-	root = strlen(m->dir);
-	if (strcmp(m->rel, "/")) {
-		size_t rl = strlen(m->rel);
-
-		if (rl > root || strcmp(m->dir + root - rl, m->rel))
-			goto out;
-		root -= rl;
-	}
-	m->dir[root] = '\0';
 	w->btime = boot_time();
 	w->hz = sysconf(_SC_CLK_TCK);
-	walk(w, m->dir, 0, 0);
+	if (cg_find_memory(&env, m, err, sizeof(err)) == 0 &&
+	    m->version != CG_NONE)
+		sweep_hierarchy(w, m);
+	/* the device classes' v1 blkio groups (cgroup_io.h) */
+	if (cg_find_v1(&env, "blkio", m, err, sizeof(err)) == 0)
+		sweep_hierarchy(w, m);
 	if (w->removed || w->failed)
 		fprintf(stderr, "residctl: stale cgroups of gone residctl processes: %u removed, %u not, %u processes killed: %s%s\n",
 			w->removed, w->failed, w->killed, w->said,

@@ -2,7 +2,7 @@
 #ifndef HARNESS_CGROUP_STALE_H
 #define HARNESS_CGROUP_STALE_H
 
-/* Removes every residctl-<pid>-* memory cgroup of the hierarchy whose owner
+/* Removes every residctl-<pid>-* memory cgroup (and v1 blkio one) whose owner
  * is gone: no process <pid>, a zombie, one started after the cgroup was
  * made (the pid reused), or this process (which has made none yet). Its
  * processes are killed first; a -held leaf's (the delegated scope's own

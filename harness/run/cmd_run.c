@@ -22,7 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include "base/cli.h"
+#include "base/page_cache.h"
 #include "cgroup/cgroup_scope.h"
 #include "proc/child.h"
 #include "run/run_report.h"
@@ -47,6 +50,11 @@ static const char about[] =
 	"  length' lines, or a safetensors or GGUF header). At the end one line\n"
 	"  on stderr: bytes read from the file, faults, fetches, resident max,\n"
 	"  budget. SIGINT and SIGTERM go to the program; the cgroup is removed.\n"
+	"  --kernel-mmap runs the program without the pager (arm A: the kernel\n"
+	"  pages PATH) in the same cgroup, the limit the pager's would have;\n"
+	"  --advice gives its PROT_READ mappings of PATH that madvise (normal:\n"
+	"  none, the default). --device-class holds the reads of PATH's block\n"
+	"  device to a class of drive (host: none, the default).\n"
 	"  Exit: the program's status (128 + N after signal N), 2 on bad input.\n"
 	"  Options come before the '--'. Needs root (the cgroup, userfaultfd).\n"
 	"  docs/run.md has the semantics and the RESIDCTL_RUN_* variables.\n";
@@ -55,9 +63,14 @@ struct run {
 	const char *file, *order, *json, *huge_dir;
 	uint64_t budget, margin, chunk, prefetch;
 	double ratio;
-	int have_budget, have_ratio;
+	int have_budget, have_ratio, kernel, have_advice, advice;
 	enum resid_policy policy;
+	struct devclass dc;
 };
+
+/* --advice, and what libresid-advice.so calls them */
+static const char *const advices[] = { "normal", "random", "sequential",
+				       "willneed", NULL };
 
 static int ratio_opt(void *dst, const char *where, const char *v, char *err,
 		     size_t n)
@@ -114,6 +127,13 @@ static int parse(struct run *o, int argc, char **argv)
 		  .help = "a tmpfs mounted huge=within_size for the pager's "
 		  "pages (resid.h)" },
 		CLI_JSON(&o->json, "write the run's account"),
+		{ "kernel-mmap", CLI_FLAG, &o->kernel,
+		  .help = "no pager: the kernel's mmap in the same cgroup" },
+		{ "advice", CLI_CHOICE, &o->advice, .choices = advices,
+		  .seen = &o->have_advice,
+		  .help = "--kernel-mmap's madvise of PATH's mappings "
+		  "(default normal)" },
+		DEVCLASS_OPT(&o->dc),
 		{ 0 },
 	};
 	const struct cli_spec spec = {
@@ -166,32 +186,36 @@ static int find_program(const char *name, char *out, size_t n)
 	return -1;
 }
 
-/* libresid-preload.so: RESIDCTL_PRELOAD, else beside this residctl or in
+/* The preload lib (libresid-preload.so, or --kernel-mmap's
+ * libresid-advice.so): the variable env, else beside this residctl or in
  * ../lib from it (an installed prefix). */
-static int find_preload(char *out, size_t n)
+static int find_preload(const char *lib, const char *envname, char *out,
+			size_t n)
 {
-	const char *env = getenv("RESIDCTL_PRELOAD");
+	const char *env = getenv(envname);
 	char exe[PATH_MAX - 32];
 	ssize_t k;
 
 	if (env && *env) {
 		snprintf(out, n, "%s", env);
 		if (env[0] != '/' || access(out, R_OK))
-			return bad("RESIDCTL_PRELOAD '%s' is not a readable absolute path; give libresid-preload.so's", env);
+			return bad("%s '%s' is not a readable absolute path; give %s's",
+				   envname, env, lib);
 		return 0;
 	}
 	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (k > 0) {
 		exe[k] = '\0';
 		*strrchr(exe, '/') = '\0';
-		snprintf(out, n, "%s/libresid-preload.so", exe);
+		snprintf(out, n, "%s/%s", exe, lib);
 		if (!access(out, R_OK))
 			return 0;
-		snprintf(out, n, "%s/../lib/libresid-preload.so", exe);
+		snprintf(out, n, "%s/../lib/%s", exe, lib);
 		if (!access(out, R_OK))
 			return 0;
 	}
-	return bad("libresid-preload.so is neither beside residctl nor in ../lib from it; build it (make) or set RESIDCTL_PRELOAD");
+	return bad("%s is neither beside residctl nor in ../lib from it; build it (make) or set %s",
+		   lib, envname);
 }
 
 static uint64_t mem_available(void)
@@ -268,6 +292,7 @@ struct plan {
 	struct resid_config cfg;
 	uint64_t budget, headroom, limit;
 	char *chunks_env, *order_env;
+	struct devclass_dev dev;
 };
 
 static int check_file(struct run *o, struct plan *p)
@@ -322,8 +347,22 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 			   getenv("PATH") ? getenv("PATH") : "");
 	if (o->have_budget && o->have_ratio)
 		return bad("give --budget or --ratio, not both");
-	if ((rc = check_file(o, p)) || (rc = find_preload(p->preload, sizeof(p->preload))))
+	if (o->have_advice && !o->kernel)
+		return bad("--advice %s is for --kernel-mmap; the pager serves the mappings without it",
+			   advices[o->advice]);
+	if ((rc = check_file(o, p)))
 		return rc;
+	if (!o->kernel)
+		rc = find_preload("libresid-preload.so", "RESIDCTL_PRELOAD",
+				  p->preload, sizeof(p->preload));
+	else if (o->advice)
+		rc = find_preload("libresid-advice.so", "RESIDCTL_ADVICE_PRELOAD",
+				  p->preload, sizeof(p->preload));
+	if (rc)
+		return rc;
+	if (devclass_throttles(&o->dc) &&
+	    devclass_device(p->path, &p->dev, err, sizeof(err)))
+		return bad("%s", err);
 	size = (uint64_t)p->st.st_size;
 	if (read_order_make(p->path, size, o->order, o->chunk, &p->ord, err, sizeof(err)))
 		return bad("%s", err);
@@ -385,17 +424,12 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	return 0;
 }
 
-/* In the child: the preload's configuration, then the program. */
-static void start(const struct run *o, const struct plan *p, char **prog,
-		  const char *report)
+/* The pager preload's configuration. */
+static void pager_env(const struct run *o, const struct plan *p,
+		      const char *report)
 {
-	char v[PATH_MAX + 64];
-	const char *old = getenv("LD_PRELOAD");
+	char v[64];
 
-	snprintf(v, sizeof(v), "%" PRIu64 ":%" PRIu64 ":%" PRIu64,
-		 (uint64_t)p->st.st_dev, (uint64_t)p->st.st_ino,
-		 (uint64_t)p->st.st_size);
-	setenv("RESIDCTL_RUN_ID", v, 1);
 	setenv("RESIDCTL_RUN_FILE", p->path, 1);
 	snprintf(v, sizeof(v), "%" PRIu64, p->budget);
 	setenv("RESIDCTL_RUN_BUDGET", v, 1);
@@ -409,20 +443,60 @@ static void start(const struct run *o, const struct plan *p, char **prog,
 	else
 		unsetenv("RESIDCTL_RUN_HUGE_DIR");
 	setenv("RESIDCTL_RUN_REPORT", report, 1);
-	if (old && *old) {
+}
+
+/* In the child: the preload's configuration, then the program. With
+ * --kernel-mmap the advice library, or nothing for advice normal. */
+static void start(const struct run *o, const struct plan *p, char **prog,
+		  const char *report)
+{
+	char v[PATH_MAX + 64];
+	const char *old = getenv("LD_PRELOAD");
+
+	snprintf(v, sizeof(v), "%" PRIu64 ":%" PRIu64 ":%" PRIu64,
+		 (uint64_t)p->st.st_dev, (uint64_t)p->st.st_ino,
+		 (uint64_t)p->st.st_size);
+	setenv("RESIDCTL_RUN_ID", v, 1);
+	if (o->kernel)
+		setenv("RESIDCTL_RUN_ADVICE", advices[o->advice], 1);
+	else
+		pager_env(o, p, report);
+	if (p->preload[0] && old && *old) {
 		char *both = malloc(strlen(p->preload) + strlen(old) + 2);
 
 		if (both) {
 			sprintf(both, "%s:%s", p->preload, old);
 			setenv("LD_PRELOAD", both, 1);
 		}
-	} else {
+	} else if (p->preload[0]) {
 		setenv("LD_PRELOAD", p->preload, 1);
 	}
 	execv(p->prog, prog);
 	fprintf(stderr, "residctl run: cannot run %s: %s\n", p->prog,
 		strerror(errno));
 	_exit(127);
+}
+
+/* --kernel-mmap: the file's page cache emptied first, as the bench arms'
+ * arm A, so the kernel reads what the program touches. 0, or 1 said. */
+static int empty_cache(const struct plan *p)
+{
+	char err[PATH_MAX + 200];
+	const char *how;
+	int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "residctl run: cannot open %s: %s\n", p->path,
+			strerror(errno));
+		return 1;
+	}
+	how = page_cache_drop(fd, p->path, (uint64_t)p->st.st_size, err,
+			      sizeof(err));
+	close(fd);
+	if (how)
+		return 0;
+	fprintf(stderr, "residctl run: %s\n", err);
+	return 1;
 }
 
 static void pause_ms(long ms)
@@ -520,11 +594,14 @@ int cmd_run(int argc, char **argv)
 	if (rc == CLI_RUN && (rc = make_plan(&o, argc - dash - 1,
 					     argv + dash + 1, p)) == 0)
 		rc = CLI_RUN;
+	if (rc == CLI_RUN && o.kernel && (rc = empty_cache(p)) == 0)
+		rc = CLI_RUN;
 	if (rc == CLI_RUN && !mkdtemp(report))
 		rc = bad("cannot make %s for the records: %s", report,
 			 strerror(errno));
 	if (rc == CLI_RUN &&
-	    cg_scope_enter(&scope, "run", p->limit, err, sizeof(err)) < 0) {
+	    cg_scope_enter_class(&scope, "run", p->limit, &o.dc, &p->dev, err,
+				 sizeof(err)) < 0) {
 		rmdir(report);
 		rc = bad("%s", err);
 	}
@@ -562,6 +639,13 @@ int cmd_run(int argc, char **argv)
 	}
 	end_leftovers(&scope);
 	rc = cg_scope_leave(&scope) < 0;
+	/* every process of the program was waited for here (subreaper) */
+	struct rusage ru = { 0 };
+
+	if (getrusage(RUSAGE_CHILDREN, &ru)) {
+		fprintf(stderr, "residctl run: getrusage: %s\n", strerror(errno));
+		rc = 1;
+	}
 	struct run_setup s = {
 		.path = p->path, .program = argv[dash + 1],
 		.policy = resid_policy_name(p->cfg.policy),
@@ -570,6 +654,9 @@ int cmd_run(int argc, char **argv)
 		.margin = o.margin, .limit = p->limit,
 		.nchunks = p->ord.lay.nchunks, .prefetch = (uint32_t)o.prefetch,
 		.chunks = p->ord.lay.chunks, .seq = p->ord.seq,
+		.advice = o.kernel ? advices[o.advice] : NULL,
+		.device_class = devclass_label(&o.dc),
+		.read_bytes = (uint64_t)ru.ru_inblock * 512,
 	};
 
 	if (run_totals_read(report, &t, o.json ? &procs : NULL, err,

@@ -172,6 +172,12 @@ void run_summary(const struct run_setup *s, const struct run_totals *t,
 	char st[64], procs[160] = "", failed[256];
 
 	status_text(status, st, sizeof(st));
+	if (s->advice) {
+		fprintf(stderr, "residctl run: %s: %" PRIu64 " bytes read from the disk by the program's processes (the kernel's mmap, advice %s, cgroup limit %" PRIu64 " as the pager's at budget %" PRIu64 ", device class %s); %s\n",
+			s->path, s->read_bytes, s->advice, s->limit, s->budget,
+			s->device_class, st);
+		return;
+	}
 	if (!t->processes) {
 		fprintf(stderr, "residctl run: %s never mapped %s: nothing was served (%s)\n",
 			s->program, s->path, st);
@@ -193,11 +199,13 @@ void run_summary(const struct run_setup *s, const struct run_totals *t,
 	fprintf(stderr, "residctl run: %s: %" PRIu64 " bytes read from the file, %" PRIu64
 		" faults, %" PRIu64 " fetches, resident max %" PRIu64 " of budget %"
 		PRIu64 " (cgroup limit %" PRIu64 "); %" PRIu64 " mappings served, %"
-		PRIu64 " MAP_POPULATE stripped, %" PRIu64 " calls to the kernel%s%s%s%s%s; %s\n",
+		PRIu64 " MAP_POPULATE stripped, %" PRIu64 " calls to the kernel%s%s%s%s%s%s%s; %s\n",
 		s->path, t->fetch_bytes, t->faults, t->fetches, t->resident_max,
 		s->budget, s->limit, t->served, t->populate, t->kernel,
 		t->kernel ? " (first: " : "", t->kernel ? t->reason : "",
-		t->kernel ? ")" : "", failed, procs, st);
+		t->kernel ? ")" : "", failed, procs,
+		strcmp(s->device_class, "host") ? "; device class " : "",
+		strcmp(s->device_class, "host") ? s->device_class : "", st);
 }
 
 int run_json(const char *path, const struct run_setup *s,
@@ -244,6 +252,12 @@ int run_json(const char *path, const struct run_setup *s,
 	json_object_set_new(o, "margin", json_integer((json_int_t)s->margin));
 	json_object_set_new(o, "cgroup_limit", json_integer((json_int_t)s->limit));
 	json_object_set_new(o, "policy", json_string(s->policy));
+	json_object_set_new(o, "arm", json_string(s->advice ? "kernel-mmap" :
+						  "pager"));
+	json_object_set_new(o, "advice", s->advice ? json_string(s->advice) :
+			    json_null());
+	json_object_set_new(o, "device_class", json_string(s->device_class));
+	json_object_set_new(o, "read_bytes", json_integer((json_int_t)s->read_bytes));
 	json_object_set_new(o, "prefetch", json_integer(s->prefetch));
 	json_object_set_new(o, "order_source", json_string(s->order_source));
 	json_object_set_new(o, "chunks", ch);

@@ -29,6 +29,10 @@ struct run_setup {
 	uint32_t nchunks, prefetch;
 	const struct resid_chunk_spec *chunks;
 	const uint32_t *seq;
+	/* --kernel-mmap: the advice given (arm A, no pager); NULL: the pager */
+	const char *advice;
+	const char *device_class;
+	uint64_t read_bytes; /* the block layer's, of the program's processes */
 };
 
 /* Adds up the records of dir (one file per pid). -1 with a line in err

@@ -132,6 +132,7 @@ static void add_suites(void)
 	suite_hands();
 	suite_gguf();
 	suite_commands();
+	suite_devclass();
 }
 
 static const char usage[] =

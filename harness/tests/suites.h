@@ -40,6 +40,7 @@ void suite_huge(void);     /* test_huge.c */
 void suite_hands(void);    /* test_hands.c */
 void suite_commands(void); /* test_commands.c */
 void suite_gguf(void);     /* test_gguf.c */
+void suite_devclass(void); /* test_devclass.c */
 
 /* time_limit.c: every registered test in a child of its own under the
  * limit limit(suite, test) gives, in seconds; -1 with a line on stderr.

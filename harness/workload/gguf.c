@@ -1,9 +1,10 @@
-/* The layers of a GGUF file (versions 2 and 3): its header read as the
- * format lays it out (magic, version, tensor and metadata counts; the
- * metadata's key-value pairs, of which only general.alignment is used;
- * each tensor's name, dimensions, type and data offset), the tensors'
- * sizes from their ggml types, checked against the file, and grouped into
- * layers by their blk.<n>. prefix (layout.h). */
+/* The one GGUF reader (gguf_reader.h; versions 2 and 3): its header read
+ * as the format lays it out (magic, version, tensor and metadata counts;
+ * the metadata's key-value pairs, of which general.alignment and
+ * general.architecture are kept; each tensor's name, dimensions, type and
+ * data offset), the tensors' sizes from their ggml types, checked against
+ * the file. The layers of a GGUF file are its tensors grouped by their
+ * blk.<n>. prefix (layout.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "workload/gguf_reader.h"
 #include "workload/layout.h"
 
 #define MAX_STRING (1u << 20) /* a key, a name or a metadata string */
@@ -107,13 +109,24 @@ static uint64_t scalar_size(uint32_t type)
 	return type < T_COUNT ? size[type] : 0;
 }
 
-/* A metadata value of `type`, skipped; general.alignment is kept. */
+/* A metadata value of `type`, skipped; general.alignment and
+ * general.architecture are kept in h. */
 static int value(struct reader *r, uint32_t type, const char *key,
-		 uint64_t *align)
+		 struct gguf_header *h)
 {
 	uint32_t et, a;
 	uint64_t count;
+	char *s = NULL;
 
+	if (!strcmp(key, "general.architecture")) {
+		if (type != T_STRING)
+			return bad(r, "general.architecture has type %" PRIu32 ", not string (8)", type);
+		if (string(r, &s))
+			return -1;
+		snprintf(h->arch, sizeof(h->arch), "%s", s);
+		free(s);
+		return 0;
+	}
 	if (type == T_STRING)
 		return string(r, NULL);
 	if (type == T_ARRAY) {
@@ -140,7 +153,7 @@ static int value(struct reader *r, uint32_t type, const char *key,
 			return -1;
 		if (!a || a & (a - 1))
 			return bad(r, "general.alignment %" PRIu32 " is not a power of two", a);
-		*align = a;
+		h->alignment = a;
 		return 0;
 	}
 	return skip(r, scalar_size(type));
@@ -192,7 +205,8 @@ static int ggml_type(uint32_t t, uint64_t *blck, uint64_t *bytes_)
 	return 0;
 }
 
-static int tensor_info(struct reader *r, struct layout_tensor *t)
+static int tensor_info(struct reader *r, struct layout_tensor *t,
+		       uint64_t *n_params)
 {
 	uint32_t nd, type;
 	uint64_t dim, elems = 1, blck, per, rows;
@@ -226,6 +240,7 @@ static int tensor_info(struct reader *r, struct layout_tensor *t)
 	t->end = t->begin + ne0 / blck * per * rows;
 	if (t->end < t->begin)
 		return bad(r, "tensor '%s': offset + size overflow 64 bits; the header is corrupt", t->name);
+	*n_params += elems;
 	return 0;
 }
 
@@ -247,75 +262,98 @@ int gguf_is(const char *path)
 	return is;
 }
 
-static int header(struct reader *r, struct layout_tensor **out, uint64_t *nt)
+static int header(struct reader *r, struct gguf_header *h)
 {
 	char magic[4], *key = NULL;
-	uint32_t version, type;
-	uint64_t nkv, align = 32, data;
+	uint32_t type;
+	uint64_t align;
 	struct layout_tensor *t;
 
 	if (bytes(r, magic, 4) || memcmp(magic, "GGUF", 4))
 		return bad(r, "no GGUF magic; give a GGUF file");
-	if (u32(r, &version))
+	if (u32(r, &h->version))
 		return -1;
-	if (version != 2 && version != 3)
-		return bad(r, "GGUF version %" PRIu32 "; this reader takes versions 2 and 3", version);
-	if (u64(r, nt) || u64(r, &nkv))
+	if (h->version != 2 && h->version != 3)
+		return bad(r, "GGUF version %" PRIu32 "; this reader takes versions 2 and 3", h->version);
+	if (u64(r, &h->n_tensors) || u64(r, &h->n_kv))
 		return -1;
-	if (*nt > MAX_TENSORS)
-		return bad(r, "%" PRIu64 " tensors (more than %u); the header is corrupt", *nt, MAX_TENSORS);
-	for (uint64_t i = 0; i < nkv; i++) {
-		if (string(r, &key) || u32(r, &type) ||
-		    value(r, type, key, &align)) {
+	if (h->n_tensors > MAX_TENSORS)
+		return bad(r, "%" PRIu64 " tensors (more than %u); the header is corrupt", h->n_tensors, MAX_TENSORS);
+	for (uint64_t i = 0; i < h->n_kv; i++) {
+		if (string(r, &key) || u32(r, &type) || value(r, type, key, h)) {
 			free(key);
 			return -1;
 		}
 		free(key);
 		key = NULL;
 	}
-	t = *out = calloc(*nt ? *nt : 1, sizeof(*t));
+	t = h->t = calloc(h->n_tensors ? h->n_tensors : 1, sizeof(*t));
 	if (!t)
-		return bad(r, "no memory for %" PRIu64 " tensors", *nt);
-	for (uint64_t i = 0; i < *nt; i++)
-		if (tensor_info(r, &t[i]))
+		return bad(r, "no memory for %" PRIu64 " tensors", h->n_tensors);
+	for (uint64_t i = 0; i < h->n_tensors; i++)
+		if (tensor_info(r, &t[i], &h->n_params))
 			return -1;
-	data = (r->pos + align - 1) / align * align;
-	for (uint64_t i = 0; i < *nt; i++) {
+	align = h->alignment;
+	h->data_offset = (r->pos + align - 1) / align * align;
+	for (uint64_t i = 0; i < h->n_tensors; i++) {
 		if (t[i].begin % align)
-			return bad(r, "tensor '%s': data offset %" PRIu64 " is not a multiple of the alignment %" PRIu64,
+			return bad(r, "tensor '%s': data offset %" PRIu64 " is not aligned to general.alignment %" PRIu64,
 				   t[i].name, t[i].begin, align);
-		if (t[i].end > r->size - data || data > r->size)
+		if (t[i].end > r->size - h->data_offset || h->data_offset > r->size)
 			return bad(r, "tensor '%s': its data [%" PRIu64 ", %" PRIu64 ") after the header reach past the file's %" PRIu64 " bytes; the file is truncated",
 				   t[i].name, t[i].begin, t[i].end, r->size);
-		t[i].begin += data;
-		t[i].end += data;
+		t[i].begin += h->data_offset;
+		t[i].end += h->data_offset;
 	}
 	return 0;
 }
 
-int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
+void gguf_header_free(struct gguf_header *h)
+{
+	for (uint64_t i = 0; h->t && i < h->n_tensors; i++)
+		free(h->t[i].name);
+	free(h->t);
+	h->t = NULL;
+}
+
+int gguf_header_read(const char *path, struct gguf_header *h, char *err,
+		     size_t n)
 {
 	struct reader r = { .path = path, .err = err, .n = n };
-	struct layout_tensor *t = NULL;
-	uint64_t nt = 0, kept = 0;
 	struct stat st;
 	int rc = -1;
 
+	memset(h, 0, sizeof(*h));
+	h->alignment = 32; /* GGUF's default */
 	r.f = fopen(path, "rb");
 	if (!r.f || fstat(fileno(r.f), &st)) {
 		snprintf(err, n, "cannot read the GGUF file %s: %s; give a readable file",
 			 path, strerror(errno));
-		goto out;
+	} else {
+		r.size = (uint64_t)st.st_size;
+		rc = header(&r, h);
 	}
-	r.size = (uint64_t)st.st_size;
-	if (header(&r, &t, &nt))
+	if (r.f)
+		fclose(r.f);
+	return rc;
+}
+
+int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
+{
+	struct gguf_header h;
+	struct layout_tensor *t;
+	uint64_t kept = 0;
+	int rc = -1;
+
+	if (gguf_header_read(path, &h, err, n))
 		goto out;
-	for (uint64_t i = 0; i < nt; i++)
+	t = h.t;
+	for (uint64_t i = 0; i < h.n_tensors; i++)
 		if (t[i].end > t[i].begin) /* an empty tensor has no bytes */
 			t[kept++] = t[i];
 		else
 			free(t[i].name);
-	nt = kept;
+	h.n_tensors = kept;
 	qsort(t, kept, sizeof(*t), by_begin);
 	for (uint64_t i = 1; i < kept; i++)
 		if (t[i].begin < t[i - 1].end) {
@@ -329,10 +367,6 @@ int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
 	}
 	rc = layout_group(t, kept, path, out, err, n);
 out:
-	for (uint64_t i = 0; t && i < nt; i++)
-		free(t[i].name);
-	free(t);
-	if (r.f)
-		fclose(r.f);
+	gguf_header_free(&h);
 	return rc;
 }
