@@ -317,8 +317,8 @@ static double device_mbps(const struct arms_opts *o,
 	return device_run(o, r, &lo, &hi) * (double)MiB / 1e6;
 }
 
-/* Wall time against A, and the pager's fetch rate against the device. */
-static void print_time(const struct arms_opts *o,
+/* Wall time of the scan per arm, and against the fastest A. */
+static void print_wall(const struct arms_opts *o,
 		       struct arm_result (*res)[NARMS])
 {
 	printf("Wall time of the scan, s (median of %" PRIu64 " run%s per arm, "
@@ -351,6 +351,13 @@ static void print_time(const struct arms_opts *o,
 				printf(" - |");
 		printf("\n");
 	}
+}
+
+/* The pager's fetch rate per arm against the device: fio's best, and the
+ * device arm run by run. */
+static void print_fetch_rates(const struct arms_opts *o,
+			      struct arm_result (*res)[NARMS])
+{
 	printf("\nThe pager's fetch rate, MiB/s: its fetch_bytes over the "
 	       "fetches' own time (from the reserve to the last CONTINUE), "
 	       "and over the time inside its backing reads");
@@ -394,6 +401,11 @@ static void print_time(const struct arms_opts *o,
 			else
 				printf("- | - | - |\n");
 		}
+}
+
+/* fio's grid of rates, when --device measured it. */
+static void print_fio(const struct arms_opts *o)
+{
 	if (o->dev.best > 0) {
 		printf("\nfio, MiB/s by block size and queue depth:\n\n"
 		       "| block | qd 1 | qd 2 | qd 4 | qd 8 | qd 16 |\n"
@@ -408,6 +420,15 @@ static void print_time(const struct arms_opts *o,
 			printf("\n");
 		}
 	}
+}
+
+/* Wall time against A, and the pager's fetch rate against the device. */
+static void print_time(const struct arms_opts *o,
+		       struct arm_result (*res)[NARMS])
+{
+	print_wall(o, res);
+	print_fetch_rates(o, res);
+	print_fio(o);
 	printf("\n");
 }
 

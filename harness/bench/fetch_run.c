@@ -191,62 +191,48 @@ static void count_violation(int id, const char *msg, void *arg)
 			inv_title(id), msg);
 }
 
-/* pager, ahead, prefetch: an application thread touches each chunk, a
- * byte in every page (the wait is the whole chunk's, however it is mapped:
- * first_ns is the first byte's alone) and, unless prefetching, consumes
- * it. */
-static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
-		     size_t n)
+/* The region's configuration for J's mode, the huge leg entered when the
+ * mode wants one, and the seam watched through harness H. */
+static int pager_config(const struct fetch_job *j, struct resid_config *cfg,
+			struct resid_harness *h, struct fres *res, char *err,
+			size_t n)
 {
-	uint64_t s = j->size, chunks = j->o->total / s, t_first = 0;
-	struct resid_stats s0, s1;
-	struct resid_config cfg;
-	struct resid_harness h;
-	char why[RESID_ERRLEN];
+	const struct fetch_opts *o = j->o;
+	uint64_t s = j->size, chunks = o->total / s;
 
-	resid_config_init(&cfg);
-	cfg.region_len = chunks * s;
-	cfg.chunk_size = s;
-	cfg.budget_bytes = fetch_budget_chunks(j) * s;
-	cfg.backing = RESID_BACKING_FILE;
-	cfg.path = j->f->path;
-	cfg.policy = RESID_POLICY_DECLARED;
-	cfg.signal = RESID_SIGNAL_BEFORE_READ;
-	cfg.fetch_workers = (uint32_t)j->o->workers;
-	cfg.prefetch_depth = j->mode == M_PREFETCH ? (uint32_t)j->o->prefetch : 0;
-	cfg.evict_ahead = j->mode != M_PAGER && j->mode != M_HUGE;
-	cfg.fetch_piece = j->o->piece;
+	resid_config_init(cfg);
+	cfg->region_len = chunks * s;
+	cfg->chunk_size = s;
+	cfg->budget_bytes = fetch_budget_chunks(j) * s;
+	cfg->backing = RESID_BACKING_FILE;
+	cfg->path = j->f->path;
+	cfg->policy = RESID_POLICY_DECLARED;
+	cfg->signal = RESID_SIGNAL_BEFORE_READ;
+	cfg->fetch_workers = (uint32_t)o->workers;
+	cfg->prefetch_depth = j->mode == M_PREFETCH ? (uint32_t)o->prefetch : 0;
+	cfg->evict_ahead = j->mode != M_PAGER && j->mode != M_HUGE;
+	cfg->fetch_piece = o->piece;
 	if (j->mode == M_HUGE || j->mode == M_HUGE_AHEAD) {
-		cfg.huge_dir = j->o->huge_dir ? j->o->huge_dir : j->o->huge_mnt;
-		if (!j->o->huge_dir &&
-		    huge_leg_enter(j->o->huge_mnt, err, n) < 0)
+		cfg->huge_dir = o->huge_dir ? o->huge_dir : o->huge_mnt;
+		if (!o->huge_dir && huge_leg_enter(o->huge_mnt, err, n) < 0)
 			return -1;
 	}
-	cfg.phase_timers = 1;
+	cfg->phase_timers = 1;
 	watched = resid_seam_linux;
 	watched.backing_pread = watched_pread;
 	watch_res = res;
-	resid_harness_init(&h);
-	h.seam = &watched;
-	cfg.harness = &h;
-	inv_set_handler(count_violation, res);
-	struct resid_region *r = resid_open(&cfg, why);
+	resid_harness_init(h);
+	h->seam = &watched;
+	cfg->harness = h;
+	return 0;
+}
 
-	if (!r) {
-		snprintf(err, n, "cannot open the region: %s", why);
-		return -1;
-	}
-	if (!!cfg.huge_dir != !!resid_huge(r)) {
-		snprintf(err, n, "the region took %s pages in B",
-			 resid_huge(r) ? "huge" : "4 KiB");
-		resid_close(r);
-		return -1;
-	}
-	if (j->o->pin && pin_threads() < 0) {
-		snprintf(err, n, "cannot pin the threads: %s", strerror(errno));
-		resid_close(r);
-		return -1;
-	}
+/* Touches every page of every chunk in order, the chunks after WARMUP
+ * timed; S0 takes the counters where the timing starts. */
+static void timed_scan(const struct fetch_job *j, struct resid_region *r,
+		       struct fres *res, struct resid_stats *s0)
+{
+	uint64_t s = j->size, chunks = j->o->total / s, t_first = 0;
 	const volatile uint8_t *a = resid_base(r);
 
 	for (uint64_t i = 0; i < chunks; i++) {
@@ -255,7 +241,7 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 			 * prefetch run keeps its pipeline instead. */
 			if (j->mode != M_PREFETCH)
 				resid_quiesce(r);
-			resid_get_stats(r, &s0);
+			resid_get_stats(r, s0);
 			t_first = mono_ns();
 		}
 		resid_notify_access(r, (uint32_t)i);
@@ -275,6 +261,41 @@ static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
 				j->f->seed, res);
 	}
 	res->wall_ns = mono_ns() - t_first;
+}
+
+/* pager, ahead, prefetch: an application thread touches each chunk, a
+ * byte in every page (the wait is the whole chunk's, however it is mapped:
+ * first_ns is the first byte's alone) and, unless prefetching, consumes
+ * it. */
+static int run_pager(const struct fetch_job *j, struct fres *res, char *err,
+		     size_t n)
+{
+	struct resid_stats s0, s1;
+	struct resid_config cfg;
+	struct resid_harness h;
+	char why[RESID_ERRLEN];
+
+	if (pager_config(j, &cfg, &h, res, err, n) < 0)
+		return -1;
+	inv_set_handler(count_violation, res);
+	struct resid_region *r = resid_open(&cfg, why);
+
+	if (!r) {
+		snprintf(err, n, "cannot open the region: %s", why);
+		return -1;
+	}
+	if (!!cfg.huge_dir != !!resid_huge(r)) {
+		snprintf(err, n, "the region took %s pages in B",
+			 resid_huge(r) ? "huge" : "4 KiB");
+		resid_close(r);
+		return -1;
+	}
+	if (j->o->pin && pin_threads() < 0) {
+		snprintf(err, n, "cannot pin the threads: %s", strerror(errno));
+		resid_close(r);
+		return -1;
+	}
+	timed_scan(j, r, res, &s0);
 	if (j->mode != M_PREFETCH)
 		resid_quiesce(r);
 	resid_get_stats(r, &s1);

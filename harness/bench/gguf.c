@@ -570,6 +570,51 @@ static const char about[] =
 	"  Written through FILE.tmp, renamed when complete. Exit 0, 1 on a\n"
 	"  write error, 2 on bad input.\n";
 
+/* check_out_dir: --out's directory (copied into DIR) exists and is
+ * writable, and OUT, when it exists, is a regular file; 2 (said) if not. */
+static int check_out_dir(const char *out, char *dir, size_t dirlen)
+{
+	char copy[4200];
+	struct stat st;
+
+	snprintf(copy, sizeof(copy), "%s", out);
+	snprintf(dir, dirlen, "%s", dirname(copy));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
+		return bench_bad("mkgguf", "--out", out,
+				 "its directory must exist and be writable");
+	if (!stat(out, &st) && !S_ISREG(st.st_mode))
+		return bench_bad("mkgguf", "--out", out,
+				 "it exists and is not a regular file");
+	return 0;
+}
+
+/* check_free_space: refuses before writing when DIR cannot hold model M,
+ * so a full disk is bad input, not a half-written file; 1 on no memory. */
+static int check_free_space(const struct gguf_model *m, const char *dir)
+{
+	struct statvfs vfs;
+	struct tensor *t;
+	uint64_t need;
+
+	if (!tensor_list(m, &t, &need)) {
+		fprintf(stderr, "residctl bench mkgguf: no memory\n");
+		return 1;
+	}
+	free(t);
+	need += 8 * MiB; /* the header, with room to spare */
+	if (!statvfs(dir, &vfs) &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
+		fprintf(stderr,
+			"residctl bench mkgguf: %s has %" PRIu64
+			" MiB free, the model needs %" PRIu64
+			" MiB; free space or give another --out\n",
+			dir, (uint64_t)vfs.f_bavail * vfs.f_frsize / MiB,
+			need / MiB);
+		return 2;
+	}
+	return 0;
+}
+
 int bench_mkgguf(int argc, char **argv)
 {
 	static const char *const presets[] = { "tiny", "qwen2.5-3b", NULL };
@@ -578,9 +623,7 @@ int bench_mkgguf(int argc, char **argv)
 	uint64_t seed = 1, size = 0;
 	const char *out = NULL;
 	struct gguf_model m;
-	char err[600], copy[4200], dir[4200];
-	struct statvfs vfs;
-	struct stat st;
+	char err[600], dir[4200];
 	struct cli_opt opts[] = {
 		{ "preset", CLI_CHOICE, &preset, .help = "the model's shapes (required)" },
 		{ "quant", CLI_CHOICE, &quant, .seen = &quant_seen,
@@ -609,28 +652,12 @@ int bench_mkgguf(int argc, char **argv)
 		quant = preset == 0 ? GGUF_Q8_0 : GGUF_Q4_KM;
 	if (gguf_preset(presets[preset], (enum gguf_quant)quant, seed, &m))
 		return bench_bad("mkgguf", "preset", presets[preset], "give tiny or qwen2.5-3b");
-	snprintf(copy, sizeof(copy), "%s", out);
-	snprintf(dir, sizeof(dir), "%s", dirname(copy));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
-		return bench_bad("mkgguf", "--out", out, "its directory must exist and be writable");
-	if (!stat(out, &st) && !S_ISREG(st.st_mode))
-		return bench_bad("mkgguf", "--out", out, "it exists and is not a regular file");
-
-	struct tensor *t;
-	uint64_t need;
-
-	if (!tensor_list(&m, &t, &need)) {
-		fprintf(stderr, "residctl bench mkgguf: no memory\n");
-		return 1;
-	}
-	free(t);
-	need += 8 * MiB; /* the header, with room to spare */
-	if (!statvfs(dir, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
-		fprintf(stderr, "residctl bench mkgguf: %s has %" PRIu64 " MiB free, the model needs %" PRIu64
-			" MiB; free space or give another --out\n", dir,
-			(uint64_t)vfs.f_bavail * vfs.f_frsize / MiB, need / MiB);
-		return 2;
-	}
+	rc = check_out_dir(out, dir, sizeof(dir));
+	if (rc)
+		return rc;
+	rc = check_free_space(&m, dir);
+	if (rc)
+		return rc;
 	child_stop_softly();
 	if (gguf_write(out, &m, &size, err, sizeof(err))) {
 		fprintf(stderr, "residctl bench mkgguf: %s\n", err);

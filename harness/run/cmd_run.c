@@ -333,13 +333,10 @@ static int check_file(struct run *o, struct plan *p)
 	return 0;
 }
 
-static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
+/* The command line: a program, one of --budget and --ratio, --advice
+ * only with --kernel-mmap, and --file. */
+static int check_command(struct run *o, int nprog, char **prog, struct plan *p)
 {
-	uint64_t size, room = 0;
-	char err[1024], where[CG_PATH_MAX];
-	struct resid_config *c = &p->cfg;
-	int rc;
-
 	if (nprog < 1)
 		return bad("no program given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
 	if (find_program(prog[0], p->prog, sizeof(p->prog)))
@@ -350,15 +347,89 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	if (o->have_advice && !o->kernel)
 		return bad("--advice %s is for --kernel-mmap; the pager serves the mappings without it",
 			   advices[o->advice]);
-	if ((rc = check_file(o, p)))
-		return rc;
+	return check_file(o, p);
+}
+
+/* The library the program gets in LD_PRELOAD: the pager's, the advice
+ * library with --kernel-mmap, or none for advice normal. */
+static int pick_preload(const struct run *o, struct plan *p)
+{
+	int rc = 0;
+
 	if (!o->kernel)
 		rc = find_preload("libresid-preload.so", "RESIDCTL_PRELOAD",
 				  p->preload, sizeof(p->preload));
 	else if (o->advice)
 		rc = find_preload("libresid-advice.so", "RESIDCTL_ADVICE_PRELOAD",
 				  p->preload, sizeof(p->preload));
-	if (rc)
+	return rc;
+}
+
+/* The region's configuration, and the cgroup limit it needs, which must
+ * fit in the room there is. */
+static int plan_region(const struct run *o, struct plan *p, uint64_t size)
+{
+	uint64_t room = 0;
+	char where[CG_PATH_MAX];
+	struct resid_config *c = &p->cfg;
+	int rc;
+
+	resid_config_init(c);
+	c->backing = RESID_BACKING_FILE;
+	c->path = p->path;
+	c->region_len = size;
+	c->table = p->ord.lay.chunks;
+	c->table_len = p->ord.lay.nchunks;
+	c->budget_bytes = p->budget;
+	c->policy = o->policy;
+	c->declared_seq = p->ord.seq;
+	c->declared_len = p->ord.lay.nchunks;
+	c->prefetch_depth = (uint32_t)o->prefetch;
+	c->huge_dir = o->huge_dir;
+	p->headroom = resid_headroom(c);
+	p->limit = (p->budget + p->headroom + o->margin + RESID_PAGE - 1) &
+		~(RESID_PAGE - 1);
+	if ((rc = room_of(&room, where, sizeof(where))))
+		return rc;
+	if (p->limit > room)
+		return bad("budget %" PRIu64 " + headroom %" PRIu64 " + --margin %" PRIu64 " = %" PRIu64 " exceed the room of %s (%" PRIu64 " bytes); give --budget at most %" PRIu64,
+			   p->budget, p->headroom, o->margin, p->limit, where, room,
+			   room > p->headroom + o->margin ? room - p->headroom - o->margin : 0);
+	return 0;
+}
+
+/* The chunks' offsets and their read order, as the preload reads them
+ * from its environment. */
+static int plan_env(struct plan *p)
+{
+	p->chunks_env = malloc((size_t)p->ord.lay.nchunks * sizeof(uint64_t));
+	if (!p->chunks_env)
+		return bad("no memory");
+	for (uint32_t i = 0; i < p->ord.lay.nchunks; i++)
+		((uint64_t *)p->chunks_env)[i] = p->ord.lay.chunks[i].off;
+	char *s = csv((uint64_t *)p->chunks_env, NULL, p->ord.lay.nchunks);
+
+	free(p->chunks_env);
+	p->chunks_env = s;
+	p->order_env = csv(NULL, p->ord.seq, p->ord.lay.nchunks);
+	if (!p->chunks_env || !p->order_env)
+		return bad("no memory");
+	/* one environment string holds at most 128 KiB (MAX_ARG_STRLEN) */
+	if (strlen(p->chunks_env) > 120000)
+		return bad("%" PRIu32 " chunks do not fit in the environment; give --order a layout of fewer layers, or a larger --chunk",
+			   p->ord.lay.nchunks);
+	return 0;
+}
+
+static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
+{
+	uint64_t size;
+	char err[1024];
+	int rc;
+
+	if ((rc = check_command(o, nprog, prog, p)))
+		return rc;
+	if ((rc = pick_preload(o, p)))
 		return rc;
 	if (devclass_throttles(&o->dc) &&
 	    devclass_device(p->path, &p->dev, err, sizeof(err)))
@@ -384,44 +455,9 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 			   name ? ", tensor '" : "", name ? name : "", name ? "'" : "",
 			   p->ord.largest);
 	}
-	resid_config_init(c);
-	c->backing = RESID_BACKING_FILE;
-	c->path = p->path;
-	c->region_len = size;
-	c->table = p->ord.lay.chunks;
-	c->table_len = p->ord.lay.nchunks;
-	c->budget_bytes = p->budget;
-	c->policy = o->policy;
-	c->declared_seq = p->ord.seq;
-	c->declared_len = p->ord.lay.nchunks;
-	c->prefetch_depth = (uint32_t)o->prefetch;
-	c->huge_dir = o->huge_dir;
-	p->headroom = resid_headroom(c);
-	p->limit = (p->budget + p->headroom + o->margin + RESID_PAGE - 1) &
-		~(RESID_PAGE - 1);
-	if ((rc = room_of(&room, where, sizeof(where))))
+	if ((rc = plan_region(o, p, size)))
 		return rc;
-	if (p->limit > room)
-		return bad("budget %" PRIu64 " + headroom %" PRIu64 " + --margin %" PRIu64 " = %" PRIu64 " exceed the room of %s (%" PRIu64 " bytes); give --budget at most %" PRIu64,
-			   p->budget, p->headroom, o->margin, p->limit, where, room,
-			   room > p->headroom + o->margin ? room - p->headroom - o->margin : 0);
-	p->chunks_env = malloc((size_t)p->ord.lay.nchunks * sizeof(uint64_t));
-	if (!p->chunks_env)
-		return bad("no memory");
-	for (uint32_t i = 0; i < p->ord.lay.nchunks; i++)
-		((uint64_t *)p->chunks_env)[i] = p->ord.lay.chunks[i].off;
-	char *s = csv((uint64_t *)p->chunks_env, NULL, p->ord.lay.nchunks);
-
-	free(p->chunks_env);
-	p->chunks_env = s;
-	p->order_env = csv(NULL, p->ord.seq, p->ord.lay.nchunks);
-	if (!p->chunks_env || !p->order_env)
-		return bad("no memory");
-	/* one environment string holds at most 128 KiB (MAX_ARG_STRLEN) */
-	if (strlen(p->chunks_env) > 120000)
-		return bad("%" PRIu32 " chunks do not fit in the environment; give --order a layout of fewer layers, or a larger --chunk",
-			   p->ord.lay.nchunks);
-	return 0;
+	return plan_env(p);
 }
 
 /* The pager preload's configuration. */
@@ -572,52 +608,41 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-int cmd_run(int argc, char **argv)
+/* The '--' that ends the options, or argc when there is none. */
+static int find_dash(int argc, char **argv)
 {
-	struct run o = { 0 };
-	struct plan *p = calloc(1, sizeof(*p));
-	struct run_totals t;
-	struct cg_scope scope;
-	char report[] = "/tmp/residctl-run-XXXXXX", err[1024];
-	void *procs = NULL;
-	int dash = argc, rc, status = 0;
-	pid_t pid;
+	int dash = argc;
 
-	if (!p)
-		return bad("no memory");
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			dash = i;
 			break;
 		}
-	rc = parse(&o, dash, argv);
-	if (rc == CLI_RUN && (rc = make_plan(&o, argc - dash - 1,
-					     argv + dash + 1, p)) == 0)
-		rc = CLI_RUN;
-	if (rc == CLI_RUN && o.kernel && (rc = empty_cache(p)) == 0)
-		rc = CLI_RUN;
-	if (rc == CLI_RUN && !mkdtemp(report))
-		rc = bad("cannot make %s for the records: %s", report,
-			 strerror(errno));
-	if (rc == CLI_RUN &&
-	    cg_scope_enter_class(&scope, "run", p->limit, &o.dc, &p->dev, err,
-				 sizeof(err)) < 0) {
-		rmdir(report);
-		rc = bad("%s", err);
-	}
-	if (rc != CLI_RUN) {
-		read_order_free(&p->ord);
-		free(p->chunks_env);
-		free(p->order_env);
-		free(p);
-		return rc;
-	}
+	return dash;
+}
+
+static void free_plan(struct plan *p)
+{
+	read_order_free(&p->ord);
+	free(p->chunks_env);
+	free(p->order_env);
+	free(p);
+}
+
+/* Forks the program and waits for it; its wait status (127 << 8 when it
+ * could not be forked). */
+static int run_program(const struct run *o, const struct plan *p, char **prog,
+		       const char *report)
+{
+	int status = 0;
+	pid_t pid;
+
 	/* signals go to the program, which decides; its orphans come here */
 	child_stop_softly();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid = child_fork();
 	if (pid == 0)
-		start(&o, p, argv + dash + 1, report);
+		start(o, p, prog, report);
 	if (pid < 0) {
 		fprintf(stderr, "residctl run: fork: %s\n", strerror(errno));
 		status = 127 << 8;
@@ -637,8 +662,19 @@ int cmd_run(int argc, char **argv)
 
 		child_reap(pid, &gone, 1); /* reaped: this unregisters it */
 	}
-	end_leftovers(&scope);
-	rc = cg_scope_leave(&scope) < 0;
+	return status;
+}
+
+/* The line on stderr, and --json; 1 when a record could not be read or
+ * written. */
+static int report_run(const struct run *o, const struct plan *p,
+		      const char *program, const char *report, int status)
+{
+	struct run_totals t;
+	void *procs = NULL;
+	char err[1024];
+	int rc = 0;
+
 	/* every process of the program was waited for here (subreaper) */
 	struct rusage ru = { 0 };
 
@@ -647,35 +683,70 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 	}
 	struct run_setup s = {
-		.path = p->path, .program = argv[dash + 1],
+		.path = p->path, .program = program,
 		.policy = resid_policy_name(p->cfg.policy),
 		.order_source = p->ord.source, .size = (uint64_t)p->st.st_size,
 		.budget = p->budget, .headroom = p->headroom,
-		.margin = o.margin, .limit = p->limit,
-		.nchunks = p->ord.lay.nchunks, .prefetch = (uint32_t)o.prefetch,
+		.margin = o->margin, .limit = p->limit,
+		.nchunks = p->ord.lay.nchunks, .prefetch = (uint32_t)o->prefetch,
 		.chunks = p->ord.lay.chunks, .seq = p->ord.seq,
-		.advice = o.kernel ? advices[o.advice] : NULL,
-		.device_class = devclass_label(&o.dc),
+		.advice = o->kernel ? advices[o->advice] : NULL,
+		.device_class = devclass_label(&o->dc),
 		.read_bytes = (uint64_t)ru.ru_inblock * 512,
 	};
 
-	if (run_totals_read(report, &t, o.json ? &procs : NULL, err,
+	if (run_totals_read(report, &t, o->json ? &procs : NULL, err,
 			    sizeof(err))) {
 		fprintf(stderr, "residctl run: %s\n", err);
 		rc = 1;
 	} else {
 		run_summary(&s, &t, status);
-		if (o.json && run_json(o.json, &s, &t, procs, status, err,
+		if (o->json && run_json(o->json, &s, &t, procs, status, err,
 				       sizeof(err))) {
 			fprintf(stderr, "residctl run: %s\n", err);
 			rc = 1;
 		}
 	}
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run o = { 0 };
+	struct plan *p = calloc(1, sizeof(*p));
+	struct cg_scope scope;
+	char report[] = "/tmp/residctl-run-XXXXXX", err[1024];
+	int dash, rc, status;
+
+	if (!p)
+		return bad("no memory");
+	dash = find_dash(argc, argv);
+	rc = parse(&o, dash, argv);
+	if (rc == CLI_RUN && (rc = make_plan(&o, argc - dash - 1,
+					     argv + dash + 1, p)) == 0)
+		rc = CLI_RUN;
+	if (rc == CLI_RUN && o.kernel && (rc = empty_cache(p)) == 0)
+		rc = CLI_RUN;
+	if (rc == CLI_RUN && !mkdtemp(report))
+		rc = bad("cannot make %s for the records: %s", report,
+			 strerror(errno));
+	if (rc == CLI_RUN &&
+	    cg_scope_enter_class(&scope, "run", p->limit, &o.dc, &p->dev, err,
+				 sizeof(err)) < 0) {
+		rmdir(report);
+		rc = bad("%s", err);
+	}
+	if (rc != CLI_RUN) {
+		free_plan(p);
+		return rc;
+	}
+	status = run_program(&o, p, argv + dash + 1, report);
+	end_leftovers(&scope);
+	rc = cg_scope_leave(&scope) < 0;
+	if (report_run(&o, p, argv[dash + 1], report, status))
+		rc = 1;
 	remove_dir(report);
-	read_order_free(&p->ord);
-	free(p->chunks_env);
-	free(p->order_env);
-	free(p);
+	free_plan(p);
 	if (rc)
 		return rc;
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :

@@ -208,20 +208,9 @@ void run_summary(const struct run_setup *s, const struct run_totals *t,
 		strcmp(s->device_class, "host") ? s->device_class : "", st);
 }
 
-int run_json(const char *path, const struct run_setup *s,
-	     const struct run_totals *t, void *json_procs, int status,
-	     char *err, size_t n)
+/* The run's totals: the "total" object of --json. */
+static void set_totals(json_t *tot, const struct run_totals *t)
 {
-	json_t *o = json_object(), *tot = json_object(), *ch = json_array(),
-	       *seq = json_array();
-	char tmp[4200];
-	int rc = -1;
-
-	for (uint32_t c = 0; c < s->nchunks; c++) {
-		json_array_append_new(ch, json_pack("[II]",
-			(json_int_t)s->chunks[c].off, (json_int_t)s->chunks[c].len));
-		json_array_append_new(seq, json_integer(s->seq[c]));
-	}
 	json_object_set_new(tot, "processes", json_integer(t->processes));
 	json_object_set_new(tot, "unfinished", json_integer(t->unfinished));
 	json_object_set_new(tot, "regions", json_integer((json_int_t)t->regions));
@@ -243,6 +232,11 @@ int run_json(const char *path, const struct run_setup *s,
 			    json_null() : json_integer((json_int_t)t->fail_chunk));
 	json_object_set_new(tot, "sigbus_offset", t->sigbus_off == UINT64_MAX ?
 			    json_null() : json_integer((json_int_t)t->sigbus_off));
+}
+
+/* What the run was given: the top of --json, before the chunks. */
+static void set_setup(json_t *o, const struct run_setup *s)
+{
 	json_object_set_new(o, "command", json_string("run"));
 	json_object_set_new(o, "file", json_string(s->path));
 	json_object_set_new(o, "program", json_string(s->program));
@@ -260,6 +254,24 @@ int run_json(const char *path, const struct run_setup *s,
 	json_object_set_new(o, "read_bytes", json_integer((json_int_t)s->read_bytes));
 	json_object_set_new(o, "prefetch", json_integer(s->prefetch));
 	json_object_set_new(o, "order_source", json_string(s->order_source));
+}
+
+int run_json(const char *path, const struct run_setup *s,
+	     const struct run_totals *t, void *json_procs, int status,
+	     char *err, size_t n)
+{
+	json_t *o = json_object(), *tot = json_object(), *ch = json_array(),
+	       *seq = json_array();
+	char tmp[4200];
+	int rc = -1;
+
+	for (uint32_t c = 0; c < s->nchunks; c++) {
+		json_array_append_new(ch, json_pack("[II]",
+			(json_int_t)s->chunks[c].off, (json_int_t)s->chunks[c].len));
+		json_array_append_new(seq, json_integer(s->seq[c]));
+	}
+	set_totals(tot, t);
+	set_setup(o, s);
 	json_object_set_new(o, "chunks", ch);
 	json_object_set_new(o, "order", seq);
 	json_object_set_new(o, "exit", json_integer(WIFSIGNALED(status) ?
