@@ -37,9 +37,11 @@ echo "exports: build/libresid.a exports $(wc -l <<<"$declared") names, each decl
 tmp=$(mktemp -d /tmp/resid-exports.XXXXXX) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 echo 'int resid_planted(void) { return 0; }' >"$tmp/planted.c"
-cp build/libresid.a "$tmp/libresid.a" &&
+if ! { cp build/libresid.a "$tmp/libresid.a" &&
 	cc -c -o "$tmp/planted.o" "$tmp/planted.c" &&
-	ar rcs "$tmp/libresid.a" "$tmp/planted.o" || fail "self-test: the scratch archive"
+	ar rcs "$tmp/libresid.a" "$tmp/planted.o"; }; then
+	fail "self-test: the scratch archive"
+fi
 if why=$(check "$tmp/libresid.a"); then
 	fail "self-test: a planted global function passed the check"
 fi

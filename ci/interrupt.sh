@@ -30,8 +30,10 @@ else
 fi
 top="$mem${self%/}/residctl-interrupt-test-$$"
 # bench device reads it under a device class: on a disk (build/), not tmpfs
-cls=$(mktemp build/ci-interrupt-class.XXXXXX) && head -c $((16 * 1024 * 1024)) /dev/zero >"$cls" ||
-	{ echo "interrupt: cannot write a file in build/" >&2; exit 1; }
+if ! { cls=$(mktemp build/ci-interrupt-class.XXXXXX) && head -c $((16 * 1024 * 1024)) /dev/zero >"$cls"; }; then
+	echo "interrupt: cannot write a file in build/" >&2
+	exit 1
+fi
 mkdir "$top" || { echo "interrupt: cannot make $top" >&2; rm -f "$cls"; exit 1; }
 trap 'find "$top" -depth -type d -exec rmdir {} + 2>/dev/null; rm -rf "$tmp" "$cls"' EXIT
 fails=0 runs=0 early=0
