@@ -1,6 +1,6 @@
 /* The pager's private structures and the functions its files share.
  * Lock order: own chunk lock -> budget lock -> victim's chunk lock; the
- * policy, queue, stats and histogram locks are leaves. */
+ * policy, queue, stats, histogram and trace locks are leaves. */
 #ifndef RESID_INTERNAL_H
 #define RESID_INTERNAL_H
 
@@ -118,6 +118,11 @@ struct resid_region {
 	struct resid_stats st;
 	resid_mutex hist_lock;
 	uint64_t hist[40];        /* log2 buckets of fetch latency in ns */
+
+	/* cfg.trace_fn (trace.c): the chunk recorded last, RESID_NO_CHUNK
+	 * before the first; the lock exists only while tracing. */
+	resid_mutex trace_lock;
+	uint32_t trace_last;
 	uint64_t since_reconcile; /* budget lock */
 
 	/* accounting against the kernel */
@@ -242,6 +247,14 @@ int ring_remove(struct ring *q, uint32_t id);
 
 /* dispatch.c */
 void *dispatch_main(void *arg);
+
+/* trace.c: nothing unless cfg.trace_fn. trace_init at open, trace_destroy
+ * at close; trace_fault for each fault on chunk id, before its dispatch;
+ * trace_landed after a fetch of id has mapped its last piece. */
+void trace_init(struct resid_region *r);
+void trace_destroy(struct resid_region *r);
+void trace_fault(struct resid_region *r, uint32_t id);
+void trace_landed(struct resid_region *r, uint32_t id);
 
 /* queue.c */
 void queue_demand(struct resid_region *r, uint32_t id);

@@ -254,6 +254,27 @@ struct resid_config {
 	 * The manifest's b_folios says which was chosen and why. */
 	const char *huge_dir;
 
+	/* Reference tracing, for an offline optimum over the application's
+	 * own reads (residctl belady): with trace_fn set, each fault on a
+	 * chunk other than the one recorded last calls
+	 * trace_fn(trace_arg, chunk), and A's entries of the chunk recorded
+	 * before are dropped (as the application's MADV_DONTNEED would), so
+	 * its next read faults and is recorded again; a fetch that lands for
+	 * a chunk other than the last recorded (a prefetch, a fetch another
+	 * thread's fault overtook) has its entries dropped too. Only the last
+	 * recorded chunk stays mapped; a read of it costs nothing more, a
+	 * page of another chunk read again is mapped again without a fetch
+	 * while that chunk is resident. The sequence is every reading
+	 * thread's switch of chunk, in the order their faults reach the
+	 * pager, repeats folded; threads that read different chunks at once
+	 * switch at every page and each switch is recorded. Correct at any
+	 * budget; a budget of the whole region reads each chunk once. Called
+	 * on the pager's dispatcher thread, one call at a time: it must
+	 * return quickly and call nothing of this library. resid_stats'
+	 * trace_records and trace_drop_errors count. NULL: off. */
+	void (*trace_fn)(void *arg, uint32_t chunk);
+	void *trace_arg;
+
 	/* Reserved for residctl's test harness; leave NULL. */
 	const struct resid_harness *harness;
 };
@@ -308,6 +329,9 @@ struct resid_stats {
 	 * userfaultfd and failed polls. */
 	uint64_t failed_chunks, failed_faults, uffd_errors, poll_errors;
 	uint64_t fetch_workers; /* the workers running (cfg, or chosen) */
+	/* trace_fn: the calls made, and drops of A's entries the kernel
+	 * refused (a return to that chunk may then go unrecorded). */
+	uint64_t trace_records, trace_drop_errors;
 };
 
 #define RESID_ERRLEN 256
