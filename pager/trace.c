@@ -5,9 +5,11 @@
  * entries of the chunk left behind (what the application's MADV_DONTNEED
  * does, which the dispatcher serves: a refault of a RESIDENT chunk is a
  * CONTINUE of the page, no I/O), and a fetch that lands for a chunk other
- * than the last recorded (a prefetch, or a fetch another thread's fault
- * overtook) has its entries dropped too. So any read of another chunk
- * faults and is recorded.
+ * than the last recorded (another thread's fault overtook it) has its
+ * entries dropped too; until then its waiters read it unrecorded, which
+ * only threads reading different chunks at once can do. Prefetch is
+ * refused (config.c): it would map a chunk before its first read. So a
+ * thread's read of another chunk faults and is recorded.
  *
  * Only the previous chunk is dropped, not a set of recent ones: a read of
  * a chunk still mapped would not fault, so keeping k chunks would lose

@@ -260,8 +260,10 @@ struct resid_config {
 	 * trace_fn(trace_arg, chunk), and A's entries of the chunk recorded
 	 * before are dropped (as the application's MADV_DONTNEED would), so
 	 * its next read faults and is recorded again; a fetch that lands for
-	 * a chunk other than the last recorded (a prefetch, a fetch another
-	 * thread's fault overtook) has its entries dropped too. Only the last
+	 * a chunk other than the last recorded (another thread's fault
+	 * overtook it) has its entries dropped too. prefetch_depth must be
+	 * 0: a prefetch maps its chunk before the read that would be
+	 * recorded. Only the last
 	 * recorded chunk stays mapped; a read of it costs nothing more, a
 	 * page of another chunk read again is mapped again without a fetch
 	 * while that chunk is resident. The sequence is every reading
