@@ -57,8 +57,9 @@ static const char about[] =
 	"  none, the default). --device-class holds the reads of PATH's block\n"
 	"  device to a class of drive (host: none, the default). --trace FILE\n"
 	"  records the chunks the program reads, each switch of chunk, into\n"
-	"  FILE (a reference trace for residctl belady), with the whole file\n"
-	"  as budget so that each chunk is read once.\n"
+	"  FILE (a reference trace for residctl belady): the chunks are those\n"
+	"  of --budget or --ratio, the whole file is resident (each chunk read\n"
+	"  once).\n"
 	"  Exit: the program's status (128 + N after signal N), 2 on bad input.\n"
 	"  Options come before the '--'. Needs root (the cgroup, userfaultfd).\n"
 	"  docs/run.md has the semantics and the RESIDCTL_RUN_* variables.\n";
@@ -139,8 +140,8 @@ static int parse(struct run *o, int argc, char **argv)
 		  "(default normal)" },
 		DEVCLASS_OPT(&o->dc),
 		{ "trace", CLI_TEXT, &o->trace, .arg = "FILE",
-		  .help = "record the chunk references into FILE (budget: "
-		  "the whole file)" },
+		  .help = "record the chunk references into FILE (the chunks "
+		  "of the budget; the whole file resident)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
@@ -364,9 +365,6 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 		return bad("give --budget or --ratio, not both");
 	if (o->trace && o->kernel)
 		return bad("--trace records the pager's faults; --kernel-mmap runs without the pager: drop one");
-	if (o->trace && (o->have_budget || o->have_ratio))
-		return bad("--trace gives the region the whole file as budget, so each chunk is read once: drop --%s",
-			   o->have_budget ? "budget" : "ratio");
 	if (o->trace && o->prefetch)
 		return bad("--trace with --prefetch %" PRIu64 ": a prefetch maps a chunk before the program reads it, and the read would not be recorded; drop --prefetch",
 			   o->prefetch);
@@ -389,8 +387,7 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	size = (uint64_t)p->st.st_size;
 	if (read_order_make(p->path, size, o->order, o->chunk, &p->ord, err, sizeof(err)))
 		return bad("%s", err);
-	p->budget = o->trace ? (size + RESID_PAGE - 1) & ~(RESID_PAGE - 1) :
-		o->have_budget ? o->budget :
+	p->budget = o->have_budget ? o->budget :
 		(uint64_t)((double)size * o->ratio) & ~(RESID_PAGE - 1);
 	/* A tensor table's layers are cut to a quarter of the budget: two
 	 * threads reading across a border need both chunks at once, and with
@@ -399,6 +396,10 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	    read_order_split(&p->ord, p->budget / SPLIT_SHARE, err,
 			     sizeof(err)))
 		return bad("%s", err);
+	/* --trace: the chunks of that budget, which the trace is for; the
+	 * whole file resident, so each chunk is read once. */
+	if (o->trace)
+		p->budget = (size + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
 	if (p->budget < p->ord.largest) {
 		const char *name = chunk_name(&p->ord.lay, p->ord.largest_id);
 

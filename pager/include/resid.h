@@ -257,23 +257,22 @@ struct resid_config {
 	/* Reference tracing, for an offline optimum over the application's
 	 * own reads (residctl belady): with trace_fn set, each fault on a
 	 * chunk other than the one recorded last calls
-	 * trace_fn(trace_arg, chunk), and A's entries of the chunk recorded
-	 * before are dropped (as the application's MADV_DONTNEED would), so
-	 * its next read faults and is recorded again; a fetch that lands for
-	 * a chunk other than the last recorded (another thread's fault
-	 * overtook it) has its entries dropped too. prefetch_depth must be
-	 * 0: a prefetch maps its chunk before the read that would be
-	 * recorded. Only the last
-	 * recorded chunk stays mapped; a read of it costs nothing more, a
-	 * page of another chunk read again is mapped again without a fetch
-	 * while that chunk is resident. The sequence is every reading
-	 * thread's switch of chunk, in the order their faults reach the
-	 * pager, repeats folded; threads that read different chunks at once
-	 * switch at every page and each switch is recorded. Correct at any
-	 * budget; a budget of the whole region reads each chunk once. Called
-	 * on the pager's dispatcher thread, one call at a time: it must
-	 * return quickly and call nothing of this library. resid_stats'
-	 * trace_records and trace_drop_errors count. NULL: off. */
+	 * trace_fn(trace_arg, chunk), and when a thread's fault lands on a
+	 * chunk other than the one that thread was on, A's entries of the
+	 * chunk it left are dropped (as the application's MADV_DONTNEED
+	 * would; the two pages beside the faulting one stay, for a load across
+	 * the border), so the next read of it faults and is recorded again;
+	 * a page read again is mapped again without a fetch while its chunk
+	 * is resident. One thread's sequence is exact, repeats folded (but
+	 * for a return through a kept page alone); several threads' faults
+	 * interleave in the order they reach the pager, and a thread's move
+	 * onto pages another thread has mapped goes unrecorded.
+	 * prefetch_depth must be 0: a prefetch maps its chunk before the read
+	 * that would be recorded. Correct at any budget; a budget of the
+	 * whole region reads each chunk once. Called on the pager's
+	 * dispatcher thread, one call at a time: it must return quickly and
+	 * call nothing of this library. resid_stats' trace_records and
+	 * trace_drop_errors count. NULL: off. */
 	void (*trace_fn)(void *arg, uint32_t chunk);
 	void *trace_arg;
 
