@@ -186,6 +186,9 @@ expect2 "run: no --file" $R run -- true
 expect2 "run: a budget below the largest chunk" $R run --file "$tmp/small.bin" --budget 4K -- true
 expect2 "run: a budget above the cgroup's room" $R run --file "$tmp/small.bin" --budget 100000G -- true
 expect2 "run: --budget and --ratio" $R run --file "$tmp/small.bin" --budget 1M --ratio 0.5 -- true
+expect2 "run: --trace with --kernel-mmap" $R run --file "$tmp/small.bin" --kernel-mmap --trace "$tmp/t.trace" -- true
+expect2 "run: --trace with --prefetch" $R run --file "$tmp/small.bin" --prefetch 1 --trace "$tmp/t.trace" -- true
+expect2 "run: --trace into a missing directory" $R run --file "$tmp/small.bin" --trace "$tmp/no/such/t.trace" -- true
 expect2 "run: a directory as the file" $R run --file "$tmp" -- true
 expect2 "run: a FIFO as the file" $R run --file "$tmp/fifo" -- true
 expect2 "run: a missing file" $R run --file "$tmp/nonexistent.bin" -- true

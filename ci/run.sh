@@ -90,6 +90,20 @@ if [ $rc -eq 135 ] && [ "$(field .total.fail_chunk)" = 5 ] && [ "$(field .total.
 	ok "EIO on chunk 5: SIGBUS (exit 135)$([ "$at" = null ] || echo " at offset $at"), run names the chunk"
 else bad "EIO on chunk 5 (exit $rc)" "$(summary)"; fi
 
+# 4d. --trace: the chunks the program reads, each switch once, in a reference
+# trace belady reads back: two passes of 13 chunks (the last one short, so
+# the sizes are listed), the file read once (the whole file is the budget).
+$R run --file "$F" --chunk 512K --trace "$tmp/t.trace" --json "$tmp/j.json" -- "$tmp/mapsum" "$F" 2 >"$tmp/sum.run" 2>"$tmp/err"; rc=$?
+want=$( (seq 0 12; seq 0 12) | tr '\n' ' ')
+if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.fetch_bytes)" -eq $(((size + 4095) / 4096 * 4096)) ] &&
+   grep -q -- "--trace $tmp/t.trace: 26 references over 13 chunks" "$tmp/err" &&
+   [ "$(sed -n '1,2p;15p' "$tmp/t.trace" | tr '\n' ' ')" = "residctl-trace 1 reference chunks 13 size 12 16384 " ] &&
+   [ "$(tail -n 26 "$tmp/t.trace" | tr '\n' ' ')" = "$want" ] &&
+   $R belady "$tmp/t.trace" --capacity 1M >"$tmp/b.out" 2>>"$tmp/err" &&
+   grep -q '^accesses 26$' "$tmp/b.out" && grep -q '^fnu misses 24 ' "$tmp/b.out"; then
+	ok "--trace: 26 references of 13 chunks, the file read once, belady at 1M: $(grep '^fnu' "$tmp/b.out")"
+else bad "--trace (exit $rc)" "$(head -c 600 "$tmp/t.trace" 2>/dev/null | tr '\n' ' ')"; fi
+
 # 5. --order auto on a GGUF file stored out of read order: chunks from the
 # tensor table, declared embeddings, blk.0, blk.1, norm, output.
 "$M" mkgguf "$tmp/m.gguf" || die "maptest mkgguf"

@@ -136,6 +136,13 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 			 c->prefetch_depth);
 		return -1;
 	}
+	if (c->trace_fn && c->prefetch_depth) {
+		snprintf(err, n, "prefetch_depth %u with trace_fn: a prefetch "
+			 "maps its chunk before it is read, so the read would "
+			 "not be recorded; set prefetch_depth 0",
+			 c->prefetch_depth);
+		return -1;
+	}
 	if (c->fetch_piece % RESID_PAGE) {
 		snprintf(err, n, "fetch_piece %" PRIu64 " is not a multiple of "
 			 "%llu: round it, or 0 for whole chunks", c->fetch_piece,

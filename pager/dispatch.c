@@ -161,6 +161,7 @@ static void on_fault(struct resid_region *r, const struct uffd_msg *m)
 	uint32_t id = chunks_find(r, off);
 	struct chunk *c = &r->chunks[id];
 
+	trace_fault(r, id, m->arg.pagefault.feat.ptid, off);
 	chunk_lock(r, c);
 	dispatch(r, c, id, addr, m->arg.pagefault.feat.ptid, 0);
 	chunk_unlock(r, c);

@@ -226,6 +226,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 	chunk_unlock(r, c);
 	if (!landed)
 		return;
+	trace_landed(r, id);
 #ifdef RESID_HARNESS
 	/* Bug 6: the prefetch path's unpin after the fetch, bare. */
 	if (BUG(6) && prefetch) {

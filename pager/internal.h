@@ -1,6 +1,6 @@
 /* The pager's private structures and the functions its files share.
  * Lock order: own chunk lock -> budget lock -> victim's chunk lock; the
- * policy, queue, stats and histogram locks are leaves. */
+ * policy, queue, stats, histogram and trace locks are leaves. */
 #ifndef RESID_INTERNAL_H
 #define RESID_INTERNAL_H
 
@@ -62,6 +62,15 @@ struct chunk {
 	int queued_demand, queued_prefetch; /* queue lock */
 };
 
+/* Reference tracing (trace.c): a thread that faulted, by its ptid, the
+ * chunk it is on (RESID_NO_CHUNK: none) and when it faulted last (0:
+ * the entry is free). */
+#define TRACE_THREADS 64
+struct trace_thread {
+	uint32_t tid, chunk;
+	uint64_t seen;
+};
+
 /* A ring of chunk ids; each chunk is in a ring at most once. */
 struct ring {
 	uint32_t *ids;
@@ -118,6 +127,14 @@ struct resid_region {
 	struct resid_stats st;
 	resid_mutex hist_lock;
 	uint64_t hist[40];        /* log2 buckets of fetch latency in ns */
+
+	/* cfg.trace_fn (trace.c), under trace_lock, which exists only while
+	 * tracing: the chunk recorded last (RESID_NO_CHUNK before the first),
+	 * and the chunk each thread faulted on last. */
+	resid_mutex trace_lock;
+	uint32_t trace_last;
+	uint64_t trace_clock;
+	struct trace_thread trace_thr[TRACE_THREADS];
 	uint64_t since_reconcile; /* budget lock */
 
 	/* accounting against the kernel */
@@ -242,6 +259,16 @@ int ring_remove(struct ring *q, uint32_t id);
 
 /* dispatch.c */
 void *dispatch_main(void *arg);
+
+/* trace.c: nothing unless cfg.trace_fn. trace_init at open, trace_destroy
+ * at close; trace_fault for each fault on chunk id by thread tid at
+ * offset off of the region, before its dispatch; trace_landed after a fetch of id has mapped its last
+ * piece. */
+void trace_init(struct resid_region *r);
+void trace_destroy(struct resid_region *r);
+void trace_fault(struct resid_region *r, uint32_t id, uint32_t tid,
+		 uint64_t off);
+void trace_landed(struct resid_region *r, uint32_t id);
 
 /* queue.c */
 void queue_demand(struct resid_region *r, uint32_t id);

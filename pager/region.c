@@ -172,6 +172,7 @@ static int init_sync(struct resid_region *r)
 	SEAM(r, mutex_init, &r->policy_lock);
 	SEAM(r, mutex_init, &r->q_lock);
 	SEAM(r, mutex_init, &r->hist_lock);
+	trace_init(r);
 	SEAM(r, cond_init, &r->q_cond);
 	SEAM(r, cond_init, &r->idle_cond);
 	r->cand = calloc(r->nchunks, sizeof(*r->cand));
@@ -362,6 +363,7 @@ void resid_close(struct resid_region *r)
 		SEAM(r, mutex_destroy, &r->policy_lock);
 		SEAM(r, mutex_destroy, &r->q_lock);
 		SEAM(r, mutex_destroy, &r->hist_lock);
+		trace_destroy(r);
 		SEAM(r, cond_destroy, &r->q_cond);
 		SEAM(r, cond_destroy, &r->idle_cond);
 	}

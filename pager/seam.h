@@ -85,6 +85,9 @@ struct resid_seam {
 	int (*map)(void *ctx, int fd, uint64_t len, int prot, void **out);
 	int (*unmap)(void *ctx, void *addr, uint64_t len);
 	int (*nohugepage)(void *ctx, void *addr, uint64_t len);
+	/* MADV_DONTNEED on part of A: its entries go, the memfd keeps the
+	 * pages, the next access faults (minor). Reference tracing only. */
+	int (*drop_a)(void *ctx, void *addr, uint64_t len);
 	/* pwrite into the memfd: the pages it allocates are written whole,
 	 * not zeroed first as the pages a read into B faults in are. */
 	long (*memfd_write)(void *ctx, int fd, const void *buf, size_t len,

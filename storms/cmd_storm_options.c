@@ -134,7 +134,7 @@ int storm_settle(struct storm_args *a)
 		snprintf(spec, sizeof(spec), "...");
 	snprintf(a->specs, sizeof(a->specs), "%s%s%s", spec[0] ? " --fault " :
 		 "", spec, a->swarm ? "" : " --no-swarm");
-	a->run.faults.swarm = a->swarm ? FAULT_ALL : 0;
+	a->run.faults.swarm = a->swarm ? FAULT_UNTRACED : 0;
 	if (a->chunk)
 		snprintf(a->round_opts, sizeof(a->round_opts), " --chunk %" PRIu64,
 			 a->chunk);

@@ -147,7 +147,7 @@ static int fit_faults(const struct row *rows, int n, int named,
 
 	for (int i = 0; i < n; i++) {
 		uint32_t can = sim ? sim_gate_can_fire(rows[i].s) :
-			rows[i].s->no_seam ? 0 : FAULT_ALL;
+			rows[i].s->no_seam ? 0 : FAULT_UNTRACED;
 
 		fitted[i] = *user;
 		fitted[i].swarm &= can;
@@ -451,7 +451,7 @@ static int build(struct check *k)
 	if (k->sim && !k->schedules)
 		k->schedules = k->o.profile == PROFILE_FULL ? 4000 : 400;
 	if (k->swarm == 1 || (k->swarm < 0 && k->sim))
-		k->user.swarm = FAULT_ALL;
+		k->user.swarm = FAULT_UNTRACED;
 	else if (!k->swarm)
 		k->user.swarm = 0;
 	if (fit_faults(k->rows, k->nrows, k->named, k->sim, &k->user,

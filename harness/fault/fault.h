@@ -30,6 +30,7 @@
 	X(FP_SPURIOUS_WAKEUP, "cond/spurious") /* a wait returns, no signal */ \
 	X(FP_WRITE_ENOMEM, "memfd_write/enomem") /* the memfd write fails */   \
 	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */           \
+	X(FP_DROP_A, "drop_a")                /* MADV_DONTNEED on A: EAGAIN */ \
 	/* a new point: its line above this one */
 
 #define FAULT_ENUM(e, s) e,
@@ -37,6 +38,9 @@ enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
 #undef FAULT_ENUM
 
 #define FAULT_ALL ((1u << FP_COUNT) - 1)
+/* What a region can fire without resid_config.trace_fn, which no
+ * scenario, storm or simulated program sets: all but drop_a. */
+#define FAULT_UNTRACED (FAULT_ALL & ~(1u << FP_DROP_A))
 /* Calls of one point a plan can name, or a run can record as fired. */
 #define FAULT_MAX_CALLS 32
 

@@ -214,6 +214,16 @@ static int fw_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 	return f->in.punch(f->in.ctx, fd, off, len);
 }
 
+/* Only reference tracing drops A's entries. */
+static int fw_drop_a(void *ctx, void *addr, uint64_t len)
+{
+	struct fault_seam *f = ctx;
+
+	if (one(f, FP_DROP_A))
+		return -EAGAIN;
+	return f->in.drop_a(f->in.ctx, addr, len);
+}
+
 static long fw_uffd_read(void *ctx, int fd, struct uffd_msg *msgs, size_t n)
 {
 	struct fault_seam *f = ctx;
@@ -374,6 +384,7 @@ static const struct resid_seam wrapper = {
 	.map = pass_map,
 	.unmap = pass_unmap,
 	.nohugepage = pass_nohugepage,
+	.drop_a = fw_drop_a,
 	.memfd_write = fw_memfd_write,
 	.hugepage = pass_hugepage,
 	.folio_census = pass_folio_census,

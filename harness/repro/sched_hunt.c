@@ -83,7 +83,7 @@ void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 static void hunt(int bug, const char *id, enum detector det,
 		 const struct repro_opts *o, struct detection *d)
 {
-	struct fault_plan plan = { .swarm = FAULT_ALL };
+	struct fault_plan plan = { .swarm = FAULT_UNTRACED };
 	char err[256];
 	struct explore_opts eo = {
 		.p = simprog_find(id),

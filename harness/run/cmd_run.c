@@ -29,6 +29,7 @@
 #include "cgroup/cgroup_scope.h"
 #include "proc/child.h"
 #include "run/run_report.h"
+#include "run/run_trace.h"
 #include "seam.h"
 #include "workload/read_order.h"
 
@@ -54,13 +55,17 @@ static const char about[] =
 	"  pages PATH) in the same cgroup, the limit the pager's would have;\n"
 	"  --advice gives its PROT_READ mappings of PATH that madvise (normal:\n"
 	"  none, the default). --device-class holds the reads of PATH's block\n"
-	"  device to a class of drive (host: none, the default).\n"
+	"  device to a class of drive (host: none, the default). --trace FILE\n"
+	"  records the chunks the program reads, each switch of chunk, into\n"
+	"  FILE (a reference trace for residctl belady): the chunks are those\n"
+	"  of --budget or --ratio, the whole file is resident (each chunk read\n"
+	"  once).\n"
 	"  Exit: the program's status (128 + N after signal N), 2 on bad input.\n"
 	"  Options come before the '--'. Needs root (the cgroup, userfaultfd).\n"
 	"  docs/run.md has the semantics and the RESIDCTL_RUN_* variables.\n";
 
 struct run {
-	const char *file, *order, *json, *huge_dir;
+	const char *file, *order, *json, *huge_dir, *trace;
 	uint64_t budget, margin, chunk, prefetch;
 	double ratio;
 	int have_budget, have_ratio, kernel, have_advice, advice;
@@ -134,6 +139,9 @@ static int parse(struct run *o, int argc, char **argv)
 		  .help = "--kernel-mmap's madvise of PATH's mappings "
 		  "(default normal)" },
 		DEVCLASS_OPT(&o->dc),
+		{ "trace", CLI_TEXT, &o->trace, .arg = "FILE",
+		  .help = "record the chunk references into FILE (the chunks "
+		  "of the budget; the whole file resident)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
@@ -295,6 +303,21 @@ struct plan {
 	struct devclass_dev dev;
 };
 
+/* Whether what.tmp can be made beside path; 0, or 2 said. */
+static int writable(const char *what, const char *path)
+{
+	char tmp[PATH_MAX + 8];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return bad("cannot write %s %s: %s; give a writable path", what, tmp, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
 static int check_file(struct run *o, struct plan *p)
 {
 	if (!o->file)
@@ -319,17 +342,10 @@ static int check_file(struct run *o, struct plan *p)
 		    !S_ISDIR(hd.st_mode))
 			return bad("--huge-dir '%s' is not an absolute path to a directory; give a tmpfs mounted with huge=within_size", o->huge_dir);
 	}
-	if (o->json) {
-		char tmp[PATH_MAX + 8];
-		int fd;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", o->json);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return bad("cannot write --json %s: %s; give a writable path", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-	}
+	if (o->json && writable("--json", o->json))
+		return 2;
+	if (o->trace && writable("--trace", o->trace))
+		return 2;
 	return 0;
 }
 
@@ -344,6 +360,11 @@ static int check_command(struct run *o, int nprog, char **prog, struct plan *p)
 			   getenv("PATH") ? getenv("PATH") : "");
 	if (o->have_budget && o->have_ratio)
 		return bad("give --budget or --ratio, not both");
+	if (o->trace && o->kernel)
+		return bad("--trace records the pager's faults; --kernel-mmap runs without the pager: drop one");
+	if (o->trace && o->prefetch)
+		return bad("--trace with --prefetch %" PRIu64 ": a prefetch maps a chunk before the program reads it, and the read would not be recorded; drop --prefetch",
+			   o->prefetch);
 	if (o->have_advice && !o->kernel)
 		return bad("--advice %s is for --kernel-mmap; the pager serves the mappings without it",
 			   advices[o->advice]);
@@ -446,6 +467,10 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	    read_order_split(&p->ord, p->budget / SPLIT_SHARE, err,
 			     sizeof(err)))
 		return bad("%s", err);
+	/* --trace: the chunks of that budget, which the trace is for; the
+	 * whole file resident, so each chunk is read once. */
+	if (o->trace)
+		p->budget = (size + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
 	if (p->budget < p->ord.largest) {
 		const char *name = chunk_name(&p->ord.lay, p->ord.largest_id);
 
@@ -479,6 +504,10 @@ static void pager_env(const struct run *o, const struct plan *p,
 	else
 		unsetenv("RESIDCTL_RUN_HUGE_DIR");
 	setenv("RESIDCTL_RUN_REPORT", report, 1);
+	if (o->trace)
+		setenv("RESIDCTL_RUN_TRACE", "1", 1);
+	else
+		unsetenv("RESIDCTL_RUN_TRACE");
 }
 
 /* In the child: the preload's configuration, then the program. With
@@ -608,6 +637,26 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* --trace FILE from the references, and one line saying what it holds.
+ * 0, or 1 said. */
+static int trace_out(const struct run *o, const struct plan *p,
+		     const char *report, const struct run_totals *t)
+{
+	struct run_trace_info ti;
+	char err[1024];
+
+	if (run_trace_write(report, o->trace, p->ord.lay.chunks,
+			    p->ord.lay.nchunks, &ti, err, sizeof(err))) {
+		fprintf(stderr, "residctl run: %s\n", err);
+		return 1;
+	}
+	fprintf(stderr, "residctl run: --trace %s: %" PRIu64 " references over %" PRIu32 " chunks (pid %ld%s)%s\n",
+		o->trace, ti.records, p->ord.lay.nchunks, ti.pid,
+		ti.processes > 1 ? "; other processes recorded too, each its own region: only this one's" : "",
+		t->trace_errors ? "; some drops of A's entries or records failed: a return to a chunk may be missing" : "");
+	return 0;
+}
+
 /* The '--' that ends the options, or argc when there is none. */
 static int find_dash(int argc, char **argv)
 {
@@ -706,6 +755,8 @@ static int report_run(const struct run *o, const struct plan *p,
 			fprintf(stderr, "residctl run: %s\n", err);
 			rc = 1;
 		}
+		if (o->trace && trace_out(o, p, report, &t))
+			rc = 1;
 	}
 	return rc;
 }

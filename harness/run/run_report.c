@@ -17,11 +17,11 @@ static const char *const keys[] = {
 	"regions", "served", "kernel", "refused", "populate", "ignored",
 	"fetch_bytes", "faults", "fetches", "refaults", "resident_max",
 	"budget", "prefetches", "failed", "fail_errno", "fail_chunk",
-	"sigbus_off", "open", "final",
+	"sigbus_off", "trace_errors", "open", "final",
 };
 /* The last two are flags; fail_chunk and sigbus_off say "none" with the
  * all-ones value (RESID_NO_CHUNK, UINT64_MAX). */
-enum { K_FAILED = 13, K_ERRNO, K_CHUNK, K_SIGBUS, K_OPEN, K_FINAL };
+enum { K_FAILED = 13, K_ERRNO, K_CHUNK, K_SIGBUS, K_TRACE, K_OPEN, K_FINAL };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 /* One record into v[] (in keys' order) and reason. -1 when malformed. */
@@ -109,6 +109,7 @@ int run_totals_read(const char *dir, struct run_totals *t, void **json_procs,
 		t->faults += v[7];
 		t->fetches += v[8];
 		t->refaults += v[9];
+		t->trace_errors += v[K_TRACE];
 		if (v[10] > t->resident_max)
 			t->resident_max = v[10];
 		if (!t->reason[0] && reason[0])

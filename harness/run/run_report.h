@@ -18,6 +18,7 @@ struct run_totals {
 	 * whole region); the offset of the file its SIGBUS hit (UINT64_MAX:
 	 * none caught, or sent without an address). */
 	uint64_t failed, fail_errno, fail_chunk, sigbus_off;
+	uint64_t trace_errors; /* --trace: drops refused, records lost */
 	uint32_t processes, unfinished;
 	char reason[320]; /* the first reason a mapping went to the kernel */
 };

@@ -128,7 +128,7 @@ unsigned sim_gate_legs(const struct scenario *s)
 
 uint32_t sim_gate_can_fire(const struct scenario *s)
 {
-	return s->sim ? simprog_can_fire(s) : s->no_seam ? 0 : FAULT_ALL;
+	return s->sim ? simprog_can_fire(s) : s->no_seam ? 0 : FAULT_UNTRACED;
 }
 
 uint64_t sim_gate_units(const struct scenario *s, uint64_t schedules)

@@ -158,6 +158,11 @@ int sim_drop(struct sim *s, const void *addr, uint64_t len)
 	return 0;
 }
 
+int kernel_drop_a(void *ctx, void *addr, uint64_t len)
+{
+	return sim_drop(ctx, addr, len);
+}
+
 int sim_page_state(struct sim *s, const void *addr, int *in_cache,
 		   int *mapped)
 {

@@ -38,6 +38,7 @@ const struct resid_seam sim_seam_ops = {
 	.map = kernel_map,
 	.unmap = kernel_unmap,
 	.nohugepage = kernel_nohugepage,
+	.drop_a = kernel_drop_a,
 	.memfd_write = kernel_memfd_write,
 	.hugepage = kernel_hugepage,
 	.folio_census = kernel_folio_census,

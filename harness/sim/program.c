@@ -368,7 +368,7 @@ static void configure(struct run *run, const struct sim_config *sc)
 
 uint32_t simprog_can_fire(const struct scenario *p)
 {
-	return p->sim->pattern >= READ_SELF_DEADLOCK ? 0 : FAULT_ALL;
+	return p->sim->pattern >= READ_SELF_DEADLOCK ? 0 : FAULT_UNTRACED;
 }
 
 int simprog_faults(const struct scenario *p, const struct fault_plan *user,

@@ -54,6 +54,8 @@ long kernel_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 int kernel_map(void *ctx, int fd, uint64_t len, int prot, void **out);
 int kernel_unmap(void *ctx, void *addr, uint64_t len);
 int kernel_nohugepage(void *ctx, void *addr, uint64_t len);
+/* The pager's MADV_DONTNEED on A: sim_drop. */
+int kernel_drop_a(void *ctx, void *addr, uint64_t len);
 int kernel_hugepage(void *ctx, void *addr, uint64_t len);
 int kernel_folio_census(void *ctx, const void *addr, uint64_t len,
 			uint64_t *large);

@@ -120,6 +120,7 @@ static void add_suites(void)
 	suite_pager();
 	suite_fault();
 	suite_sim();
+	suite_reftrace();
 	suite_sim_guard();
 	suite_oracles();
 	suite_bugs();

@@ -28,6 +28,7 @@ void suite_invariants(void); /* test_invariants.c */
 void suite_pager(void);    /* test_pager.c */
 void suite_fault(void);    /* test_fault.c */
 void suite_sim(void);      /* test_sim.c */
+void suite_reftrace(void); /* test_reftrace.c */
 void suite_sim_guard(void); /* test_sim_guard.c */
 void suite_oracles(void);  /* test_oracles.c */
 void suite_bugs(void);     /* test_bugs.c */

@@ -254,6 +254,28 @@ struct resid_config {
 	 * The manifest's b_folios says which was chosen and why. */
 	const char *huge_dir;
 
+	/* Reference tracing, for an offline optimum over the application's
+	 * own reads (residctl belady): with trace_fn set, each fault on a
+	 * chunk other than the one recorded last calls
+	 * trace_fn(trace_arg, chunk), and when a thread's fault lands on a
+	 * chunk other than the one that thread was on, A's entries of the
+	 * chunk it left are dropped (as the application's MADV_DONTNEED
+	 * would; the two pages beside the faulting one stay, for a load across
+	 * the border), so the next read of it faults and is recorded again;
+	 * a page read again is mapped again without a fetch while its chunk
+	 * is resident. One thread's sequence is exact, repeats folded (but
+	 * for a return through a kept page alone); several threads' faults
+	 * interleave in the order they reach the pager, and a thread's move
+	 * onto pages another thread has mapped goes unrecorded.
+	 * prefetch_depth must be 0: a prefetch maps its chunk before the read
+	 * that would be recorded. Correct at any budget; a budget of the
+	 * whole region reads each chunk once. Called on the pager's
+	 * dispatcher thread, one call at a time: it must return quickly and
+	 * call nothing of this library. resid_stats' trace_records and
+	 * trace_drop_errors count. NULL: off. */
+	void (*trace_fn)(void *arg, uint32_t chunk);
+	void *trace_arg;
+
 	/* Reserved for residctl's test harness; leave NULL. */
 	const struct resid_harness *harness;
 };
@@ -308,6 +330,9 @@ struct resid_stats {
 	 * userfaultfd and failed polls. */
 	uint64_t failed_chunks, failed_faults, uffd_errors, poll_errors;
 	uint64_t fetch_workers; /* the workers running (cfg, or chosen) */
+	/* trace_fn: the calls made, and drops of A's entries the kernel
+	 * refused (a return to that chunk may then go unrecorded). */
+	uint64_t trace_records, trace_drop_errors;
 };
 
 #define RESID_ERRLEN 256

@@ -219,6 +219,12 @@ static int lx_nohugepage(void *ctx, void *addr, uint64_t len)
 	return neg(madvise(addr, len, MADV_NOHUGEPAGE));
 }
 
+static int lx_drop_a(void *ctx, void *addr, uint64_t len)
+{
+	(void)ctx;
+	return neg(madvise(addr, len, MADV_DONTNEED));
+}
+
 static long lx_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 			   uint64_t off)
 {
@@ -515,6 +521,7 @@ const struct resid_seam resid_seam_linux = {
 	.map = lx_map,
 	.unmap = lx_unmap,
 	.nohugepage = lx_nohugepage,
+	.drop_a = lx_drop_a,
 	.memfd_write = lx_memfd_write,
 	.hugepage = lx_hugepage,
 #ifdef RESID_HARNESS

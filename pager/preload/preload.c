@@ -142,6 +142,9 @@ struct rec {
 	 * raised hit (an offset of the file; NO_OFF: none caught, or sent
 	 * with no address). */
 	uint64_t failed, fail_errno, fail_chunk, sigbus_off;
+	/* RESIDCTL_RUN_TRACE: drops the kernel refused and records not
+	 * written; either may leave the trace short of a reference. */
+	uint64_t trace_errors;
 	int started; /* a record exists on disk */
 	char reason[PRELOAD_ERRLEN];
 };
@@ -166,6 +169,7 @@ static uint64_t rlen;      /* resid_len(): the file's pages */
 static uint32_t *count;    /* views covering each page */
 static uint64_t counted;   /* pages whose count is not 0 */
 static int kfd = -1;       /* our own descriptor of the file */
+static int tfd = -1;       /* RESIDCTL_RUN_TRACE: REPORT/<pid>.trace */
 static struct rec rec = { .fail_chunk = RESID_NO_CHUNK,
 			  .sigbus_off = UINT64_MAX };
 #define NO_OFF UINT64_MAX
@@ -199,6 +203,7 @@ static void fold(struct rec *into, const struct resid_stats *st)
 	into->refaults += st->refaults_served;
 	into->prefetches += st->prefetch_jobs;
 	into->failed += st->failed_chunks;
+	into->trace_errors += st->trace_drop_errors;
 	if (st->resident_max > into->resident_max)
 		into->resident_max = st->resident_max;
 }
@@ -237,8 +242,8 @@ static void record_write(int final)
 		"populate %llu\nignored %llu\nfetch_bytes %llu\nfaults %llu\n"
 		"fetches %llu\nrefaults %llu\nresident_max %llu\nbudget %llu\n"
 		"prefetches %llu\nfailed %llu\nfail_errno %llu\n"
-		"fail_chunk %llu\nsigbus_off %llu\nopen %d\nfinal %d\n"
-		"reason %s\n",
+		"fail_chunk %llu\nsigbus_off %llu\ntrace_errors %llu\n"
+		"open %d\nfinal %d\nreason %s\n",
 		(unsigned long long)r.regions, (unsigned long long)r.served,
 		(unsigned long long)r.kernel, (unsigned long long)r.refused,
 		(unsigned long long)r.populate, (unsigned long long)r.ignored,
@@ -249,7 +254,8 @@ static void record_write(int final)
 		(unsigned long long)r.prefetches, (unsigned long long)r.failed,
 		(unsigned long long)r.fail_errno,
 		(unsigned long long)r.fail_chunk,
-		(unsigned long long)r.sigbus_off, region != NULL, final,
+		(unsigned long long)r.sigbus_off,
+		(unsigned long long)r.trace_errors, region != NULL, final,
 		r.reason);
 	if (close(fd) == 0 && rename(tmp, dst) == 0)
 		rec.started = 1;
@@ -372,6 +378,47 @@ static void catch_sigbus(void)
 		    strerror(errno));
 }
 
+/* resid_config.trace_fn: one chunk id a line, on the dispatcher thread. */
+static void reference(void *arg, uint32_t chunk)
+{
+	char line[16];
+	int k = snprintf(line, sizeof(line), "%u\n", chunk);
+
+	(void)arg;
+	if (write(tfd, line, (size_t)k) != k)
+		__atomic_add_fetch(&rec.trace_errors, 1, __ATOMIC_RELAXED);
+}
+
+/* REPORT/<pid>.trace for the references, when asked. 0, or -1 with the
+ * reason in why. */
+static int trace_open(char *why, size_t n)
+{
+	char path[4220];
+
+	if (!cfg.trace)
+		return 0;
+	if (!ident.report[0]) {
+		snprintf(why, n, "RESIDCTL_RUN_TRACE needs RESIDCTL_RUN_REPORT, where the references go; residctl run sets both");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%d.trace", ident.report, (int)getpid());
+	tfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		   0644);
+	if (tfd < 0) {
+		snprintf(why, n, "cannot write the references to %.200s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void trace_close(void)
+{
+	if (tfd >= 0)
+		close(tfd);
+	tfd = -1;
+}
+
 /* Opens the region on fd's file. 0, or -1 with the reason in why. */
 static int region_open(int fd, char *why, size_t n)
 {
@@ -387,12 +434,15 @@ static int region_open(int fd, char *why, size_t n)
 		snprintf(why, n, "%s", cfg.err);
 		return -1;
 	}
+	if (trace_open(why, n))
+		return -1;
 	/* our own descriptor of the same inode: the program may close its */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	kfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (kfd < 0) {
 		snprintf(why, n, "cannot open %s again: %s", path,
 			 strerror(errno));
+		trace_close();
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", kfd);
@@ -409,6 +459,7 @@ static int region_open(int fd, char *why, size_t n)
 	c.signal = RESID_SIGNAL_BEFORE_READ;
 	c.prefetch_depth = cfg.prefetch;
 	c.huge_dir = cfg.huge_dir[0] ? cfg.huge_dir : NULL;
+	c.trace_fn = cfg.trace ? reference : NULL;
 	region = resid_open(&c, err);
 	s = region ? malloc(sizeof(*s)) : NULL;
 	count = region ? calloc(up(ident.size) / PAGE, sizeof(*count)) : NULL;
@@ -421,6 +472,7 @@ static int region_open(int fd, char *why, size_t n)
 		count = NULL;
 		close(kfd);
 		kfd = -1;
+		trace_close();
 		return -1;
 	}
 	base = (uint8_t *)resid_base(region);
@@ -450,6 +502,7 @@ static void region_close_if_unmapped(void)
 	fold_failure(&rec, region);
 	resid_close(region);
 	region = NULL;
+	trace_close();
 	free(count);
 	count = NULL;
 	close(kfd);

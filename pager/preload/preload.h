@@ -34,6 +34,7 @@ struct preload_cfg {
 	enum resid_policy policy;
 	uint32_t prefetch;
 	char huge_dir[4096];       /* "" when unset */
+	int trace;                 /* RESIDCTL_RUN_TRACE: record references */
 };
 
 void preload_ident_read(struct preload_ident *id);

@@ -209,6 +209,10 @@ static int cfg_read(struct preload_cfg *c, uint64_t size)
 	c->prefetch = v && *v ? (uint32_t)x : 0;
 	if (text(c, "RESIDCTL_RUN_HUGE_DIR", c->huge_dir, sizeof(c->huge_dir)))
 		return -1;
+	v = getenv("RESIDCTL_RUN_TRACE");
+	if (v && *v && strcmp(v, "1"))
+		return BAD("RESIDCTL_RUN_TRACE '%.40s' is not 1; residctl run sets it from --trace", v);
+	c->trace = v && *v;
 	v = getenv("RESIDCTL_RUN_CHUNKS");
 	if (chunks(c, v ? v : "", size))
 		return -1;
