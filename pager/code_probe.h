@@ -48,6 +48,9 @@
 	  "chunk demand-fetched since the last fault (livelock guard)")        \
 	X(demand_spares_partner, 0, "a demand fetch passed over the chunk "    \
 	  "whose fetch evicted it, nothing announced since (livelock guard)")  \
+	X(demand_spares_current, 0, "a demand fetch passed over the chunk "    \
+	  "faulted before its own, nothing ever announced (threads crossing "  \
+	  "a border)")                                                         \
 	X(retention_broken, 1, "a demand fetch broke the oldest retention pin " \
 	  "to make room")                                                      \
 	X(retention_rotated, 0, "a new prefetch target pushed the oldest "     \

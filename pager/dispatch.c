@@ -23,6 +23,8 @@ static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
 		chunk_unlock(r, c);
 	K(r, lock, &r->policy_lock);
 	policy_on_fault(r->policy, id, ++r->fault_seq);
+	c->faulted_after = r->last_demand;
+	r->last_demand = id + 1;
 	K(r, unlock, &r->policy_lock);
 	if (BUG(9))
 		chunk_lock(r, c);

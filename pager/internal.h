@@ -38,6 +38,9 @@ struct chunk {
 	uint32_t waiters;
 	uint32_t evicted_for;     /* budget lock: 1 + the chunk whose room
 				   * evicted it last, 0: none */
+	uint32_t faulted_after;   /* 1 + the chunk demand-faulted before its
+				   * last demand fault, 0: none (its chunk
+				   * lock and the policy lock) */
 	int wake_owed;            /* a wake that failed, retried by the tick */
 	int punch_owed;           /* a punch that failed every retry, its
 				   * reservation kept (chunk lock; abandon.c) */
@@ -98,6 +101,7 @@ struct resid_region {
 	resid_mutex policy_lock;
 	struct policy *policy;
 	uint64_t fault_seq;
+	uint32_t last_demand;     /* 1 + the chunk last demand-faulted */
 	uint64_t access_seq;      /* resid_notify_access calls, atomic */
 
 	/* work queue */

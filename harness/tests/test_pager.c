@@ -37,6 +37,10 @@ static unsigned long drops_unread;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
 static int whole_budget;      /* the budget holds every chunk */
+/* border: nothing announced, a budget of 3 chunks, and each chunk's first
+ * half read, then the next chunk's first byte (a second thread crossing
+ * the border first), then its second half. */
+static int border;
 /* big_chunks: 4 chunks of 32 MiB (a 4 MiB bounce slot); slot_reads: the
  * backing reads of a whole slot. */
 static int big_chunks;
@@ -263,6 +267,24 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
+/* border: chunk i's first half, the next chunk's first byte, the rest.
+ * The fetch of i's first half has unpinned it first, so that a pager
+ * evicting i for the next chunk does so every run. */
+static uint64_t border_read(struct resid_region *r, uint32_t i, uint64_t off,
+			    uint64_t len, uint64_t seed)
+{
+	uint64_t bad = resid_content_mismatches(resid_base(r) + off, off,
+						len / 2, seed);
+
+	resid_quiesce(r);
+	if (i + 1 < resid_nchunks(r))
+		bad += resid_content_mismatches(resid_base(r) + off + len,
+						off + len, 1, seed);
+	return bad + resid_content_mismatches(resid_base(r) + off + len / 2,
+					      off + len / 2, len - len / 2,
+					      seed);
+}
+
 /* Three passes over 8 chunks of 256 KiB (big_chunks: one over 4 of 32 MiB,
  * which TSan checks in its time) under a 2-chunk budget (or one that holds
  * them all); returns the mismatched bytes. */
@@ -276,7 +298,8 @@ static uint64_t scan(struct resid_stats *s)
 	resid_config_init(&c);
 	c.region_len = (big_chunks ? 128 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
 	c.chunk_size = big_chunks ? 32 << 20 : 256 << 10;
-	c.budget_bytes = whole_budget ? c.region_len : 2 * c.chunk_size;
+	c.budget_bytes = whole_budget ? c.region_len :
+		(border ? 3 : 2) * c.chunk_size;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
 	if (reconcile_every)
@@ -319,6 +342,10 @@ static uint64_t scan(struct resid_stats *s)
 			__atomic_store_n(&announced[i % 8], 0, __ATOMIC_RELEASE);
 			__atomic_store_n(&dropped_to[i % 8], 0, __ATOMIC_RELEASE);
 			__atomic_store_n(&reading, i, __ATOMIC_RELEASE);
+			if (border) {
+				bad += border_read(r, i, off, len, c.seed);
+				continue;
+			}
 			resid_notify_access(r, i);
 			int wait = overlap;
 
@@ -360,7 +387,7 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = late_blocks = stuck_blocks = overlap = 0;
-	whole_budget = odd_tail = big_chunks = 0;
+	whole_budget = odd_tail = big_chunks = border = 0;
 	fail_first = 0;
 	reconcile_every = 0;
 	piece = 0;
@@ -583,6 +610,21 @@ static void overlap_scan_drops_consumed(void)
 	CU_ASSERT(s.drops > 0);
 	CU_ASSERT(s.prefetch_jobs > 0);
 	CU_ASSERT(s.resident_max <= s.budget);
+}
+
+/* A program that announces nothing, its threads crossing each border
+ * together: the chunk being read is spared while the next one is fetched.
+ * Chunk 0 stays, the other 7 stream through two chunks' room: 8 fetches,
+ * then 7 a pass. A pager evicting the chunk being read fetches it again
+ * at once, at every border. */
+static void border_spares_the_chunk_being_read(void)
+{
+	struct resid_stats s;
+
+	border = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8 + 7 + 7);
 }
 
 static void prefetch_scan_is_clean(void)
@@ -831,6 +873,8 @@ void suite_pager(void)
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
 		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "threads crossing a border spare the chunk being read",
+		    border_spares_the_chunk_being_read);
 	CU_add_test(s, "chunks of 32 MiB are read a 4 MiB slot at a time",
 		    big_chunks_read_by_slot);
 	CU_add_test(s, "eviction overlapping consumption drops only "
