@@ -233,6 +233,29 @@ static uint32_t spare_current(struct resid_region *r, const struct chunk *self,
 	return n;
 }
 
+/* The same for a prefetch of the follow mode (prefetch.c): the chunk the
+ * program touched before its last one may still be read. */
+static uint32_t prefetch_spare(struct resid_region *r, uint32_t n)
+{
+	uint32_t v;
+
+	if (!prefetch_follows(r))
+		return n;
+	K(r, lock, &r->policy_lock);
+	v = r->prev_touch;
+	K(r, unlock, &r->policy_lock);
+	if (!v--)
+		return n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (r->cand[i] != v)
+			continue;
+		r->cand[i] = r->cand[--n];
+		CODE_PROBE(1, prefetch_spares_current);
+		break;
+	}
+	return n;
+}
+
 /* overlap_evict: the resident, unpinned chunk other than self whose
  * consumed bytes not dropped yet are used furthest (for the chunk being
  * read, at its use after this one), when they are used no sooner than the
@@ -305,6 +328,8 @@ static uint32_t make_room_locked(struct resid_region *r,
 
 		if (must_exceed == POLICY_NEVER)
 			n = spare_current(r, self, spare_partner(r, self, n));
+		else
+			n = prefetch_spare(r, n);
 		K(r, lock, &r->policy_lock);
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
 		K(r, unlock, &r->policy_lock);

@@ -137,6 +137,8 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 		return;
 	}
 	t[1] = phase_clock(r);
+	if (prefetch && prefetch_follows(r))
+		__atomic_store_n(&c->lazy, 1, __ATOMIC_RELAXED);
 	int64_t mapped = fill_and_map(r, c, t, w, started);
 
 	if (mapped == -EBUSY) {

@@ -10,7 +10,8 @@
 # commit, built) beside this one. The device-alone rate is dd's O_DIRECT
 # read of the whole model, 8 MiB blocks, in the same group. Each run is
 # cold (drop_caches) and bounded by `timeout` (RUN_S, 900). TOKENS (3),
-# THREADS (2), MARGIN (256M) change the runs. OPT: `residctl belady`'s
+# THREADS (2), MARGIN (256M), PREFETCH (run's --prefetch, 2) change the
+# runs. Device bytes: what the blkio group read from the disk in the run. OPT: `residctl belady`'s
 # lower bound over the declared order of run's chunks, one pass a token, at
 # the budget. Needs root and cgroup v1.
 # shellcheck source=scripts/lib/common.sh
@@ -26,6 +27,7 @@ bps=${BPS:-576716800}
 margin=${MARGIN:-256M}
 run_s=${RUN_S:-900}
 before=${BEFORE:-}
+prefetch=${PREFETCH:-2}
 blk=/sys/fs/cgroup/blkio/engine-fetch-$$
 mem=/sys/fs/cgroup/memory/engine-fetch-$$-mmap
 f=$dir/qwen2.5-3b-q4km.gguf
@@ -57,18 +59,17 @@ say "reference (mmap, no limit, host speed): ids $(jq -c .tokens <<<"$ref"), $(f
 
 # From here on every read of this shell's children is throttled.
 mkdir "$blk"
-if [ "$bps" -gt 0 ]; then
-	dev=$(lsblk -no PKNAME "$(df --output=source "$dir" | tail -n1)" 2>/dev/null || true)
-	majmin=$(lsblk -dno MAJ:MIN "/dev/${dev:-$(basename "$(df --output=source "$dir" | tail -n1)")}" | tr -d ' ')
-	echo "$majmin $bps" >"$blk/blkio.throttle.read_bps_device"
-fi
+src=$(df --output=source "$dir" | tail -n1)
+parent=$(lsblk -no PKNAME "$src" 2>/dev/null || true)
+majmin=$(lsblk -dno MAJ:MIN "/dev/${parent:-$(basename "$src")}" | tr -d ' ')
+[ "$bps" -eq 0 ] || echo "$majmin $bps" >"$blk/blkio.throttle.read_bps_device"
 echo $$ >"$blk/cgroup.procs"
 cold
 dd_rate=$(dd if="$f" of=/dev/null bs=8M iflag=direct 2>&1 | awk '/copied/ { printf "%.0f", $1 / $(NF-3) / 1e6 }')
 say "device alone (dd O_DIRECT, 8 MiB): $dd_rate MB/s (throttle ${bps} B/s)"
 
 csv=results/engine-fetch.csv
-echo "ratio,arm,budget,cgroup_limit,tokens,tokens_per_s,read_bytes,read_bytes_per_token,fetches,opt_bound_bytes_per_token,same,seconds" >"$csv.tmp"
+echo "ratio,arm,budget,cgroup_limit,tokens,tokens_per_s,driver_s,tokens_per_driver_s,read_bytes,read_bytes_per_token,device_bytes,device_mb_per_driver_s,fetches,opt_bound_bytes_per_token,same,seconds" >"$csv.tmp"
 rows=()
 # opt_bound JSON: the bytes OPT's lower bound misses over JSON's chunks in
 # its declared order, one pass a token, at its budget.
@@ -84,15 +85,23 @@ opt_bound() {
 	} >"$dir/trace"
 	$R belady "$dir/trace" --capacity "$(jq .budget "$1")" | awk '$1 == "bound" { print $NF }'
 }
+# The bytes the blkio group has read from the disk.
+device_read() {
+	awk -v d="$majmin" '$1 == d && $2 == "Read" { print $3 }' "$blk/blkio.throttle.io_service_bytes"
+}
 # arm NAME RATIO CMD...: one cold run; sets out, s.
 arm() {
-	local name=$1 ratio=$2 ex=0 t0=$SECONDS
+	local name=$1 ratio=$2 ex=0 t0=$SECONDS dev0
 	shift 2
 	cold
+	dev0=$(device_read)
 	out=$(timeout "$run_s" "$@" 2>"$dir/err") || ex=$?
 	s=$((SECONDS - t0))
 	[ "$ex" -eq 0 ] || fail "$name at $ratio: exit $ex: $(tail -n2 "$dir/err")"
-	local same=no rb fe='' opt=''
+	local same=no rb fe='' opt='' dev ds
+	dev=$(($(device_read) - dev0))
+	# the driver's own time: mmap's MAP_POPULATE reads in its load
+	ds=$(jq '.load_s + .prompt_s + .decode_s' <<<"$out")
 	[ "$(jq -c .tokens <<<"$out")" = "$(jq -c .tokens <<<"$ref")" ] &&
 		[ "$(field .logits_fnv1a64 "$out")" = "$(field .logits_fnv1a64 "$ref")" ] && same=yes
 	rb=$(field .read_bytes "$out")
@@ -103,14 +112,17 @@ arm() {
 		opt=$(($(opt_bound "$dir/run.json") / tokens))
 	fi
 	say "$name at $ratio: $(field .tokens_per_s "$out") tokens/s, $((rb / tokens)) bytes a token, same $same, $s s"
-	echo "$ratio,$name,$budget,$limit,$tokens,$(field .tokens_per_s "$out"),$rb,$((rb / tokens)),$fe,$opt,$same,$s" >>"$csv.tmp"
-	rows+=("| $ratio | $name | $(field .tokens_per_s "$out") | $((rb / tokens)) | ${opt:+$opt ($(awk -v a="$rb" -v b="$opt" -v t="$tokens" 'BEGIN { printf "%.2fx", a / t / b }'))} | $fe | $same | $s |")
+	local tds mbs
+	tds=$(awk -v t="$tokens" -v d="$ds" 'BEGIN { printf "%.3f", t / d }')
+	mbs=$(awk -v b="$dev" -v d="$ds" 'BEGIN { printf "%.0f", b / d / 1e6 }')
+	echo "$ratio,$name,$budget,$limit,$tokens,$(field .tokens_per_s "$out"),$ds,$tds,$rb,$((rb / tokens)),$dev,$mbs,$fe,$opt,$same,$s" >>"$csv.tmp"
+	rows+=("| $ratio | $name | $(field .tokens_per_s "$out") | $tds | $((rb / tokens)) | ${opt:+$opt ($(awk -v a="$rb" -v b="$opt" -v t="$tokens" 'BEGIN { printf "%.2fx", a / t / b }'))} | $mbs | $fe | $same |")
 }
 for ratio in $ratios; do
 	for bin in $before $R; do
 		name=run
 		[ "$bin" = "$R" ] || name=before
-		arm "$name" "$ratio" "$bin" run --file "$f" --ratio "$ratio" --policy declared \
+		arm "$name" "$ratio" "$bin" run --file "$f" --ratio "$ratio" --policy declared --prefetch "$prefetch" \
 			--margin "$margin" --json "$dir/run.json" -- $D "$f" --tokens "$tokens" --threads "$threads"
 	done
 	mkdir "$mem"
@@ -127,14 +139,14 @@ mv "$csv.tmp" "$csv"
 	echo "# The real engine's fetch at a device class: qwen2.5-3b q4km"
 	echo
 	echo "Made by \`scripts/engine-fetch.sh\` (TOKENS=$tokens THREADS=$threads RATIOS=\"$ratios\""
-	echo "BPS=$bps MARGIN=$margin${before:+ BEFORE=$before}) on $(date -u +%Y-%m-%d), $(machine),"
+	echo "BPS=$bps MARGIN=$margin PREFETCH=$prefetch${before:+ BEFORE=$before}) on $(date -u +%Y-%m-%d), $(machine),"
 	echo "load $(load) at the end; $((SECONDS - t_start)) s in all; the figures are in"
 	echo "[engine-fetch.csv](engine-fetch.csv). The model: $bytes bytes."
 	echo
 	echo "Every run's reads go through a cgroup v1 blkio group throttled to $bps bytes/s"
 	echo "on the model's disk (0: not throttled); the device alone there (dd, O_DIRECT,"
 	echo "8 MiB blocks, the whole model, cold) read $dd_rate MB/s. *run* is"
-	echo "\`residctl run --policy declared\` at the ratio of the file; *mmap* is the driver"
+	echo "\`residctl run --policy declared --prefetch $prefetch\` at the ratio of the file; *mmap* is the driver"
 	echo "under the kernel's mmap in a memory cgroup whose limit is run's cgroup limit"
 	echo "(budget + headroom + --margin)${before:+; *before* is \`$before\`}. Each run is cold;"
 	echo "bytes a token are the driver's read_bytes (\`/proc/self/io\`) over the $tokens"
@@ -145,8 +157,13 @@ mv "$csv.tmp" "$csv"
 	echo "touches)."
 	echo "Benchmarks, not tests: the times move with the machine's load."
 	echo
-	echo "| ratio | arm | tokens/s | bytes a token | OPT bound a token (arm / OPT) | fetches | same | s |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "*tokens/s* is the driver's (prompt and decode); *a driver s*: tokens over"
+	echo "load + prompt + decode (mmap's MAP_POPULATE reads the file in its load, which"
+	echo "the pager strips); *device MB/s*: what the blkio group read from the disk over"
+	echo "that time."
+	echo
+	echo "| ratio | arm | tokens/s | tokens a driver s | bytes a token | OPT bound a token (arm / OPT) | device MB/s | fetches | same |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 	echo
 	echo "Rerun: \`scripts/engine-fetch.sh\` (root)."
