@@ -48,6 +48,7 @@ int prefetch_map_lazy(struct resid_region *r, struct chunk *c, uint32_t id)
 		return (int)mapped;
 	__atomic_store_n(&c->lazy, 0, __ATOMIC_RELAXED);
 	c->lazy_failures = 0;
+	STAT_INC(r, lazy_maps);
 	CODE_PROBE(1, lazy_chunk_mapped);
 	K(r, lock, &r->policy_lock);
 	prefetch_touch_locked(r, c, id);
