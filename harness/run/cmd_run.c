@@ -31,7 +31,7 @@
 #include "seam.h"
 
 /* A tensor table's chunks are at most this share of the budget. */
-#define SPLIT_SHARE 8
+#define SPLIT_SHARE 16
 
 static const char about[] =
 	"  Runs PROGRAM unmodified in a memory cgroup (limit: the budget + the\n"
@@ -330,12 +330,14 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 		return bad("%s", err);
 	p->budget = o->have_budget ? o->budget :
 		(uint64_t)((double)size * o->ratio) & ~(RESID_PAGE - 1);
-	/* A tensor table's layers are cut to an eighth of the budget: two
+	/* A tensor table's layers are cut to a sixteenth of the budget: two
 	 * threads reading across a border need both chunks at once, and with
-	 * room for one they evict each other for ever; the room two chunks
-	 * take from what stays resident is fetched again every pass (the 3B
-	 * model at 0.25 of it: 1.85 GB a token with quarters, 1.63 with
-	 * eighths, against 1.58 of file less budget). */
+	 * room for one they evict each other for ever; the room the stream's
+	 * chunks take from what stays resident is fetched again every pass,
+	 * and a piece of the token embeddings no token's row is in is not
+	 * read at all (the 3B model over 3 tokens at 0.25 of it: 1.93 GB a
+	 * token with quarters, 1.80 with eighths, 1.73 with sixteenths; at
+	 * 0.75, 1.26 with eighths and 1.18 with sixteenths). */
 	if (strcmp(p->ord.source, "table") && strcmp(p->ord.source, "equal") &&
 	    read_order_split(&p->ord, p->budget / SPLIT_SHARE, err,
 			     sizeof(err)))
