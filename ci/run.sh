@@ -132,7 +132,7 @@ for name, off in sorted(t, key=lambda x: x[1]):  # layers: runs of one block
 print('[' + ','.join(str(c) for c in sorted(firsts, key=lambda c: (firsts[c], c))) + ']')
 EOF
 )
-# layers longer than a quarter of the budget are cut into pieces, which
+# layers longer than a sixteenth of the budget are cut into pieces, which
 # follow each other in their layer's place: fold them back into layers
 layers=$(python3 -c '
 import json, sys

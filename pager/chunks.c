@@ -198,5 +198,9 @@ void chunk_set_state(struct resid_region *r, struct chunk *c, int state)
 {
 	INV_ASSERT(inv_locked((uint32_t)(c - r->chunks), c->locked));
 	SEAM(r, yield, "chunk-state");
+	if (state == CH_ABSENT) {
+		__atomic_store_n(&c->lazy, 0, __ATOMIC_RELAXED);
+		c->lazy_failures = 0;
+	}
 	__atomic_store_n(&c->state, state, __ATOMIC_RELEASE);
 }

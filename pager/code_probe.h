@@ -48,6 +48,15 @@
 	  "chunk demand-fetched since the last fault (livelock guard)")        \
 	X(demand_spares_partner, 0, "a demand fetch passed over the chunk "    \
 	  "whose fetch evicted it, nothing announced since (livelock guard)")  \
+	X(lazy_chunk_mapped, 0, "the follow mode: a fault on a prefetched "   \
+	  "chunk not mapped yet mapped it whole and moved the cursor")         \
+	X(lazy_map_retried, 0, "the follow mode: the map of a lazy chunk "    \
+	  "failed; the faulting thread was woken to fault again")              \
+	X(prefetch_spares_current, 0, "the follow mode: a prefetch passed "   \
+	  "over the chunk the program touched before its last one")           \
+	X(demand_spares_current, 0, "a demand fetch passed over the chunk "    \
+	  "faulted before its own, nothing ever announced (threads crossing "  \
+	  "a border)")                                                         \
 	X(retention_broken, 1, "a demand fetch broke the oldest retention pin " \
 	  "to make room")                                                      \
 	X(retention_rotated, 0, "a new prefetch target pushed the oldest "     \

@@ -11,6 +11,9 @@
 /* uffd reads that may fail in a row, each after a back-off doubling from
  * 1 ms, before the dispatcher gives up and fails the region (failure.c). */
 #define READ_FAILURES 8
+/* Maps of a lazy chunk (prefetch.c) that may fail in a row before its
+ * pages are served one at a time. */
+#define LAZY_TRIES 8
 
 /* With the chunk locked and ABSENT: its fetch, asked for by a fault. */
 static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
@@ -23,6 +26,7 @@ static void start_demand(struct resid_region *r, struct chunk *c, uint32_t id)
 		chunk_unlock(r, c);
 	SEAM(r, lock, &r->policy_lock);
 	policy_on_fault(r->policy, id, ++r->fault_seq);
+	prefetch_touch_locked(r, c, id);
 	SEAM(r, unlock, &r->policy_lock);
 	if (BUG(9))
 		chunk_lock(r, c);
@@ -98,6 +102,20 @@ static void on_resident(struct resid_region *r, struct chunk *c, uint32_t id,
 	uint64_t off = addr - (uint64_t)(uintptr_t)r->a - c->off;
 	uint64_t page = addr & ~(RESID_PAGE - 1);
 
+	/* A map that failed: the thread faults again and the map is tried
+	 * again; past LAZY_TRIES failures in a row its pages are served one
+	 * at a time below (a page mapped alone makes the whole chunk's
+	 * CONTINUE fail with EEXIST from then on). */
+	if (__atomic_load_n(&c->lazy, __ATOMIC_RELAXED) &&
+	    c->lazy_failures < LAZY_TRIES) {
+		if (prefetch_map_lazy(r, c, id) == 0)
+			return;
+		if (++c->lazy_failures < LAZY_TRIES) {
+			CODE_PROBE(1, lazy_map_retried);
+			wake_range(r, page, RESID_PAGE);
+			return;
+		}
+	}
 	if (off >= c->dropped) {
 		if (serve_refault(r, page) == 0)
 			return;

@@ -137,6 +137,8 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 		return;
 	}
 	t[1] = phase_clock(r);
+	if (prefetch && prefetch_follows(r))
+		__atomic_store_n(&c->lazy, 1, __ATOMIC_RELAXED);
 	int64_t mapped = fill_and_map(r, c, t, w, started);
 
 	if (mapped == -EBUSY) {
@@ -150,6 +152,9 @@ static void fetch_locked(struct resid_region *r, uint32_t id, int prefetch,
 	c->fetch_failures = 0;
 	INV_ASSERT(inv_continue_ok(id, c->len, c->len, (uint64_t)mapped));
 	STAT_INC(r, continues_ok);
+	/* Landed without its CONTINUE, which its first touch makes. */
+	if (__atomic_load_n(&c->lazy, __ATOMIC_RELAXED))
+		STAT_INC(r, lazy_fetches);
 	c->fetched++;
 #ifdef RESID_HARNESS
 	/* Bug 2: RESIDENT before the commit. An evictor holding the budget

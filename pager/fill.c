@@ -186,8 +186,8 @@ void part_drain(struct resid_region *r, const struct worker *w,
  * with ENOENT, and halving the step finds the border; a page in no
  * mapping of the region (munmap'd by the application) has no reader to
  * serve and is passed over. Returns the bytes done, or -errno. */
-static int64_t map_a(struct resid_region *r, struct chunk *c, uint64_t at,
-		     uint64_t len)
+int64_t fill_map(struct resid_region *r, struct chunk *c, uint64_t at,
+		 uint64_t len)
 {
 	uint64_t base = (uint64_t)(uintptr_t)(r->a + c->off + at), done = 0;
 	uint64_t step = len;
@@ -245,7 +245,7 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
 			&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
 		__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
 	}
-	int64_t mapped = map_a(r, c, from, to - from);
+	int64_t mapped = fill_map(r, c, from, to - from);
 
 	if (mapped < 0) {
 		__atomic_store_n(&c->landing, 0, __ATOMIC_RELEASE);
@@ -308,7 +308,7 @@ static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
 			continue;
 		if (end == c->len && c->hold > c->len)
 			rc = fill_tail(r, c, w);
-		if (rc == 0)
+		if (rc == 0 && !__atomic_load_n(&c->lazy, __ATOMIC_RELAXED))
 			rc = map_piece(r, c, t, *from, end);
 		if (rc < 0)
 			return rc;

@@ -38,6 +38,14 @@ struct chunk {
 	uint32_t waiters;
 	uint32_t evicted_for;     /* budget lock: 1 + the chunk whose room
 				   * evicted it last, 0: none */
+	uint32_t faulted_after;   /* 1 + the chunk touched before its last
+				   * demand fault, 0: none (its chunk lock
+				   * and the policy lock) */
+	/* Landed by a prefetch of the follow mode (prefetch.c) and not
+	 * mapped in A yet: the program's first touch faults and maps it
+	 * (chunk lock; ABSENT clears it). */
+	int lazy;
+	uint32_t lazy_failures;   /* its maps failed in a row (chunk lock) */
 	int wake_owed;            /* a wake that failed, retried by the tick */
 	int punch_owed;           /* a punch that failed every retry, its
 				   * reservation kept (chunk lock; abandon.c) */
@@ -107,6 +115,10 @@ struct resid_region {
 	resid_mutex policy_lock;
 	struct policy *policy;
 	uint64_t fault_seq;
+	/* 1 + the chunk the program last touched (a demand fault, or the
+	 * first fault on a lazy chunk) and the one before it, 0: none
+	 * (policy lock). */
+	uint32_t last_touch, prev_touch;
 	uint64_t access_seq;      /* resid_notify_access calls, atomic */
 
 	/* work queue */
@@ -308,6 +320,10 @@ struct worker {
 };
 
 /* fill.c */
+/* CONTINUE over [at, at + len) of the chunk in A: the bytes done, or
+ * -errno. */
+int64_t fill_map(struct resid_region *r, struct chunk *c, uint64_t at,
+		 uint64_t len);
 /* Hands the read of part k (at `at`) to the worker's reader; whether it
  * did (not without a reader, nor past the backing store's end). */
 int part_start(struct resid_region *r, const struct chunk *c,
@@ -351,6 +367,16 @@ void budget_forget_consumed(struct resid_region *r, struct chunk *c);
 
 /* prefetch.c */
 void prefetch_top_up(struct resid_region *r, uint32_t id);
+/* Whether a program is followed by its faults (see prefetch.c). */
+int prefetch_follows(struct resid_region *r);
+/* With the policy lock: chunk id touched by the program (a demand fault,
+ * or the first fault on a lazy chunk): the touches recorded, and in the
+ * follow mode the declared cursor moved there. */
+void prefetch_touch_locked(struct resid_region *r, struct chunk *c,
+			   uint32_t id);
+/* With the chunk lock: a fault on a lazy chunk maps it whole and counts
+ * as the program's touch; 0, or -errno from the CONTINUE. */
+int prefetch_map_lazy(struct resid_region *r, struct chunk *c, uint32_t id);
 
 /* stats.c */
 void stats_record_fetch(struct resid_region *r, struct chunk *c,

@@ -2,13 +2,65 @@
  * evictions (resid_notify_access, resid_notify_consumed). When a chunk lands, queue up to prefetch_depth of the policy's
  * predicted successors that are absent and not backing off. Admission (a
  * prefetch may evict only what is used strictly later) and retention pins
- * are applied by the worker that runs the job. */
+ * are applied by the worker that runs the job.
+ *
+ * The follow mode: a program that announces nothing (residctl run) under
+ * the declared policy with prefetch on is followed by its faults. A
+ * prefetch lands without mapping the chunk in A (lazy), so the program's
+ * first touch of it faults like a demand fault does; either moves the
+ * declared cursor there (the program is reading that chunk), gives up the
+ * chunk's retention pin, and tops up prefetch_depth chunks ahead of the
+ * cursor, passing over those resident and mapped. Without it the cursor
+ * stayed at the start of the cycle, every chunk ahead ranked nearer than
+ * the ones behind, and no prefetch could evict anything: the 3B model's
+ * reads ran in series with its compute. The map of a whole chunk is one
+ * CONTINUE (milliseconds for 100 MiB), not I/O. */
 #include <errno.h>
 
 #include "internal.h"
 
 #define MAX_DEPTH 64
 
+int prefetch_follows(struct resid_region *r)
+{
+	return r->cfg.prefetch_depth && !r->cfg.overlap_evict &&
+		r->cfg.policy == RESID_POLICY_DECLARED &&
+		!__atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
+}
+
+void prefetch_touch_locked(struct resid_region *r, struct chunk *c,
+			   uint32_t id)
+{
+	c->faulted_after = r->last_touch;
+	if (r->last_touch != id + 1) {
+		r->prev_touch = r->last_touch;
+		r->last_touch = id + 1;
+	}
+	if (prefetch_follows(r))
+		policy_on_access(r->policy, id);
+}
+
+int prefetch_map_lazy(struct resid_region *r, struct chunk *c, uint32_t id)
+{
+	int64_t mapped = fill_map(r, c, 0, c->len);
+
+	if (mapped < 0)
+		return (int)mapped;
+	__atomic_store_n(&c->lazy, 0, __ATOMIC_RELAXED);
+	c->lazy_failures = 0;
+	STAT_INC(r, lazy_maps);
+	CODE_PROBE(1, lazy_chunk_mapped);
+	SEAM(r, lock, &r->policy_lock);
+	prefetch_touch_locked(r, c, id);
+	SEAM(r, unlock, &r->policy_lock);
+	budget_unretain(r, c);
+	prefetch_top_up(r, id);
+	return 0;
+}
+
+/* In the follow mode the chunks ahead of the program's last touch, not
+ * of the chunk that landed; a chunk resident and mapped (kept) does not
+ * count against the depth. */
 void prefetch_top_up(struct resid_region *r, uint32_t id)
 {
 	uint32_t next[MAX_DEPTH];
@@ -16,14 +68,22 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 		r->cfg.prefetch_depth : MAX_DEPTH;
 	uint32_t n;
 	uint64_t now = SEAM(r, clock_ns);
+	int follow = prefetch_follows(r);
 
 	SEAM(r, lock, &r->policy_lock);
-	n = policy_predict(r->policy, id, next, depth);
+	if (follow && r->last_touch)
+		id = r->last_touch - 1;
+	n = policy_predict(r->policy, id, next, follow ? MAX_DEPTH : depth);
 	SEAM(r, unlock, &r->policy_lock);
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && depth; i++) {
 		struct chunk *c = &r->chunks[next[i]];
+		int st = chunk_state(c);
 
-		if (chunk_state(c) == CH_ABSENT &&
+		if (follow && st == CH_RESIDENT &&
+		    !__atomic_load_n(&c->lazy, __ATOMIC_RELAXED))
+			continue;
+		depth -= follow;
+		if (st == CH_ABSENT &&
 		    now >= __atomic_load_n(&c->declined_until, __ATOMIC_RELAXED))
 			queue_prefetch(r, next[i]);
 	}

@@ -36,6 +36,15 @@ static unsigned long drops_unread;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
 static int whole_budget;      /* the budget holds every chunk */
+/* border: nothing announced, a budget of 3 chunks, and each chunk's first
+ * half read, then the next chunk's first byte (a second thread crossing
+ * the border first), then its second half. */
+static int border;
+/* follow: nothing announced, a budget of 4 chunks, prefetch depth 1, each
+ * chunk read whole, then 3 ms of compute. continue_fail: every this many
+ * CONTINUEs of a whole chunk fail with EINVAL. */
+static int follow;
+static unsigned long continue_fail, continues_whole;
 /* big_chunks: 4 chunks of 32 MiB (a 4 MiB bounce slot); slot_reads: the
  * backing reads of a whole slot. */
 static int big_chunks;
@@ -111,6 +120,10 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 		usleep(2000);
 		return rc;
 	}
+	if (continue_fail && len == CHUNK &&
+	    __atomic_add_fetch(&continues_whole, 1, __ATOMIC_RELAXED) %
+	    continue_fail == 0)
+		return -EINVAL;
 	if (partial_continue && len > 4096) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, 4096,
 							mapped);
@@ -262,6 +275,24 @@ static void count(int id, const char *msg, void *arg)
 	__atomic_add_fetch(&violations, 1, __ATOMIC_RELAXED);
 }
 
+/* border: chunk i's first half, the next chunk's first byte, the rest.
+ * The fetch of i's first half has unpinned it first, so that a pager
+ * evicting i for the next chunk does so every run. */
+static uint64_t border_read(struct resid_region *r, uint32_t i, uint64_t off,
+			    uint64_t len, uint64_t seed)
+{
+	uint64_t bad = resid_content_mismatches(resid_base(r) + off, off,
+						len / 2, seed);
+
+	resid_quiesce(r);
+	if (i + 1 < resid_nchunks(r))
+		bad += resid_content_mismatches(resid_base(r) + off + len,
+						off + len, 1, seed);
+	return bad + resid_content_mismatches(resid_base(r) + off + len / 2,
+					      off + len / 2, len - len / 2,
+					      seed);
+}
+
 /* Three passes over 8 chunks of 256 KiB (big_chunks: one over 4 of 32 MiB,
  * which TSan checks in its time) under a 2-chunk budget (or one that holds
  * them all); returns the mismatched bytes. */
@@ -275,12 +306,13 @@ static uint64_t scan(struct resid_stats *s)
 	resid_config_init(&c);
 	c.region_len = (big_chunks ? 128 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
 	c.chunk_size = big_chunks ? 32 << 20 : 256 << 10;
-	c.budget_bytes = whole_budget ? c.region_len : 2 * c.chunk_size;
+	c.budget_bytes = whole_budget ? c.region_len :
+		(follow ? 4 : border ? 3 : 2) * c.chunk_size;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
 	if (reconcile_every)
 		c.reconcile_interval = reconcile_every;
-	c.prefetch_depth = prefetch ? 2 : overlap ? 1 : 0;
+	c.prefetch_depth = prefetch ? 2 : overlap || follow ? 1 : 0;
 	c.overlap_evict = overlap;
 	c.evict_ahead = c.phase_timers = evict_ahead;
 	c.fetch_piece = piece ? piece : c.fetch_piece;
@@ -318,6 +350,16 @@ static uint64_t scan(struct resid_stats *s)
 			__atomic_store_n(&announced[i % 8], 0, __ATOMIC_RELEASE);
 			__atomic_store_n(&dropped_to[i % 8], 0, __ATOMIC_RELEASE);
 			__atomic_store_n(&reading, i, __ATOMIC_RELEASE);
+			if (border) {
+				bad += border_read(r, i, off, len, c.seed);
+				continue;
+			}
+			if (follow) {
+				bad += resid_content_mismatches(
+					resid_base(r) + off, off, len, c.seed);
+				usleep(3000);
+				continue;
+			}
 			resid_notify_access(r, i);
 			int wait = overlap;
 
@@ -359,7 +401,8 @@ static uint64_t scan(struct resid_stats *s)
 	inv_set_handler(NULL, NULL);
 	short_reads = eio_every = partial_continue = lost_punch = prefetch = 0;
 	evict_ahead = late_blocks = stuck_blocks = overlap = 0;
-	whole_budget = odd_tail = big_chunks = 0;
+	whole_budget = odd_tail = big_chunks = border = follow = 0;
+	continue_fail = continues_whole = 0;
 	fail_first = 0;
 	reconcile_every = 0;
 	piece = 0;
@@ -582,6 +625,57 @@ static void overlap_scan_drops_consumed(void)
 	CU_ASSERT(s.drops > 0);
 	CU_ASSERT(s.prefetch_jobs > 0);
 	CU_ASSERT(s.resident_max <= s.budget);
+}
+
+/* A program that announces nothing, its threads crossing each border
+ * together: the chunk being read is spared while the next one is fetched.
+ * Chunk 0 stays, the other 7 stream through two chunks' room: 8 fetches,
+ * then 7 a pass. A pager evicting the chunk being read fetches it again
+ * at once, at every border. */
+static void border_spares_the_chunk_being_read(void)
+{
+	struct resid_stats s;
+
+	border = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT_EQUAL(s.fetches, 8 + 7 + 7);
+}
+
+/* The follow mode (prefetch.c): a program that announces nothing is
+ * followed by its faults, a prefetched chunk mapped at its first touch.
+ * Chunk 0 and 1 stay, and every later pass's chunks 3 to 7 are each
+ * prefetched while the one before is read (chunk 2 follows chunk 1, kept,
+ * which faults no more). A pager whose declared cursor stays at the start
+ * of the cycle declines those prefetches (nothing ahead may be evicted for
+ * a chunk nearer): every chunk is a demand fetch. */
+static void follow_mode_prefetches_ahead(void)
+{
+	struct resid_stats s;
+
+	follow = 1;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.demand_jobs <= 8);
+	CU_ASSERT(s.prefetch_jobs >= 2 * 5);
+	CU_ASSERT(s.resident_max <= s.budget);
+}
+
+/* The map of a prefetched chunk at its first touch fails (and a demand
+ * fetch's map, now and then): the faulting thread is woken and its next
+ * fault maps the chunk whole, not a page at a time (a page mapped alone
+ * would make every later map of the chunk fail); every byte is right. */
+static void follow_mode_survives_failed_maps(void)
+{
+	struct resid_stats s;
+
+	follow = 1;
+	continue_fail = 3;
+	CU_ASSERT_EQUAL(scan(&s), 0);
+	CU_ASSERT_EQUAL(violations, 0);
+	CU_ASSERT(s.continue_errors > 0);
+	CU_ASSERT_EQUAL(s.refaults_served, 0);
+	CU_ASSERT(s.prefetch_jobs >= 2 * 5);
 }
 
 static void prefetch_scan_is_clean(void)
@@ -816,6 +910,12 @@ void suite_pager(void)
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
 		    next_fetch_waits_for_landing_pin);
 	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "threads crossing a border spare the chunk being read",
+		    border_spares_the_chunk_being_read);
+	CU_add_test(s, "a program announcing nothing is prefetched ahead",
+		    follow_mode_prefetches_ahead);
+	CU_add_test(s, "the follow mode survives failed maps",
+		    follow_mode_survives_failed_maps);
 	CU_add_test(s, "chunks of 32 MiB are read a 4 MiB slot at a time",
 		    big_chunks_read_by_slot);
 	CU_add_test(s, "eviction overlapping consumption drops only "

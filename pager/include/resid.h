@@ -316,6 +316,10 @@ struct resid_stats {
 	 * dropped (the application's MADV_DONTNEED, a collapse in the
 	 * kernel), mapped again with a CONTINUE of that page. */
 	uint64_t refaults_served;
+	/* The follow mode (docs/core.md): prefetches that landed without
+	 * their CONTINUE (counted in continues_ok all the same), and chunks
+	 * mapped whole at the program's first touch, one CONTINUE each. */
+	uint64_t lazy_fetches, lazy_maps;
 	/* CONTINUEs refused with ENOENT: the range crossed a border of the
 	 * mapping the application split (advice or mprotect on a part), or
 	 * lay where it unmapped part of it. */
