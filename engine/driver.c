@@ -39,7 +39,8 @@ static const char usage[] =
 	"  decodes N tokens greedily (argmax, ties to the lowest id) after the\n"
 	"  prompt, and prints one JSON line: the ids, an FNV-1a 64 hash of every\n"
 	"  step's logits bytes, tokens/s, read_bytes of /proc/self/io, the load\n"
-	"  time. --tokens 1.." "4096 (default 16), --threads 1..256 (default 2),\n"
+	"  time. --tokens 1.."
+	"4096 (default 16), --threads 1..256 (default 2),\n"
 	"  --prompt (default \"" DEFAULT_PROMPT "\"), --json FILE: the\n"
 	"  line written to FILE too, --verbose: llama.cpp's log on stderr.\n"
 	"  Exit 0, 1 when the engine fails, 2 on bad arguments.\n";
@@ -62,8 +63,8 @@ static void log_cb(enum ggml_log_level level, const char *text, void *ud)
 
 /* One line on stderr, "llama-driver: " and the message, then the tail
  * ("; see --help", llama.cpp's first error), and exit with code. */
-__attribute__((format(printf, 2, 3), noreturn))
-static void die(int code, const char *fmt, ...)
+__attribute__((format(printf, 2, 3), noreturn)) static void
+die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,8 +91,8 @@ static long range_arg(const char *opt, const char *v, long lo, long hi)
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < lo || x > hi)
-		bad_arg("bad %s '%s': give a whole number from %ld to %ld",
-			opt, v, lo, hi);
+		bad_arg("bad %s '%s': give a whole number from %ld to %ld", opt,
+			v, lo, hi);
 	return x;
 }
 
@@ -120,7 +121,8 @@ static uint64_t read_bytes(void)
 		}
 	fclose(f);
 	if (!found)
-		engine_fail("no read_bytes line in /proc/self/io (a kernel without task I/O accounting)");
+		engine_fail(
+			"no read_bytes line in /proc/self/io (a kernel without task I/O accounting)");
 	return v;
 }
 
@@ -193,11 +195,13 @@ static void json_line(FILE *f, const struct result *r)
 	fprintf(f, ",\"n_params\":%" PRIu64 ",\"n_vocab\":%d,\"cpu_backend\":",
 		r->n_params, r->n_vocab);
 	json_string(f, r->backend);
-	fprintf(f, ",\"threads\":%d,\"prompt_tokens\":%d,\"n_tokens\":%d,\"tokens\":[",
+	fprintf(f,
+		",\"threads\":%d,\"prompt_tokens\":%d,\"n_tokens\":%d,\"tokens\":[",
 		r->threads, r->n_prompt, r->n_tokens);
 	for (int i = 0; i < r->n_tokens; i++)
 		fprintf(f, "%s%d", i ? "," : "", r->ids[i]);
-	fprintf(f, "],\"logits_fnv1a64\":\"%016" PRIx64 "\",\"load_s\":%.3f,"
+	fprintf(f,
+		"],\"logits_fnv1a64\":\"%016" PRIx64 "\",\"load_s\":%.3f,"
 		"\"prompt_s\":%.3f,\"decode_s\":%.3f,\"tokens_per_s\":%.3f,"
 		"\"read_bytes_load\":%" PRIu64 ",\"read_bytes\":%" PRIu64 "}\n",
 		r->hash, r->load_s, r->prompt_s, r->decode_s,
@@ -221,8 +225,7 @@ struct opts {
 };
 
 /* The command line into o and r's sizes; a bad one exits 2 with its line. */
-static void parse_args(int argc, char **argv, struct opts *o,
-		       struct result *r)
+static void parse_args(int argc, char **argv, struct opts *o, struct result *r)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -239,7 +242,8 @@ static void parse_args(int argc, char **argv, struct opts *o,
 			const char *v = argv[++i];
 
 			if (!strcmp(a, "--tokens"))
-				r->n_tokens = (int32_t)range_arg(a, v, 1, MAX_TOKENS);
+				r->n_tokens = (int32_t)range_arg(a, v, 1,
+								 MAX_TOKENS);
 			else if (!strcmp(a, "--threads"))
 				r->threads = (int32_t)range_arg(a, v, 1, 256);
 			else if (!strcmp(a, "--prompt"))
@@ -362,7 +366,8 @@ static void generate(struct llama_context *ctx, llama_token *ptok,
 	llama_token tok;
 
 	if (llama_decode(ctx, llama_batch_get_one(ptok, r->n_prompt)))
-		engine_fail("decoding the prompt of %d tokens failed", r->n_prompt);
+		engine_fail("decoding the prompt of %d tokens failed",
+			    r->n_prompt);
 	for (int k = 0; k < r->n_tokens; k++) {
 		const float *logits;
 		int best = 0;
@@ -398,10 +403,12 @@ static void write_result(const char *json, const struct result *r)
 		FILE *f = fopen(json, "w");
 
 		if (!f)
-			engine_fail("cannot write %s: %s", json, strerror(errno));
+			engine_fail("cannot write %s: %s", json,
+				    strerror(errno));
 		json_line(f, r);
 		if (fclose(f))
-			engine_fail("cannot write %s: %s", json, strerror(errno));
+			engine_fail("cannot write %s: %s", json,
+				    strerror(errno));
 	}
 }
 

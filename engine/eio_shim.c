@@ -25,12 +25,12 @@ static struct {
 } eio;
 static int said;
 
-__attribute__((format(printf, 1, 2)))
-static void line(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...)
 {
 	char buf[4400];
 	va_list ap;
-	int k = snprintf(buf, sizeof(buf), "resid-eio: pid %d: ", (int)getpid());
+	int k = snprintf(buf, sizeof(buf),
+			 "resid-eio: pid %d: ", (int)getpid());
 
 	va_start(ap, fmt);
 	vsnprintf(buf + k, sizeof(buf) - (size_t)k, fmt, ap);
@@ -84,7 +84,8 @@ static int hit(int fd, size_t len, off_t off)
 {
 	struct stat st;
 
-	if (!eio.armed || !len || off < 0 || (uint64_t)off >= eio.off + eio.len ||
+	if (!eio.armed || !len || off < 0 ||
+	    (uint64_t)off >= eio.off + eio.len ||
 	    (uint64_t)off + len <= eio.off)
 		return 0;
 	return !fstat(fd, &st) && st.st_dev == eio.dev && st.st_ino == eio.ino;
@@ -94,8 +95,8 @@ static ssize_t fail(size_t len, off_t off)
 {
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL))
 		line("pread of %s at offset %" PRIu64 " (%" PRIu64
-		     " bytes): EIO injected (RESIDCTL_TEST_EIO)\n", eio.path,
-		     (uint64_t)off, (uint64_t)len);
+		     " bytes): EIO injected (RESIDCTL_TEST_EIO)\n",
+		     eio.path, (uint64_t)off, (uint64_t)len);
 	errno = EIO;
 	return -1;
 }

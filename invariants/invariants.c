@@ -90,9 +90,10 @@ int inv_continue_ok(uint32_t chunk, uint64_t populated, uint64_t len,
 {
 	if (populated == len && mapped == len)
 		return 1;
-	inv_report(5, "chunk %u: CONTINUE with %" PRIu64 " of %" PRIu64
-		   " bytes populated, mapped %" PRIu64, chunk, populated, len,
-		   mapped);
+	inv_report(5,
+		   "chunk %u: CONTINUE with %" PRIu64 " of %" PRIu64
+		   " bytes populated, mapped %" PRIu64,
+		   chunk, populated, len, mapped);
 	return 0;
 }
 
@@ -104,27 +105,31 @@ int inv_locked(uint32_t chunk, int held)
 	return 0;
 }
 
-int inv_accounting_holds(const struct resid_accounting *a, char *why,
-			 size_t n)
+int inv_accounting_holds(const struct resid_accounting *a, char *why, size_t n)
 {
 	uint64_t lo = a->resident, hi = a->resident + a->reserved;
 
 	if (a->st_bytes < lo || a->st_bytes > hi) {
-		snprintf(why, n, "st_blocks*512 = %" PRIu64 " outside [resident %"
-			 PRIu64 ", resident+reserved %" PRIu64 "]",
+		snprintf(why, n,
+			 "st_blocks*512 = %" PRIu64
+			 " outside [resident %" PRIu64
+			 ", resident+reserved %" PRIu64 "]",
 			 a->st_bytes, lo, hi);
 		return 0;
 	}
 	if (a->have_cgroup) {
-		uint64_t slo = lo + a->shmem_baseline, shi = hi + a->shmem_baseline;
+		uint64_t slo = lo + a->shmem_baseline,
+			 shi = hi + a->shmem_baseline;
 
 		slo = slo > a->tolerance ? slo - a->tolerance : 0;
 		shi += a->tolerance;
 		if (a->shmem < slo || a->shmem > shi) {
-			snprintf(why, n, "memory.stat shmem = %" PRIu64
+			snprintf(why, n,
+				 "memory.stat shmem = %" PRIu64
 				 " outside [%" PRIu64 ", %" PRIu64
 				 "] (resident %" PRIu64 ", reserved %" PRIu64
-				 ", baseline %" PRIu64 ", tolerance %" PRIu64 ")",
+				 ", baseline %" PRIu64 ", tolerance %" PRIu64
+				 ")",
 				 a->shmem, slo, shi, a->resident, a->reserved,
 				 a->shmem_baseline, a->tolerance);
 			return 0;
@@ -146,16 +151,21 @@ int inv_accounting_quiescent(uint64_t st_bytes, uint64_t resident,
 {
 	if (st_bytes == resident && reserved == 0)
 		return 1;
-	inv_report(7, "at quiescence st_blocks*512 = %" PRIu64 ", resident %"
-		   PRIu64 ", reserved %" PRIu64 ": must be equal, nothing "
-		   "reserved", st_bytes, resident, reserved);
+	inv_report(7,
+		   "at quiescence st_blocks*512 = %" PRIu64
+		   ", resident %" PRIu64 ", reserved %" PRIu64
+		   ": must be equal, nothing "
+		   "reserved",
+		   st_bytes, resident, reserved);
 	return 0;
 }
 
 int inv_no_thp(const char *smaps, const void *start)
 {
 	static const char *const keys[] = {
-		"AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:",
+		"AnonHugePages:",
+		"ShmemPmdMapped:",
+		"FilePmdMapped:",
 	};
 	char head[32];
 	const char *p;
@@ -167,7 +177,8 @@ int inv_no_thp(const char *smaps, const void *start)
 	if (!p)
 		return -1;
 	/* The mapping's fields run until the next "start-end" header. */
-	for (p = strchr(p, '\n'); p && p[1] && !strchr("0123456789abcdef", p[1]);
+	for (p = strchr(p, '\n');
+	     p && p[1] && !strchr("0123456789abcdef", p[1]);
 	     p = strchr(p + 1, '\n')) {
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			size_t k = strlen(keys[i]);
@@ -177,8 +188,8 @@ int inv_no_thp(const char *smaps, const void *start)
 			unsigned long kb = strtoul(p + 1 + k, NULL, 10);
 
 			if (kb) {
-				inv_report(9, "mapping at %p has %s %lu kB", start,
-					   keys[i], kb);
+				inv_report(9, "mapping at %p has %s %lu kB",
+					   start, keys[i], kb);
 				return 0;
 			}
 		}
@@ -190,8 +201,10 @@ int inv_folios(int huge, uint64_t large, const char *why)
 {
 	if (huge || large == 0)
 		return 1;
-	inv_report(9, "%" PRIu64 " bytes in large folios in a region on the "
-		   "4 KiB path (%s): a punch there may split one", large, why);
+	inv_report(9,
+		   "%" PRIu64 " bytes in large folios in a region on the "
+		   "4 KiB path (%s): a punch there may split one",
+		   large, why);
 	return 0;
 }
 
@@ -216,14 +229,15 @@ int inv_pin(uint32_t chunk, int32_t pin, int quiescent)
 int inv_dropped(uint32_t chunk, int state_resident, uint64_t dropped,
 		uint64_t hold, uint64_t folio)
 {
-	if (!dropped || (state_resident && dropped < hold &&
-			 dropped % folio == 0))
+	if (!dropped ||
+	    (state_resident && dropped < hold && dropped % folio == 0))
 		return 1;
-	inv_report(4, "chunk %u has %" PRIu64 " bytes dropped%s, of %" PRIu64
+	inv_report(4,
+		   "chunk %u has %" PRIu64 " bytes dropped%s, of %" PRIu64
 		   " held (folio %" PRIu64 "): a dropped prefix is whole "
-		   "folios of a RESIDENT chunk, short of its end", chunk,
-		   dropped, state_resident ? "" : " while not RESIDENT", hold,
-		   folio);
+		   "folios of a RESIDENT chunk, short of its end",
+		   chunk, dropped, state_resident ? "" : " while not RESIDENT",
+		   hold, folio);
 	return 0;
 }
 
@@ -231,9 +245,10 @@ int inv_resident_sum(uint64_t held_sum, uint64_t resident)
 {
 	if (held_sum == resident)
 		return 1;
-	inv_report(7, "resident %" PRIu64 " but the RESIDENT chunks hold %"
-		   PRIu64 " (each its hold less its dropped prefix)", resident,
-		   held_sum);
+	inv_report(7,
+		   "resident %" PRIu64 " but the RESIDENT chunks hold %" PRIu64
+		   " (each its hold less its dropped prefix)",
+		   resident, held_sum);
 	return 0;
 }
 
@@ -242,9 +257,11 @@ int inv_conservation(const struct resid_stats *s, uint64_t fetched_len_sum)
 	if (s->fetches == s->continues_ok && s->fetches == s->latency_count &&
 	    s->fetch_bytes == fetched_len_sum)
 		return 1;
-	inv_report(14, "fetches %" PRIu64 ", CONTINUEs ok %" PRIu64
-		   ", histogram %" PRIu64 ", bytes %" PRIu64 " vs chunk sum %"
-		   PRIu64, s->fetches, s->continues_ok, s->latency_count,
+	inv_report(14,
+		   "fetches %" PRIu64 ", CONTINUEs ok %" PRIu64
+		   ", histogram %" PRIu64 ", bytes %" PRIu64
+		   " vs chunk sum %" PRIu64,
+		   s->fetches, s->continues_ok, s->latency_count,
 		   s->fetch_bytes, fetched_len_sum);
 	return 0;
 }

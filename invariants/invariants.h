@@ -26,8 +26,7 @@ int inv_not_in_a(const void *p, uint64_t len, const void *a, uint64_t alen);
 int inv_uffd_nonblock(int open_flags);
 /* I-4: a punch hits only a RESIDENT chunk with pin 0 that is no prefetch
  * target. */
-int inv_punch_ok(uint32_t chunk, int state_resident, int32_t pin,
-		 int retained);
+int inv_punch_ok(uint32_t chunk, int state_resident, int32_t pin, int retained);
 /* I-5: CONTINUE only over a fully populated chunk, mapping exactly len. */
 int inv_continue_ok(uint32_t chunk, uint64_t populated, uint64_t len,
 		    uint64_t mapped);

@@ -9,8 +9,7 @@
 
 #include "internal.h"
 
-int backing_open(struct resid_region *r, const char *path, char *err,
-		 size_t n)
+int backing_open(struct resid_region *r, const char *path, char *err, size_t n)
 {
 	if (r->cfg.backing == RESID_BACKING_SYNTHETIC) {
 		r->backing_fd = r->plain_fd = -1;
@@ -18,8 +17,10 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 		return 0;
 	}
 	if (!path || !*path) {
-		snprintf(err, n, "path is %s with RESID_BACKING_FILE: set "
-			 "cfg.path to the file to map", path ? "empty" : "NULL");
+		snprintf(err, n,
+			 "path is %s with RESID_BACKING_FILE: set "
+			 "cfg.path to the file to map",
+			 path ? "empty" : "NULL");
 		return -EINVAL;
 	}
 	int fd = SEAM(r, backing_open, path, 1, &r->backing_size);
@@ -28,15 +29,20 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 	if (fd == -EINVAL) /* the file system has no O_DIRECT */
 		fd = SEAM(r, backing_open, path, 0, &r->backing_size);
 	if (fd == -EISDIR || fd == -ENODEV || fd == -ESPIPE) {
-		snprintf(err, n, "path %s is not a regular file (%s): set "
-			 "cfg.path to a regular file", path,
-			 fd == -EISDIR ? "a directory" : fd == -ESPIPE ?
-			 "a FIFO or socket" : "a device");
+		snprintf(err, n,
+			 "path %s is not a regular file (%s): set "
+			 "cfg.path to a regular file",
+			 path,
+			 fd == -EISDIR ? "a directory" :
+			 fd == -ESPIPE ? "a FIFO or socket" :
+					 "a device");
 		return fd;
 	}
 	if (fd < 0) {
-		snprintf(err, n, "path %s: cannot open: %s: set cfg.path to a "
-			 "readable file", path, strerror(-fd));
+		snprintf(err, n,
+			 "path %s: cannot open: %s: set cfg.path to a "
+			 "readable file",
+			 path, strerror(-fd));
 		return fd;
 	}
 	r->backing_fd = fd;
@@ -51,10 +57,11 @@ int backing_open(struct resid_region *r, const char *path, char *err,
 		return e;
 	}
 	if (r->backing_size < r->cfg.region_len) {
-		snprintf(err, n, "region_len %" PRIu64 " is larger than the "
+		snprintf(err, n,
+			 "region_len %" PRIu64 " is larger than the "
 			 "file %s (%" PRIu64 " bytes): shrink region_len or "
-			 "use a larger file", r->cfg.region_len, path,
-			 r->backing_size);
+			 "use a larger file",
+			 r->cfg.region_len, path, r->backing_size);
 		SEAM(r, close, r->backing_fd);
 		SEAM(r, close, r->plain_fd);
 		r->backing_fd = r->plain_fd = -1;
@@ -89,7 +96,8 @@ long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 	/* The page-aligned head with O_DIRECT; only an unaligned tail (the
 	 * file's last bytes) goes through the plain descriptor. */
 	uint64_t head = r->direct && !(off % RESID_PAGE) ?
-		len / RESID_PAGE * RESID_PAGE : 0;
+				len / RESID_PAGE * RESID_PAGE :
+				0;
 
 	if (head) {
 		n = SEAM(r, backing_pread, r->backing_fd, dst, head, off);

@@ -15,8 +15,7 @@ static void set_resident(struct resid_region *r, uint64_t v)
 
 /* With the budget and chunk locks: punches [dropped, upto) of a RESIDENT
  * chunk; up to its hold, it is evicted (ABSENT). 0 or -errno. */
-static int punch_locked(struct resid_region *r, struct chunk *c,
-			uint64_t upto)
+static int punch_locked(struct resid_region *r, struct chunk *c, uint64_t upto)
 {
 	uint64_t t0 = phase_clock(r), len = upto - c->dropped;
 	int rc;
@@ -100,8 +99,8 @@ static uint32_t collect_candidates(struct resid_region *r,
 
 		if (c == self || c->pin || chunk_state(c) != CH_RESIDENT)
 			continue;
-		if (prefetch && __atomic_load_n(&c->demand_seq,
-						__ATOMIC_RELAXED) == seq) {
+		if (prefetch &&
+		    __atomic_load_n(&c->demand_seq, __ATOMIC_RELAXED) == seq) {
 			CODE_PROBE(1, prefetch_spares_demand);
 			continue;
 		}
@@ -136,13 +135,16 @@ static void check_pins_explained(struct resid_region *r)
 		const struct chunk *c = &r->chunks[i];
 
 		inv_pin(i, c->pin, 0);
-		held += c->pin > c->retained ? (uint32_t)(c->pin - c->retained) : 0;
+		held += c->pin > c->retained ?
+				(uint32_t)(c->pin - c->retained) :
+				0;
 	}
 	inflight = queue_inflight(r);
 	if (held + 1 > inflight)
-		inv_report(12, "%u pins beyond retention with %u other jobs in "
-			   "flight: a pin was never released", held,
-			   inflight - 1);
+		inv_report(12,
+			   "%u pins beyond retention with %u other jobs in "
+			   "flight: a pin was never released",
+			   held, inflight - 1);
 }
 
 /* A demand fetch's best victim may be a chunk that has just landed and
@@ -165,11 +167,11 @@ static int victim_landing(struct resid_region *r, const struct chunk *self,
 		const struct chunk *c = &r->chunks[i];
 		int st = chunk_state(c);
 		int held = (st == CH_RESIDENT && c->pin > c->retained) ||
-			(st == CH_FETCHING &&
-			 __atomic_load_n(&c->landing, __ATOMIC_ACQUIRE));
+			   (st == CH_FETCHING &&
+			    __atomic_load_n(&c->landing, __ATOMIC_ACQUIRE));
 
-		if (c != self && held && __atomic_load_n(&c->landed_access,
-							 __ATOMIC_RELAXED) < seq)
+		if (c != self && held &&
+		    __atomic_load_n(&c->landed_access, __ATOMIC_RELAXED) < seq)
 			r->cand[n++] = i;
 	}
 	if (!n)
@@ -195,7 +197,7 @@ static uint32_t spare_partner(struct resid_region *r, const struct chunk *self,
 
 	if (!v-- || n < 2 ||
 	    __atomic_load_n(&r->chunks[v].landed_access, __ATOMIC_RELAXED) !=
-	    __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE))
+		    __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE))
 		return n;
 	for (uint32_t i = 0; i < n; i++) {
 		if (r->cand[i] != v)
@@ -269,8 +271,8 @@ static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
 
 	SEAM(r, lock, &r->policy_lock);
 	uint64_t floor = v >= 0 ? policy_next_use(r->policy, (uint32_t)v) : 0;
-	int self_now = policy_near(r->policy, (uint32_t)(self - r->chunks),
-				     0, 0);
+	int self_now = policy_near(r->policy, (uint32_t)(self - r->chunks), 0,
+				   0);
 
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		const struct chunk *c = &r->chunks[i];
@@ -287,8 +289,8 @@ static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
 		if (!policy_near(r->policy, i, 0, 0) &&
 		    !(self_now && policy_near(r->policy, i, 1, 0)))
 			continue;
-		if (use >= floor && (must_exceed == POLICY_NEVER ||
-				     use > must_exceed) &&
+		if (use >= floor &&
+		    (must_exceed == POLICY_NEVER || use > must_exceed) &&
 		    (best < 0 || use > best_use)) {
 			best = i;
 			best_use = use;
@@ -303,7 +305,8 @@ static int64_t drop_candidate(struct resid_region *r, const struct chunk *self,
 static uint64_t drop_to(const struct resid_region *r, const struct chunk *c,
 			uint64_t short_by)
 {
-	uint64_t to = c->dropped + (short_by + r->folio - 1) / r->folio * r->folio;
+	uint64_t to = c->dropped +
+		      (short_by + r->folio - 1) / r->folio * r->folio;
 
 	return to < c->consumed ? to : c->consumed;
 }
@@ -334,13 +337,16 @@ static uint32_t make_room_locked(struct resid_region *r,
 		v = policy_victim(r->policy, r->cand, n, must_exceed);
 		SEAM(r, unlock, &r->policy_lock);
 		int64_t d = r->cfg.overlap_evict ?
-			drop_candidate(r, self, v, must_exceed) : -1;
+				    drop_candidate(r, self, v, must_exceed) :
+				    -1;
 
 		if (d >= 0) {
 			struct chunk *c = &r->chunks[d];
 
-			if (evict_locked(r, (uint32_t)d, drop_to(r, c,
-			    r->resident + r->reserved + need - r->budget)) < 0)
+			if (evict_locked(r, (uint32_t)d,
+					 drop_to(r, c,
+						 r->resident + r->reserved +
+							 need - r->budget)) < 0)
 				break;
 			CODE_PROBE(1, consumed_dropped);
 			evicted++;
@@ -355,7 +361,9 @@ static uint32_t make_room_locked(struct resid_region *r,
 		if (v >= 0) {
 			if (evict_locked(r, (uint32_t)v, r->chunks[v].hold) < 0)
 				break;
-			r->chunks[v].evicted_for = (uint32_t)(self - r->chunks) + 1;
+			r->chunks[v].evicted_for = (uint32_t)(self -
+							      r->chunks) +
+						   1;
 			evicted++;
 			continue;
 		}
@@ -378,7 +386,8 @@ int budget_reserve(struct resid_region *r, struct chunk *self, uint64_t need,
 	SEAM(r, lock, &r->budget_lock);
 	make_room_locked(r, self, need, must_exceed,
 			 may_wait && must_exceed == POLICY_NEVER ? &landing :
-			 NULL, 0);
+								   NULL,
+			 0);
 	if (landing) {
 		SEAM(r, unlock, &r->budget_lock);
 		return -EBUSY;
@@ -419,7 +428,7 @@ void budget_commit_and_pin(struct resid_region *r, struct chunk *c)
 #endif
 	c->pin++;
 	reconcile_locked(r, ++r->since_reconcile >= r->cfg.reconcile_interval ||
-			 r->h.eager_reconcile);
+				    r->h.eager_reconcile);
 	SEAM(r, unlock, &r->budget_lock);
 }
 
@@ -503,8 +512,8 @@ void budget_evict_ahead(struct resid_region *r, uint32_t id)
 	SEAM(r, unlock, &r->budget_lock);
 }
 
-int budget_reserve_piece(struct resid_region *r, struct chunk *c,
-			 uint64_t need, uint64_t must_exceed)
+int budget_reserve_piece(struct resid_region *r, struct chunk *c, uint64_t need,
+			 uint64_t must_exceed)
 {
 	int rc = -EAGAIN;
 

@@ -15,10 +15,10 @@ extern unsigned resid_bugs;
  * scheduling point between the read and the write so that the simulated
  * scheduler can preempt there (an annotated shared-memory access, design.md §4).
  * On real threads the point is a no-op and the access is a plain race. */
-#define PLAIN_ADD(r, lv, v)                         \
-	do {                                        \
-		__typeof__(lv) old_ = (lv);         \
-		SEAM(r, yield, "plain-rmw");           \
+#define PLAIN_ADD(r, lv, v)                          \
+	do {                                         \
+		__typeof__(lv) old_ = (lv);          \
+		SEAM(r, yield, "plain-rmw");         \
 		(lv) = (__typeof__(lv))(old_ + (v)); \
 	} while (0)
 #else

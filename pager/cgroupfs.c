@@ -19,7 +19,8 @@
 #define CG_V1_UNLIMITED_MIN 0x7fffffffffff0000ULL
 
 static const char *const v1_files[2] = {
-	"memory.limit_in_bytes", "memory.memsw.limit_in_bytes",
+	"memory.limit_in_bytes",
+	"memory.memsw.limit_in_bytes",
 };
 static const char *const v2_files[2] = { "memory.max", "memory.swap.max" };
 
@@ -112,19 +113,22 @@ static int has_word(const char *list, size_t len, char sep, const char *tok)
 const char *cg_limit_file(int version)
 {
 	return version == CG_V1 ? v1_files[0] :
-	       version == CG_V2 ? v2_files[0] : NULL;
+	       version == CG_V2 ? v2_files[0] :
+				  NULL;
 }
 
 static const char *usage_file(int version)
 {
 	return version == CG_V1 ? "memory.usage_in_bytes" :
-	       version == CG_V2 ? "memory.current" : NULL;
+	       version == CG_V2 ? "memory.current" :
+				  NULL;
 }
 
 const char *cg_swap_file(int version)
 {
 	return version == CG_V1 ? v1_files[1] :
-	       version == CG_V2 ? v2_files[1] : NULL;
+	       version == CG_V2 ? v2_files[1] :
+				  NULL;
 }
 
 int cg_parse_limit(int version, const char *text, uint64_t *out)
@@ -152,8 +156,8 @@ static void unescape(char *s)
 	char *w = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
 			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
 				      (s[3] - '0'));
 			s += 3;
@@ -164,8 +168,8 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-static int mountinfo_fields(char *line, char **root, char **mp,
-			    char **fstype, char **super)
+static int mountinfo_fields(char *line, char **root, char **mp, char **fstype,
+			    char **super)
 {
 	char *f[6], *save = NULL, *tok;
 	int i = 0, dash = 0;
@@ -242,7 +246,8 @@ static int scan_mountinfo(const struct cg_env *e, const char *ctl,
 		else if (!strcmp(fstype, "cgroup2"))
 			rc = pick(v2, root, mp);
 		if (rc) {
-			snprintf(err, n, "%s:%d: mount point longer than %d bytes",
+			snprintf(err, n,
+				 "%s:%d: mount point longer than %d bytes",
 				 e->mountinfo, lineno, CG_PATH_MAX - 1);
 			free(text);
 			return -1;
@@ -268,7 +273,8 @@ static int scan_proc_cgroup(const struct cg_env *e, const char *ctl, char *p1,
 	p1[0] = p2[0] = '\0';
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c1 = strchr(line, ':'),
+		     *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		const char *end;
 		uint64_t id;
 
@@ -276,7 +282,8 @@ static int scan_proc_cgroup(const struct cg_env *e, const char *ctl, char *p1,
 		/* "id:controllers:/path"; the path may itself hold ':' */
 		if (!c2 || parse_digits(line, &end, &id) || end != c1 ||
 		    c2[1] != '/' || strlen(c2 + 1) >= CG_PATH_MAX) {
-			snprintf(err, n, "%s:%d: malformed line, expected id:controllers:/path",
+			snprintf(err, n,
+				 "%s:%d: malformed line, expected id:controllers:/path",
 				 e->proc_self_cgroup, lineno);
 			free(text);
 			return -1;
@@ -301,7 +308,8 @@ static int place(struct cg_memory *m, const struct mount_pick *mnt,
 	if (strcmp(mnt->root, "/")) {
 		if (strncmp(path, mnt->root, rl) ||
 		    (path[rl] != '/' && path[rl] != '\0')) {
-			snprintf(err, n, "%s: cgroup %s is outside the root %s of the mount at %s (%s)",
+			snprintf(err, n,
+				 "%s: cgroup %s is outside the root %s of the mount at %s (%s)",
 				 e->proc_self_cgroup, path, mnt->root, mnt->mp,
 				 e->mountinfo);
 			return -1;
@@ -314,7 +322,8 @@ static int place(struct cg_memory *m, const struct mount_pick *mnt,
 	else
 		w = snprintf(m->dir, sizeof(m->dir), "%s%s", mnt->mp, rel);
 	if (w < 0 || (size_t)w >= sizeof(m->dir)) {
-		snprintf(err, n, "%s: cgroup directory %s%s is longer than %d bytes",
+		snprintf(err, n,
+			 "%s: cgroup directory %s%s is longer than %d bytes",
 			 e->proc_self_cgroup, mnt->mp, rel, CG_PATH_MAX - 1);
 		return -1;
 	}
@@ -350,7 +359,8 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 
 	memset(m, 0, sizeof(*m));
 	if (!mnt || !p) {
-		snprintf(err, n, "cgroup: out of memory reading %s", e->mountinfo);
+		snprintf(err, n, "cgroup: out of memory reading %s",
+			 e->mountinfo);
 		goto out;
 	}
 	if (scan_mountinfo(e, "memory", &mnt[0], &mnt[1], err, n) ||
@@ -366,7 +376,8 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 		} else {
 			has = v2_has_memory(e, m, path, CG_PATH_MAX);
 			if (has < 0 && !mnt[0].found) {
-				snprintf(err, n, "%s: %s", path, strerror(-has));
+				snprintf(err, n, "%s: %s", path,
+					 strerror(-has));
 				goto out;
 			}
 		}
@@ -375,7 +386,8 @@ int cg_find_memory(const struct cg_env *e, struct cg_memory *m, char *err,
 	}
 	if (m->version == CG_NONE && mnt[0].found) {
 		if (!p1[0]) {
-			snprintf(err, n, "%s: no memory line, yet %s mounts the v1 memory controller at %s",
+			snprintf(err, n,
+				 "%s: no memory line, yet %s mounts the v1 memory controller at %s",
 				 e->proc_self_cgroup, e->mountinfo, mnt[0].mp);
 			goto out;
 		}
@@ -401,7 +413,8 @@ int cg_find_v1(const struct cg_env *e, const char *ctl, struct cg_memory *m,
 
 	memset(m, 0, sizeof(*m));
 	if (!mnt || !p) {
-		snprintf(err, n, "cgroup: out of memory reading %s", e->mountinfo);
+		snprintf(err, n, "cgroup: out of memory reading %s",
+			 e->mountinfo);
 		goto out;
 	}
 	if (scan_mountinfo(e, ctl, &mnt[0], &mnt[1], err, n) ||
@@ -426,8 +439,8 @@ static int read_limit_at(const struct cg_env *e, int version, const char *dir,
 	int rc;
 
 	if (join(path, sizeof(path), dir, file)) {
-		snprintf(err, n, "%s/%s: path longer than %d bytes", dir,
-			 file, CG_PATH_MAX - 1);
+		snprintf(err, n, "%s/%s: path longer than %d bytes", dir, file,
+			 CG_PATH_MAX - 1);
 		return -1;
 	}
 	rc = slurp(e, path, CG_SMALL_MAX, &text);
@@ -439,7 +452,8 @@ static int read_limit_at(const struct cg_env *e, int version, const char *dir,
 	}
 	rc = cg_parse_limit(version, text, out);
 	if (rc)
-		snprintf(err, n, "%s: malformed limit \"%.32s\", expected a byte count%s",
+		snprintf(err, n,
+			 "%s: malformed limit \"%.32s\", expected a byte count%s",
 			 path, text, version == CG_V2 ? " or max" : "");
 	free(text);
 	return rc;
@@ -486,20 +500,20 @@ static int read_swap_above(const struct cg_env *e, struct cg_memory *m,
 		uint64_t limit = CG_UNLIMITED, swap = CG_UNLIMITED;
 		int rl, rs, says;
 
-		rl = read_limit_at(e, m->version, dir, cg_limit_file(m->version),
-				   &limit, err, n);
+		rl = read_limit_at(e, m->version, dir,
+				   cg_limit_file(m->version), &limit, err, n);
 		rs = read_limit_at(e, m->version, dir, cg_swap_file(m->version),
 				   &swap, err, n);
 		if (rl == -1 || rs == -1)
 			return -1;
 		if (m->version == CG_V2)
 			says = rs == 0 && swap == 0 ? CG_ABOVE_FORBIDS :
-				CG_ABOVE_SILENT;
+						      CG_ABOVE_SILENT;
 		else if (rl || limit == CG_UNLIMITED)
 			says = CG_ABOVE_SILENT;
 		else
 			says = rs == 0 && swap == limit ? CG_ABOVE_FORBIDS :
-				CG_ABOVE_ALLOWS;
+							  CG_ABOVE_ALLOWS;
 		if (says == CG_ABOVE_SILENT ||
 		    (says == CG_ABOVE_FORBIDS && m->swap_above))
 			continue;
@@ -534,8 +548,10 @@ static int read_swap_total(const struct cg_env *e, uint64_t *bytes, char *err,
 		p += sizeof(key) - 1;
 		p += strspn(p, " \t");
 		if (parse_digits(p, &end, &kb) || strncmp(end, " kB", 3) ||
-		    (end[3] != '\n' && end[3] != '\0') || kb > UINT64_MAX / 1024)
-			snprintf(err, n, "%s: malformed SwapTotal line, expected \"SwapTotal: <n> kB\"",
+		    (end[3] != '\n' && end[3] != '\0') ||
+		    kb > UINT64_MAX / 1024)
+			snprintf(err, n,
+				 "%s: malformed SwapTotal line, expected \"SwapTotal: <n> kB\"",
 				 e->meminfo);
 		else
 			rc = 0;
@@ -591,27 +607,40 @@ int cg_swap_check(const struct cg_memory *m, char *why, size_t n)
 		return CG_SWAP_NONE_CONFIGURED;
 
 	if (m->version == CG_NONE)
-		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and no memory cgroup was found: run swapoff -a, or run in a memory cgroup that forbids swap",
+		snprintf(why, n,
+			 "swap is possible (SwapTotal %" PRIu64
+			 " kB) and no memory cgroup was found: run swapoff -a, or run in a memory cgroup that forbids swap",
 			 m->swap_total / 1024);
 	/* the v2 root has no swap file and the v1 root memcg takes no limit */
 	else if (!strcmp(m->rel, "/"))
-		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s is the root memory cgroup, which cannot forbid it: run in a child cgroup that forbids swap (residctl check makes one per scenario), or run swapoff -a",
+		snprintf(why, n,
+			 "swap is possible (SwapTotal %" PRIu64
+			 " kB) and %s is the root memory cgroup, which cannot forbid it: run in a child cgroup that forbids swap (residctl check makes one per scenario), or run swapoff -a",
 			 m->swap_total / 1024, m->dir);
 	else if (m->version == CG_V1 && m->swap_above == CG_ABOVE_ALLOWS)
-		snprintf(why, n, "swap is possible for this cgroup: its ancestor %s limits memory to %" PRIu64 " and lets its reclaim swap: set %s/%s to %" PRIu64 " too",
+		snprintf(why, n,
+			 "swap is possible for this cgroup: its ancestor %s limits memory to %" PRIu64
+			 " and lets its reclaim swap: set %s/%s to %" PRIu64
+			 " too",
 			 m->swap_above_dir, m->swap_above_limit,
 			 m->swap_above_dir, sf, m->swap_above_limit);
 	else if (!m->has_swap_file)
-		snprintf(why, n, "swap is possible (SwapTotal %" PRIu64 " kB) and %s has no %s (swap accounting off): run swapoff -a, or run in a cgroup that has %s",
+		snprintf(why, n,
+			 "swap is possible (SwapTotal %" PRIu64
+			 " kB) and %s has no %s (swap accounting off): run swapoff -a, or run in a cgroup that has %s",
 			 m->swap_total / 1024, m->dir, sf, sf);
 	else if (m->version == CG_V2)
-		snprintf(why, n, "swap is possible for this cgroup: set %s/%s to 0",
+		snprintf(why, n,
+			 "swap is possible for this cgroup: set %s/%s to 0",
 			 m->dir, sf);
 	else if (m->limit == CG_UNLIMITED)
-		snprintf(why, n, "swap is possible for this cgroup: set %s/%s to a limit, then %s to the same value",
+		snprintf(why, n,
+			 "swap is possible for this cgroup: set %s/%s to a limit, then %s to the same value",
 			 m->dir, cg_limit_file(m->version), sf);
 	else
-		snprintf(why, n, "swap is possible for this cgroup: set %s/%s to %" PRIu64 " (its %s)",
+		snprintf(why, n,
+			 "swap is possible for this cgroup: set %s/%s to %" PRIu64
+			 " (its %s)",
 			 m->dir, sf, m->limit, cg_limit_file(m->version));
 	return -1;
 }
@@ -704,7 +733,8 @@ int cg_read_room(const struct cg_env *e, const struct cg_memory *m,
 	do {
 		uint64_t limit, usage = 0, room;
 		int rc = read_limit_at(e, m->version, dir,
-				       cg_limit_file(m->version), &limit, err, n);
+				       cg_limit_file(m->version), &limit, err,
+				       n);
 
 		if (rc == -1)
 			return -1;

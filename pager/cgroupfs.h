@@ -36,14 +36,14 @@ void cg_env_init(struct cg_env *e,
 enum cg_version { CG_NONE = 0, CG_V1 = 1, CG_V2 = 2 };
 
 struct cg_memory {
-	int version;            /* enum cg_version */
-	char dir[CG_PATH_MAX];  /* the cgroup's directory */
-	char rel[CG_PATH_MAX];  /* its path below the mount point, "/" at the
+	int version;           /* enum cg_version */
+	char dir[CG_PATH_MAX]; /* the cgroup's directory */
+	char rel[CG_PATH_MAX]; /* its path below the mount point, "/" at the
 				 * root: libcgroup's name for the group */
-	uint64_t limit;         /* bytes; CG_UNLIMITED */
-	uint64_t swap_limit;    /* v1: memory+swap; v2: swap alone */
-	int has_swap_file;      /* the swap limit file exists */
-	uint64_t swap_total;    /* SwapTotal of meminfo, bytes */
+	uint64_t limit;        /* bytes; CG_UNLIMITED */
+	uint64_t swap_limit;   /* v1: memory+swap; v2: swap alone */
+	int has_swap_file;     /* the swap limit file exists */
+	uint64_t swap_total;   /* SwapTotal of meminfo, bytes */
 	/* What the ancestors up to the mount point say of swap
 	 * (cg_read_limits), the nearest that says it: enum cg_swap_above. */
 	int swap_above;
@@ -81,8 +81,8 @@ int cg_read_limits(const struct cg_env *e, struct cg_memory *m, char *err,
 		   size_t n);
 
 /* The mapping. */
-const char *cg_limit_file(int version);     /* NULL for CG_NONE */
-const char *cg_swap_file(int version);      /* NULL for CG_NONE */
+const char *cg_limit_file(int version); /* NULL for CG_NONE */
+const char *cg_swap_file(int version);  /* NULL for CG_NONE */
 /* A limit file's text: a number, "max" on v2, v1's unlimited (the largest
  * page-counter value) as CG_UNLIMITED. 0, or -1 on anything else. */
 int cg_parse_limit(int version, const char *text, uint64_t *out);
@@ -91,9 +91,9 @@ int cg_parse_limit(int version, const char *text, uint64_t *out);
  * its parent's), as containers and systemd slices put the limit above the
  * process. */
 struct cg_room {
-	uint64_t room;          /* CG_UNLIMITED when no level has a limit */
-	uint64_t limit, usage;  /* of the tightest level */
-	char dir[CG_PATH_MAX];  /* the tightest level, "" when none */
+	uint64_t room;         /* CG_UNLIMITED when no level has a limit */
+	uint64_t limit, usage; /* of the tightest level */
+	char dir[CG_PATH_MAX]; /* the tightest level, "" when none */
 };
 /* 0, or -1 with one line in err. */
 int cg_read_room(const struct cg_env *e, const struct cg_memory *m,

@@ -56,12 +56,15 @@ int resid_check_quiescent(struct resid_region *r)
 
 		/* A landed prefetch target keeps its retention pin until
 		 * consumed; one that went back to ABSENT gave it up. */
-		bad += !inv_pin(i, c->pin - (c->retained &&
-					     chunk_state(c) == CH_RESIDENT), 1);
+		bad += !inv_pin(i,
+				c->pin - (c->retained &&
+					  chunk_state(c) == CH_RESIDENT),
+				1);
 		fetched += c->fetched * c->len;
-		bad += !inv_dropped(i, chunk_state(c) == CH_RESIDENT, c->dropped,
-				    c->hold, r->folio);
-		held += chunk_state(c) == CH_RESIDENT ? c->hold - c->dropped : 0;
+		bad += !inv_dropped(i, chunk_state(c) == CH_RESIDENT,
+				    c->dropped, c->hold, r->folio);
+		held += chunk_state(c) == CH_RESIDENT ? c->hold - c->dropped :
+							0;
 	}
 	bad += !inv_resident_sum(held, r->resident);
 	if (SEAM(r, fstat_blocks, r->memfd, &blocks) == 0)

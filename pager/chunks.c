@@ -7,7 +7,6 @@
 
 #include "internal.h"
 
-
 static uint64_t page_up(uint64_t x)
 {
 	return (x + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
@@ -23,7 +22,9 @@ static int add_chunk(struct resid_region *r, uint32_t i, uint64_t off,
 	c->hold = c->len;
 	/* The backing may end inside the last chunk: the rest reads as zeros. */
 	c->data_len = off >= r->backing_size ? 0 :
-		(off + len <= r->backing_size ? len : r->backing_size - off);
+					       (off + len <= r->backing_size ?
+							len :
+							r->backing_size - off);
 	c->state = CH_ABSENT;
 	SEAM(r, mutex_init, &c->lock);
 	if (c->len > r->max_chunk)
@@ -36,27 +37,33 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 	uint64_t cs = r->cfg.chunk_size;
 
 	if (cs == 0) {
-		snprintf(err, n, "chunk_size is 0 and there is no table: set "
+		snprintf(err, n,
+			 "chunk_size is 0 and there is no table: set "
 			 "chunk_size (a multiple of 4096, e.g. 2 MiB) or table "
 			 "and table_len");
 		return -EINVAL;
 	}
 	if (cs % RESID_PAGE) {
-		snprintf(err, n, "chunk_size %" PRIu64 " is not a multiple of "
-			 "4096: round it, e.g. to %" PRIu64, cs, page_up(cs));
+		snprintf(err, n,
+			 "chunk_size %" PRIu64 " is not a multiple of "
+			 "4096: round it, e.g. to %" PRIu64,
+			 cs, page_up(cs));
 		return -EINVAL;
 	}
 	if (cs > r->cfg.region_len) {
-		snprintf(err, n, "chunk_size %" PRIu64 " is larger than "
-			 "region_len (%" PRIu64 "): use a smaller chunk", cs,
-			 r->cfg.region_len);
+		snprintf(err, n,
+			 "chunk_size %" PRIu64 " is larger than "
+			 "region_len (%" PRIu64 "): use a smaller chunk",
+			 cs, r->cfg.region_len);
 		return -EINVAL;
 	}
 	uint64_t count = (r->cfg.region_len + cs - 1) / cs;
 
 	if (count > UINT32_MAX / 2) {
-		snprintf(err, n, "%" PRIu64 " chunks are too many: use a "
-			 "larger chunk_size", count);
+		snprintf(err, n,
+			 "%" PRIu64 " chunks are too many: use a "
+			 "larger chunk_size",
+			 count);
 		return -EINVAL;
 	}
 	r->nchunks = (uint32_t)count;
@@ -68,7 +75,8 @@ static int build_equal(struct resid_region *r, char *err, size_t n)
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		uint64_t off = (uint64_t)i * cs;
 		uint64_t len = off + cs <= r->cfg.region_len ?
-			cs : r->cfg.region_len - off;
+				       cs :
+				       r->cfg.region_len - off;
 
 		add_chunk(r, i, off, len);
 	}
@@ -86,18 +94,20 @@ static int table_entry_ok(const struct resid_region *r, uint32_t i,
 		what = "overlaps the entry before it";
 	else if (t->off > expect)
 		what = "leaves a gap after the entry before it: entries must "
-			"be contiguous";
+		       "be contiguous";
 	else if (t->len == 0)
 		what = "is empty";
 	else if (t->off % RESID_PAGE)
 		what = "does not start on a 4096-byte boundary";
 	else if (t->len % RESID_PAGE && i + 1 != r->cfg.table_len)
 		what = "has a length that is not a multiple of 4096 (only the "
-			"last entry may end unaligned)";
+		       "last entry may end unaligned)";
 	if (!what)
 		return 1;
-	snprintf(err, n, "table[%u] (off %" PRIu64 ", len %" PRIu64 ") %s; "
-		 "expected off %" PRIu64, i, t->off, t->len, what, expect);
+	snprintf(err, n,
+		 "table[%u] (off %" PRIu64 ", len %" PRIu64 ") %s; "
+		 "expected off %" PRIu64,
+		 i, t->off, t->len, what, expect);
 	return 0;
 }
 
@@ -109,9 +119,11 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 	/* Order first: an unsorted table also shows gaps and overlaps. */
 	for (uint32_t i = 1; i < r->cfg.table_len; i++) {
 		if (t[i].off < t[i - 1].off) {
-			snprintf(err, n, "table[%u] (off %" PRIu64 ") is out "
+			snprintf(err, n,
+				 "table[%u] (off %" PRIu64 ") is out "
 				 "of order after off %" PRIu64 ": sort the "
-				 "table by offset", i, t[i].off, t[i - 1].off);
+				 "table by offset",
+				 i, t[i].off, t[i - 1].off);
 			return -EINVAL;
 		}
 	}
@@ -121,9 +133,10 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 		expect += t[i].len;
 	}
 	if (expect != r->cfg.region_len) {
-		snprintf(err, n, "table covers %" PRIu64 " bytes but "
-			 "region_len is %" PRIu64 ": make them equal", expect,
-			 r->cfg.region_len);
+		snprintf(err, n,
+			 "table covers %" PRIu64 " bytes but "
+			 "region_len is %" PRIu64 ": make them equal",
+			 expect, r->cfg.region_len);
 		return -EINVAL;
 	}
 	r->nchunks = r->cfg.table_len;
@@ -140,15 +153,17 @@ static int build_table(struct resid_region *r, char *err, size_t n)
 int chunks_build(struct resid_region *r, char *err, size_t n)
 {
 	if (!r->cfg.table != !r->cfg.table_len) {
-		snprintf(err, n, "table is %s but table_len is %u: pass both "
+		snprintf(err, n,
+			 "table is %s but table_len is %u: pass both "
 			 "(a table of table_len entries), or NULL and 0 with "
-			 "chunk_size", r->cfg.table ? "set" : "NULL",
-			 r->cfg.table_len);
+			 "chunk_size",
+			 r->cfg.table ? "set" : "NULL", r->cfg.table_len);
 		return -EINVAL;
 	}
 	if (r->cfg.table) {
 		if (r->cfg.chunk_size) {
-			snprintf(err, n, "both chunk_size and table are set: "
+			snprintf(err, n,
+				 "both chunk_size and table are set: "
 				 "set one, chunk_size 0 with a table");
 			return -EINVAL;
 		}

@@ -41,7 +41,10 @@ const char *resid_policy_name(enum resid_policy p)
 
 int resid_policy_parse(const char *name, enum resid_policy *out)
 {
-	static const struct { const char *name; enum resid_policy p; } alias[] = {
+	static const struct {
+		const char *name;
+		enum resid_policy p;
+	} alias[] = {
 		{ "lru", RESID_POLICY_LRU },
 		{ "learned", RESID_POLICY_LEARNED },
 		{ "layer_order_learned", RESID_POLICY_LEARNED },
@@ -72,7 +75,9 @@ uint32_t config_workers(const struct resid_config *c)
 
 	if (c->fetch_workers)
 		return c->fetch_workers;
-	return n < 1 ? 1 : n > AUTO_WORKERS_MAX ? AUTO_WORKERS_MAX : (uint32_t)n;
+	return n < 1                ? 1 :
+	       n > AUTO_WORKERS_MAX ? AUTO_WORKERS_MAX :
+				      (uint32_t)n;
 }
 
 /* A fetch worker's bounce slot: FETCH_SLOT_BIG where the largest chunk
@@ -85,7 +90,7 @@ uint64_t config_slot(const struct resid_config *c)
 		if (c->table[i].len > largest)
 			largest = c->table[i].len;
 	return largest >= 8 * FETCH_SLOT_BIG ? FETCH_SLOT_BIG :
-		FETCH_SLOT_SMALL;
+					       FETCH_SLOT_SMALL;
 }
 
 /* The checks that need no chunk table; the table's own are in chunks.c. */
@@ -93,16 +98,19 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 {
 	if (c->backing == RESID_BACKING_UNSET ||
 	    (unsigned)c->backing > RESID_BACKING_SYNTHETIC) {
-		snprintf(err, n, "backing is %s: set cfg.backing to "
+		snprintf(err, n,
+			 "backing is %s: set cfg.backing to "
 			 "RESID_BACKING_FILE (with cfg.path) or "
-			 "RESID_BACKING_SYNTHETIC", c->backing ? "unknown" :
-			 "not set");
+			 "RESID_BACKING_SYNTHETIC",
+			 c->backing ? "unknown" : "not set");
 		return -1;
 	}
 	if (c->backing == RESID_BACKING_SYNTHETIC && c->path) {
-		snprintf(err, n, "path %s with RESID_BACKING_SYNTHETIC: set "
+		snprintf(err, n,
+			 "path %s with RESID_BACKING_SYNTHETIC: set "
 			 "cfg.backing to RESID_BACKING_FILE to read the file, "
-			 "or cfg.path to NULL", c->path);
+			 "or cfg.path to NULL",
+			 c->path);
 		return -1;
 	}
 	if (c->region_len == 0) {
@@ -110,23 +118,28 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 		return -1;
 	}
 	if (c->budget_bytes == 0) {
-		snprintf(err, n, "budget_bytes is 0: set at least the largest "
+		snprintf(err, n,
+			 "budget_bytes is 0: set at least the largest "
 			 "chunk");
 		return -1;
 	}
 	if ((unsigned)c->policy > RESID_POLICY_DECLARED) {
-		snprintf(err, n, "policy %d is unknown: use lru, "
+		snprintf(err, n,
+			 "policy %d is unknown: use lru, "
 			 "layer_order_learned or layer_order_declared",
 			 (int)c->policy);
 		return -1;
 	}
 	if (c->fetch_workers > 256) {
-		snprintf(err, n, "fetch_workers %u is out of range: use 1..256, "
-			 "or 0 to let the budget choose", c->fetch_workers);
+		snprintf(err, n,
+			 "fetch_workers %u is out of range: use 1..256, "
+			 "or 0 to let the budget choose",
+			 c->fetch_workers);
 		return -1;
 	}
 	if (c->overlap_evict && c->policy != RESID_POLICY_DECLARED) {
-		snprintf(err, n, "overlap_evict needs the policy "
+		snprintf(err, n,
+			 "overlap_evict needs the policy "
 			 "layer_order_declared (its order says when a consumed "
 			 "piece is used again): set policy, or overlap_evict 0");
 		return -1;
@@ -137,22 +150,25 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 		return -1;
 	}
 	if (c->trace_fn && c->prefetch_depth) {
-		snprintf(err, n, "prefetch_depth %u with trace_fn: a prefetch "
+		snprintf(err, n,
+			 "prefetch_depth %u with trace_fn: a prefetch "
 			 "maps its chunk before it is read, so the read would "
 			 "not be recorded; set prefetch_depth 0",
 			 c->prefetch_depth);
 		return -1;
 	}
 	if (c->fetch_piece % RESID_PAGE) {
-		snprintf(err, n, "fetch_piece %" PRIu64 " is not a multiple of "
-			 "%llu: round it, or 0 for whole chunks", c->fetch_piece,
-			 RESID_PAGE);
+		snprintf(err, n,
+			 "fetch_piece %" PRIu64 " is not a multiple of "
+			 "%llu: round it, or 0 for whole chunks",
+			 c->fetch_piece, RESID_PAGE);
 		return -1;
 	}
 	if (c->reconcile_interval == 0 || c->fetching_timeout_ms == 0) {
-		snprintf(err, n, "reconcile_interval %u and fetching_timeout_ms "
-			 "%u must be positive", c->reconcile_interval,
-			 c->fetching_timeout_ms);
+		snprintf(err, n,
+			 "reconcile_interval %u and fetching_timeout_ms "
+			 "%u must be positive",
+			 c->reconcile_interval, c->fetching_timeout_ms);
 		return -1;
 	}
 	return 0;
@@ -162,10 +178,11 @@ int config_check(const struct resid_config *c, char *err, size_t n)
 int config_check_budget(const struct resid_region *r, char *err, size_t n)
 {
 	if (r->cfg.budget_bytes < r->max_chunk) {
-		snprintf(err, n, "budget_bytes %" PRIu64 " is smaller than the "
+		snprintf(err, n,
+			 "budget_bytes %" PRIu64 " is smaller than the "
 			 "largest chunk (%" PRIu64 " bytes): raise it or use "
-			 "smaller chunks", r->cfg.budget_bytes,
-			 r->max_chunk);
+			 "smaller chunks",
+			 r->cfg.budget_bytes, r->max_chunk);
 		return -1;
 	}
 	return 0;
@@ -185,7 +202,8 @@ int config_check_declared(const struct resid_region *r, char *err, size_t n)
 		if (seq[i] >= r->nchunks)
 			return 0; /* out of range: the policy names it */
 	if (len != r->nchunks) {
-		snprintf(err, n, "declared_seq covers %u of %u chunks "
+		snprintf(err, n,
+			 "declared_seq covers %u of %u chunks "
 			 "(declared_len %u): list each chunk exactly once",
 			 len < r->nchunks ? len : r->nchunks, r->nchunks, len);
 		return -1;
@@ -201,7 +219,9 @@ int config_check_declared(const struct resid_region *r, char *err, size_t n)
 	free(seen);
 	if (bad == UINT32_MAX)
 		return 0;
-	snprintf(err, n, "declared_seq[%u] repeats chunk %u: list each of the "
-		 "%u chunks exactly once", bad, seq[bad], r->nchunks);
+	snprintf(err, n,
+		 "declared_seq[%u] repeats chunk %u: list each of the "
+		 "%u chunks exactly once",
+		 bad, seq[bad], r->nchunks);
 	return -1;
 }

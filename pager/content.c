@@ -35,8 +35,7 @@ static unsigned piece(uint64_t off, uint64_t end, uint64_t seed, uint64_t *w,
 	return take > end - off ? (unsigned)(end - off) : take;
 }
 
-void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len,
-			uint64_t seed)
+void resid_content_fill(uint8_t *dst, uint64_t off, uint64_t len, uint64_t seed)
 {
 	uint64_t end = off + len, w;
 	unsigned skip;

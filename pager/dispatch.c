@@ -64,8 +64,8 @@ static int serve_refault(struct resid_region *r, uint64_t page)
 		/* Bug 11: every such fault taken for a message read late,
 		 * answered with a wake. */
 		int rc = BUG(11) ? -EEXIST :
-			SEAM(r, uffd_continue, r->uffd, page, RESID_PAGE,
-			     &mapped);
+				   SEAM(r, uffd_continue, r->uffd, page,
+					RESID_PAGE, &mapped);
 
 		if (rc == 0) {
 			STAT_INC(r, refaults_served);

@@ -34,7 +34,7 @@ int resid_failure(const struct resid_region *r, uint32_t *chunk)
 	if (chunk)
 		*chunk = err ? __atomic_load_n(&r->fail_chunk,
 					       __ATOMIC_ACQUIRE) :
-			RESID_NO_CHUNK;
+			       RESID_NO_CHUNK;
 	return err;
 }
 
@@ -48,8 +48,7 @@ int resid_chunk_failed(const struct resid_region *r, uint32_t chunk)
 	if (chunk >= r->nchunks)
 		return -EINVAL;
 	/* A failed chunk never leaves CH_FAILED, so a yes stays true. */
-	return failure_dead(r) ||
-	       chunk_state(&r->chunks[chunk]) == CH_FAILED;
+	return failure_dead(r) || chunk_state(&r->chunks[chunk]) == CH_FAILED;
 }
 #endif
 
@@ -155,8 +154,9 @@ void failure_fail_region(struct resid_region *r, int err)
 				continue; /* poisoned when it failed */
 			if (poison(r, (uint64_t)(uintptr_t)(r->a + c->off),
 				   c->len) < 0)
-				wake_range(r, (uint64_t)(uintptr_t)
-					   (r->a + c->off), c->len);
+				wake_range(r,
+					   (uint64_t)(uintptr_t)(r->a + c->off),
+					   c->len);
 		} else {
 			/* Failed before too: no dispatcher signals it now. */
 			if (!run_len)

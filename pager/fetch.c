@@ -34,8 +34,9 @@ static void record_phases(struct resid_region *r, const uint64_t t[4])
 /* A prefetch that found no room: it backs off. */
 static void decline(struct resid_region *r, struct chunk *c, int populated)
 {
-	__atomic_store_n(&c->declined_until, SEAM(r, clock_ns) +
-			 r->cfg.prefetch_backoff_ms * NS_PER_MS,
+	__atomic_store_n(&c->declined_until,
+			 SEAM(r, clock_ns) +
+				 r->cfg.prefetch_backoff_ms * NS_PER_MS,
 			 __ATOMIC_RELAXED);
 	STAT_INC(r, prefetch_declined);
 	CODE_PROBE(1, prefetch_declined);
@@ -48,8 +49,10 @@ int fetch_piece_room(struct resid_region *r, struct chunk *c, uint64_t to)
 
 	/* The application frees the room as it consumes the chunk it reads:
 	 * wait for it, 50 us at a time, at most landing_wait_ms. */
-	while (budget_reserve_piece(r, c, to - c->res, admission_bound(
-		r, (uint32_t)(c - r->chunks))) < 0) {
+	while (budget_reserve_piece(r, c, to - c->res,
+				    admission_bound(r, (uint32_t)(c -
+								  r->chunks))) <
+	       0) {
 		if (!wait_from)
 			wait_from = SEAM(r, clock_ns);
 		else if (SEAM(r, clock_ns) - wait_from >=
@@ -73,15 +76,18 @@ static int reserve_room(struct resid_region *r, struct chunk *c, uint32_t id,
 	uint64_t wait_from = 0;
 
 	for (;;) {
-		uint64_t must = prefetch ? admission_bound(r, id) : POLICY_NEVER;
+		uint64_t must = prefetch ? admission_bound(r, id) :
+					   POLICY_NEVER;
 		/* A demand fetch waits for the job of a chunk that just
 		 * landed to commit and unpin it (-EBUSY), 50 us at a time, at
 		 * most landing_wait_ms (100), then evicts the next best: a
 		 * job off its CPU on a loaded machine took up to a few
 		 * hundred ms here, a refetch costs less than that. */
 		int rc = budget_reserve(r, c, c->hold - c->res, must,
-					!wait_from || SEAM(r, clock_ns) - wait_from <
-					r->h.landing_wait_ms * NS_PER_MS);
+					!wait_from ||
+						SEAM(r, clock_ns) - wait_from <
+							r->h.landing_wait_ms *
+								NS_PER_MS);
 
 		if (rc == 0) {
 			c->res = c->hold;
@@ -205,7 +211,7 @@ static void run_job(struct resid_region *r, uint32_t id, int prefetch,
 		 * or that the application is no longer about to read. */
 		if (chunk_state(c) != CH_ABSENT ||
 		    SEAM(r, clock_ns) < __atomic_load_n(&c->declined_until,
-						     __ATOMIC_RELAXED) ||
+							__ATOMIC_RELAXED) ||
 		    !overlap_target(r, id)) {
 			STAT_INC(r, prefetch_stale);
 			CODE_PROBE(1, prefetch_stale);

@@ -33,9 +33,10 @@ static int read_into(struct resid_region *r, struct chunk *c, uint8_t *dst,
 
 	INV_ASSERT(inv_not_in_a(dst, len, r->a, r->len));
 	while (got < data) {
-		long n = first != NOT_STARTED ? first :
-			backing_read(r, dst + got, data - got,
-				     c->off + at + got);
+		long n = first != NOT_STARTED ?
+				 first :
+				 backing_read(r, dst + got, data - got,
+					      c->off + at + got);
 
 		first = NOT_STARTED;
 		/* EINTR counts as a failure too: one that persists must end
@@ -151,15 +152,14 @@ static uint64_t part_len(struct resid_region *r, const struct chunk *c,
 static uint8_t *part_dst(struct resid_region *r, const struct chunk *c,
 			 const struct worker *w, uint64_t at, uint64_t k)
 {
-	return w->bounce ? w->bounce + (k & 1) * w->slot :
-		r->b + c->off + at;
+	return w->bounce ? w->bounce + (k & 1) * w->slot : r->b + c->off + at;
 }
 
 /* Hands part k's read to the worker's reader. Returns whether it did:
  * not without a reader, nor for a part wholly past the backing store's
  * end. */
 int part_start(struct resid_region *r, const struct chunk *c,
-		      const struct worker *w, uint64_t at, uint64_t k)
+	       const struct worker *w, uint64_t at, uint64_t k)
 {
 	uint64_t data = data_in(c, at, part_len(r, c, w, at));
 
@@ -171,8 +171,7 @@ int part_start(struct resid_region *r, const struct chunk *c,
 
 /* Before a fetch gives up its buffer or punches its pages: the read in
  * flight into them, if any, is waited for and dropped. */
-void part_drain(struct resid_region *r, const struct worker *w,
-		       int started)
+void part_drain(struct resid_region *r, const struct worker *w, int started)
 {
 	if (!started)
 		return;
@@ -241,8 +240,10 @@ static int map_piece(struct resid_region *r, struct chunk *c, uint64_t t[4],
 	int last = to == c->len;
 
 	if (last) {
-		__atomic_store_n(&c->landed_access, __atomic_load_n(
-			&r->access_seq, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+		__atomic_store_n(&c->landed_access,
+				 __atomic_load_n(&r->access_seq,
+						 __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&c->landing, 1, __ATOMIC_RELEASE);
 	}
 	int64_t mapped = fill_map(r, c, from, to - from);
@@ -280,7 +281,7 @@ static int may_read(struct resid_region *r, const struct chunk *c,
 		    const struct worker *w, uint64_t at)
 {
 	return w->bounce || c->res >= c->hold ||
-		c->res >= at + part_len(r, c, w, at);
+	       c->res >= at + part_len(r, c, w, at);
 }
 
 /* Writes the part [at, next), read into dst, into the memfd (from a
@@ -298,8 +299,8 @@ static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
 		int rc = 0;
 
 		end = piece_end < next ? piece_end : next;
-		if (w->bounce && (rc = write_memfd(r, c, dst + (p - at), p,
-						   end - p)) < 0) {
+		if (w->bounce &&
+		    (rc = write_memfd(r, c, dst + (p - at), p, end - p)) < 0) {
 			CODE_PROBE(1, abandon_read_error);
 			return rc;
 		}
@@ -324,8 +325,8 @@ static int place_part(struct resid_region *r, struct chunk *c, uint64_t t[4],
  * started: part 0's read is in flight already. Returns the bytes mapped,
  * or -errno from the read, write or CONTINUE that failed; what was mapped
  * before stays until the caller's punch. */
-int64_t fill_and_map(struct resid_region *r, struct chunk *c,
-			    uint64_t t[4], const struct worker *w, int started)
+int64_t fill_and_map(struct resid_region *r, struct chunk *c, uint64_t t[4],
+		     const struct worker *w, int started)
 {
 	uint64_t from = 0;
 
@@ -342,7 +343,7 @@ int64_t fill_and_map(struct resid_region *r, struct chunk *c,
 		uint8_t *dst = part_dst(r, c, w, at, k);
 
 		started = next < c->len && may_read(r, c, w, next) &&
-			part_start(r, c, w, next, k + 1);
+			  part_start(r, c, w, next, k + 1);
 		rc = read_into(r, c, dst, at, len, first);
 		t[2] += phase_clock(r) - t0;
 		if (rc < 0)

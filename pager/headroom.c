@@ -34,11 +34,12 @@ static uint64_t headroom_bytes(const struct resid_config *cfg, unsigned cpus)
 
 	if (!nchunks && cfg->chunk_size)
 		nchunks = (cfg->region_len + cfg->chunk_size - 1) /
-			cfg->chunk_size;
-	return BASE_BYTES + (uint64_t)config_workers(cfg) *
-		(2 * WORKER_BYTES + 2 * config_slot(cfg)) +
-		pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
-		(cpus ? cpus : 1) * CPU_STOCK_BYTES;
+			  cfg->chunk_size;
+	return BASE_BYTES +
+	       (uint64_t)config_workers(cfg) *
+		       (2 * WORKER_BYTES + 2 * config_slot(cfg)) +
+	       pages * PAGE_BYTES + nchunks * CHUNK_BYTES +
+	       (cpus ? cpus : 1) * CPU_STOCK_BYTES;
 }
 
 uint64_t resid_headroom(const struct resid_config *cfg)
@@ -67,7 +68,8 @@ int headroom_check(struct resid_region *r, char *err, size_t n)
 	if (room.room >= need)
 		return 0;
 	/* The numbers first: a long cgroup path may be cut. */
-	snprintf(err, n, "budget_bytes %" PRIu64 " + headroom %" PRIu64
+	snprintf(err, n,
+		 "budget_bytes %" PRIu64 " + headroom %" PRIu64
 		 " exceed %s cgroup's room: limit %" PRIu64 ", %" PRIu64
 		 " in use; raise it to %" PRIu64 " or lower budget_bytes: %s",
 		 r->cfg.budget_bytes, need - r->cfg.budget_bytes,

@@ -37,7 +37,8 @@ static uint64_t pmd_folio(struct resid_region *r)
 	char buf[32];
 
 	return read_sys(r, THP "hpage_pmd_size", buf, sizeof(buf)) ?
-		strtoull(buf, NULL, 10) : 0;
+		       strtoull(buf, NULL, 10) :
+		       0;
 }
 
 /* A shmem_enabled line's selected word as a source. */
@@ -55,10 +56,11 @@ static int memfd_source(struct resid_region *r, uint64_t folio)
 {
 	char path[96], line[128];
 
-	snprintf(path, sizeof(path), THP "hugepages-%" PRIu64 "kB/"
-		 "shmem_enabled", folio >> 10);
-	if (read_sys(r, path, line, sizeof(line)) &&
-	    !strstr(line, "[inherit]"))
+	snprintf(path, sizeof(path),
+		 THP "hugepages-%" PRIu64 "kB/"
+		     "shmem_enabled",
+		 folio >> 10);
+	if (read_sys(r, path, line, sizeof(line)) && !strstr(line, "[inherit]"))
 		return shmem_source(line);
 	return shmem_source(r->shmem_thp);
 }
@@ -89,7 +91,8 @@ static const char *mount_of(const char *info, const char *dir, char *mp,
 	const char *best = NULL;
 	size_t best_len = 0;
 
-	for (const char *l = info; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+	for (const char *l = info; l && *l;
+	     l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		char point[1024];
 
 		/* id parent major:minor root point ... */
@@ -99,8 +102,8 @@ static const char *mount_of(const char *info, const char *dir, char *mp,
 
 		if (k < best_len && best)
 			continue;
-		if (strcmp(point, "/") && (strncmp(dir, point, k) ||
-					   (dir[k] && dir[k] != '/')))
+		if (strcmp(point, "/") &&
+		    (strncmp(dir, point, k) || (dir[k] && dir[k] != '/')))
 			continue;
 		if (!best || k > best_len) {
 			best = l;
@@ -137,14 +140,17 @@ static int dir_source(struct resid_region *r, const char *dir, char *why,
 	}
 	free(info);
 	if (!strcmp(type, "tmpfs")) {
-		if (strstr(opts, "huge=always") || strstr(opts, "huge=within_size"))
+		if (strstr(opts, "huge=always") ||
+		    strstr(opts, "huge=within_size"))
 			src = SRC_WRITE;
 		else if (strstr(opts, "huge=advise"))
 			src = SRC_ADVISE;
 	}
 	if (src == SRC_NONE)
-		snprintf(why, n, "it is on %s (%s), not a tmpfs mounted with "
-			 "huge=always, within_size or advise", mp, type);
+		snprintf(why, n,
+			 "it is on %s (%s), not a tmpfs mounted with "
+			 "huge=always, within_size or advise",
+			 mp, type);
 	return src;
 }
 
@@ -171,9 +177,10 @@ int huge_choose(struct resid_region *r, char *err, size_t n)
 	r->folio = RESID_PAGE;
 	r->file_len = r->len;
 	r->fill_b = writes_may_be_huge(r);
-	if (dir && folio && (src = dir_source(r, dir, why, sizeof(why))) ==
-	    SRC_NONE) {
-		snprintf(err, n, "huge_dir %s: %s: mount one (mount -t tmpfs -o "
+	if (dir && folio &&
+	    (src = dir_source(r, dir, why, sizeof(why))) == SRC_NONE) {
+		snprintf(err, n,
+			 "huge_dir %s: %s: mount one (mount -t tmpfs -o "
 			 "huge=within_size none DIR) or leave huge_dir NULL",
 			 dir, why);
 		return -EINVAL;
@@ -181,18 +188,24 @@ int huge_choose(struct resid_region *r, char *err, size_t n)
 	if (!dir && folio)
 		src = memfd_source(r, folio);
 	if (!folio)
-		snprintf(r->b_folios, sizeof(r->b_folios), "4 KiB: the kernel "
+		snprintf(r->b_folios, sizeof(r->b_folios),
+			 "4 KiB: the kernel "
 			 "has no transparent huge pages");
 	else if (bad < r->nchunks)
-		snprintf(r->b_folios, sizeof(r->b_folios), "4 KiB: chunk %u "
+		snprintf(r->b_folios, sizeof(r->b_folios),
+			 "4 KiB: chunk %u "
 			 "starts at %" PRIu64 ", not a multiple of the %" PRIu64
-			 " KiB folio", bad, r->chunks[bad].off, folio >> 10);
+			 " KiB folio",
+			 bad, r->chunks[bad].off, folio >> 10);
 	else if (hold > r->cfg.budget_bytes)
-		snprintf(r->b_folios, sizeof(r->b_folios), "4 KiB: the last "
+		snprintf(r->b_folios, sizeof(r->b_folios),
+			 "4 KiB: the last "
 			 "chunk rounded up to the folio (%" PRIu64 ") exceeds "
-			 "budget_bytes", hold);
+			 "budget_bytes",
+			 hold);
 	else if (src == SRC_NONE)
-		snprintf(r->b_folios, sizeof(r->b_folios), "4 KiB: shmem_"
+		snprintf(r->b_folios, sizeof(r->b_folios),
+			 "4 KiB: shmem_"
 			 "enabled gives a memfd no huge folios and huge_dir is "
 			 "not set");
 	if (!folio || bad < r->nchunks || hold > r->cfg.budget_bytes ||
@@ -205,10 +218,12 @@ int huge_choose(struct resid_region *r, char *err, size_t n)
 	if (hold > r->max_chunk)
 		r->max_chunk = hold;
 	r->file_len = last->off + hold;
-	snprintf(r->b_folios, sizeof(r->b_folios), "%" PRIu64 " KiB: %s%s, "
-		 "written %s", folio >> 10, dir ? "tmpfs huge= at " :
-		 "shmem_enabled", dir ? dir : "", r->fill_b ?
-		 "through B (MADV_HUGEPAGE)" : "with pwrite");
+	snprintf(r->b_folios, sizeof(r->b_folios),
+		 "%" PRIu64 " KiB: %s%s, "
+		 "written %s",
+		 folio >> 10, dir ? "tmpfs huge= at " : "shmem_enabled",
+		 dir ? dir : "",
+		 r->fill_b ? "through B (MADV_HUGEPAGE)" : "with pwrite");
 	return 0;
 }
 
@@ -217,8 +232,8 @@ int huge_choose(struct resid_region *r, char *err, size_t n)
 int huge_open_file(struct resid_region *r)
 {
 	return r->huge && r->cfg.huge_dir ?
-		SEAM(r, tmpfile_create, r->cfg.huge_dir) :
-		SEAM(r, memfd_create, "residctl");
+		       SEAM(r, tmpfile_create, r->cfg.huge_dir) :
+		       SEAM(r, memfd_create, "residctl");
 }
 /* B on the huge path asks for huge folios where the source is advise; on
  * the 4 KiB path it forbids them, as A always does. EINVAL: the kernel has

@@ -21,33 +21,33 @@ enum chunk_state { CH_ABSENT, CH_FETCHING, CH_RESIDENT, CH_FAILED };
 
 struct chunk {
 	resid_mutex lock;
-	uint64_t off, len;        /* in the region; len is a page multiple */
-	uint64_t hold;            /* bytes the memfd holds for it, budgeted
+	uint64_t off, len;       /* in the region; len is a page multiple */
+	uint64_t hold;           /* bytes the memfd holds for it, budgeted
 				   * and punched: len, or on the huge path
 				   * the last chunk up to the folio's end */
-	uint64_t data_len;        /* bytes the backing store holds for it */
-	int state;                /* written under lock, read atomically */
-	int locked;               /* debug: the lock is held (I-6) */
-	uint64_t fetching_since;  /* for the watchdog and the latency */
-	uint64_t declined_until;  /* prefetch back-off */
-	uint64_t fetched;         /* completed fetches (I-14) */
-	uint64_t demand_seq;      /* fault_seq when a demand fetch landed it */
-	uint32_t fetch_failures;  /* fetches failed in a row (chunk lock) */
+	uint64_t data_len;       /* bytes the backing store holds for it */
+	int state;               /* written under lock, read atomically */
+	int locked;              /* debug: the lock is held (I-6) */
+	uint64_t fetching_since; /* for the watchdog and the latency */
+	uint64_t declined_until; /* prefetch back-off */
+	uint64_t fetched;        /* completed fetches (I-14) */
+	uint64_t demand_seq;     /* fault_seq when a demand fetch landed it */
+	uint32_t fetch_failures; /* fetches failed in a row (chunk lock) */
 	/* Faults waiting on the fetch in flight (chunk lock): if it fails
 	 * the chunk, its poison answers them with SIGBUS (failed_faults). */
 	uint32_t waiters;
-	uint32_t evicted_for;     /* budget lock: 1 + the chunk whose room
+	uint32_t evicted_for;   /* budget lock: 1 + the chunk whose room
 				   * evicted it last, 0: none */
-	uint32_t faulted_after;   /* 1 + the chunk touched before its last
+	uint32_t faulted_after; /* 1 + the chunk touched before its last
 				   * demand fault, 0: none (its chunk lock
 				   * and the policy lock) */
 	/* Landed by a prefetch of the follow mode (prefetch.c) and not
 	 * mapped in A yet: the program's first touch faults and maps it
 	 * (chunk lock; ABSENT clears it). */
 	int lazy;
-	uint32_t lazy_failures;   /* its maps failed in a row (chunk lock) */
-	int wake_owed;            /* a wake that failed, retried by the tick */
-	int punch_owed;           /* a punch that failed every retry, its
+	uint32_t lazy_failures; /* its maps failed in a row (chunk lock) */
+	int wake_owed;          /* a wake that failed, retried by the tick */
+	int punch_owed;         /* a punch that failed every retry, its
 				   * reservation kept (chunk lock; abandon.c) */
 	/* Every piece mapped, its faulters woken, not committed yet: set and
 	 * cleared by the fetching job, read atomically by evictors, with the
@@ -59,14 +59,14 @@ struct chunk {
 	 * already (written under the budget and chunk locks), so it holds
 	 * hold - dropped bytes. */
 	uint64_t consumed, dropped;
-	int drop_woken;           /* a fault on a dropped page was woken
+	int drop_woken; /* a fault on a dropped page was woken
 				   * since the last drop (chunk lock;
 				   * dispatch.c's refault) */
 	/* The bytes of r->reserved its fetch in flight, or its owed punch,
 	 * holds (chunk lock). */
 	uint64_t res;
-	int32_t pin;              /* budget lock */
-	int retained;             /* budget lock: holds a retention pin */
+	int32_t pin;  /* budget lock */
+	int retained; /* budget lock: holds a retention pin */
 	int queued_demand, queued_prefetch; /* queue lock */
 };
 
@@ -87,19 +87,20 @@ struct ring {
 
 struct resid_region {
 	struct resid_config cfg;
-	struct resid_harness h;   /* cfg.harness, or its defaults */
+	struct resid_harness h; /* cfg.harness, or its defaults */
 	const struct resid_seam *seam;
 	void *sx;
-	int owner;                /* the process that opened it */
-	int workers_auto;         /* cfg.fetch_workers 0: config_workers() */
+	int owner;        /* the process that opened it */
+	int workers_auto; /* cfg.fetch_workers 0: config_workers() */
 
 	int uffd, memfd, stopfd;
-	int backing_fd, plain_fd;   /* O_DIRECT (or buffered) and plain for unaligned reads */
-	int direct;               /* O_DIRECT in use */
+	int backing_fd,
+		plain_fd; /* O_DIRECT (or buffered) and plain for unaligned reads */
+	int direct;       /* O_DIRECT in use */
 	uint64_t backing_size;
-	uint8_t *a, *b;           /* A: registered, read-only; B: populate */
-	uint64_t len;             /* page-rounded region length */
-	uint64_t file_len;        /* the memfd's: len, or up to the folio */
+	uint8_t *a, *b;    /* A: registered, read-only; B: populate */
+	uint64_t len;      /* page-rounded region length */
+	uint64_t file_len; /* the memfd's: len, or up to the folio */
 
 	struct chunk *chunks;
 	uint32_t nchunks;
@@ -108,8 +109,8 @@ struct resid_region {
 	/* budget */
 	resid_mutex budget_lock;
 	uint64_t budget, resident, reserved;
-	uint32_t *cand;           /* victim candidates scratch */
-	struct ring retain;       /* retention pins, oldest first */
+	uint32_t *cand;     /* victim candidates scratch */
+	struct ring retain; /* retention pins, oldest first */
 
 	/* policy */
 	resid_mutex policy_lock;
@@ -119,15 +120,15 @@ struct resid_region {
 	 * first fault on a lazy chunk) and the one before it, 0: none
 	 * (policy lock). */
 	uint32_t last_touch, prev_touch;
-	uint64_t access_seq;      /* resid_notify_access calls, atomic */
+	uint64_t access_seq; /* resid_notify_access calls, atomic */
 
 	/* work queue */
 	resid_mutex q_lock;
 	resid_cond q_cond, idle_cond;
 	struct ring demand, prefetch;
 	uint32_t inflight;
-	uint32_t punches_owed;    /* chunks with punch_owed */
-	int draining;             /* the dispatcher holds read messages */
+	uint32_t punches_owed; /* chunks with punch_owed */
+	int draining;          /* the dispatcher holds read messages */
 	int stopping;
 
 	resid_thread dispatcher;
@@ -138,7 +139,7 @@ struct resid_region {
 	/* counters: atomics; the histogram under its own lock */
 	struct resid_stats st;
 	resid_mutex hist_lock;
-	uint64_t hist[40];        /* log2 buckets of fetch latency in ns */
+	uint64_t hist[40]; /* log2 buckets of fetch latency in ns */
 
 	/* cfg.trace_fn (trace.c), under trace_lock, which exists only while
 	 * tracing: the chunk recorded last (RESID_NO_CHUNK before the first),
@@ -156,13 +157,13 @@ struct resid_region {
 	int swap_condition;
 	uint64_t shmem_baseline, tolerance;
 	uint64_t shmem_confirm_at; /* clock_ns before which none is confirmed */
-	unsigned cpus;            /* online, for the tolerance and headroom */
+	unsigned cpus;             /* online, for the tolerance and headroom */
 
 	/* failure (failure.c): the first error, and how a fault fails */
-	int fail_err;             /* errno, 0 while none */
+	int fail_err; /* errno, 0 while none */
 	uint32_t fail_chunk;
-	int poison;               /* UFFDIO_POISON, else SIGBUS to the thread */
-	int dead;                 /* the dispatcher gave up: nothing fetches */
+	int poison; /* UFFDIO_POISON, else SIGBUS to the thread */
+	int dead;   /* the dispatcher gave up: nothing fetches */
 
 	/* manifest facts gathered at setup */
 	char release[128];
@@ -353,8 +354,8 @@ void budget_unretain(struct resid_region *r, struct chunk *c);
 void budget_evict_ahead(struct resid_region *r, uint32_t id);
 /* overlap_evict: reserves need more bytes for a prefetch's next piece,
  * making room only by dropping consumed pieces. 0 or -EAGAIN. */
-int budget_reserve_piece(struct resid_region *r, struct chunk *c,
-			 uint64_t need, uint64_t must_exceed);
+int budget_reserve_piece(struct resid_region *r, struct chunk *c, uint64_t need,
+			 uint64_t must_exceed);
 /* Without the chunk lock (taken inside the budget lock, as an evictor
  * takes a victim's): a RESIDENT, unpinned chunk with a dropped prefix has
  * its rest punched and is ABSENT. 0, or -errno (it stays as it was). */
@@ -397,8 +398,7 @@ void failure_fail_region(struct resid_region *r, int err);
 int failure_dead(const struct resid_region *r);
 
 /* backing.c */
-int backing_open(struct resid_region *r, const char *path, char *err,
-		 size_t n);
+int backing_open(struct resid_region *r, const char *path, char *err, size_t n);
 long backing_read_job(void *r, void *dst, size_t len, uint64_t off);
 long backing_read(struct resid_region *r, uint8_t *dst, uint64_t len,
 		  uint64_t off);

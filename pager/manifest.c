@@ -14,7 +14,8 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 		return rc;
 	if (!buf)
 		return -EINVAL;
-	int n = snprintf(buf, cap,
+	int n = snprintf(
+		buf, cap,
 		"{\"kernel\":\"%s\",\"uffd_features\":\"%#" PRIx64 "\","
 		"\"uffd_ioctls\":\"%#" PRIx64 "\",\"cgroup_version\":%d,"
 		"\"cgroup_dir\":\"%s\",\"cgroup_limit\":%" PRIu64 ","
@@ -30,8 +31,8 @@ int resid_manifest_json(struct resid_region *r, char *buf, size_t cap)
 		r->have_cgroup ? r->cg.dir : "",
 		r->have_cgroup ? r->cg.limit : 0,
 		r->swap_condition < 0 ? "swap possible (allowed by caller)" :
-		cg_swap_cond_name(r->swap_condition), r->shmem_thp,
-		r->len, r->nchunks, r->max_chunk, r->budget,
+					cg_swap_cond_name(r->swap_condition),
+		r->shmem_thp, r->len, r->nchunks, r->max_chunk, r->budget,
 		resid_policy_name(r->cfg.policy), r->cfg.prefetch_depth,
 		r->cfg.fetch_workers, r->workers_auto ? "budget" : "cfg",
 		r->cfg.backing == RESID_BACKING_FILE ? "file" : "synthetic",

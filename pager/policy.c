@@ -16,7 +16,7 @@ struct kind {
 	uint64_t (*next_use)(void *s, uint32_t chunk);
 	uint64_t (*next_use_consumed)(void *s, uint32_t chunk); /* or NULL */
 	int (*near)(void *s, uint32_t chunk, uint32_t before,
-		    uint32_t after);                                 /* or NULL */
+		    uint32_t after); /* or NULL */
 	uint32_t (*predict)(void *s, uint32_t chunk, uint32_t *out,
 			    uint32_t max);
 };
@@ -45,8 +45,8 @@ struct policy {
 	uint32_t nchunks;
 };
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen,
+						      const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,7 +63,8 @@ static int params_ok(const struct policy_params *p, char *err, size_t errlen)
 	uint32_t i;
 
 	if ((unsigned)p->kind >= sizeof(kinds) / sizeof(kinds[0])) {
-		say(err, errlen, "policy: unknown policy kind %d", (int)p->kind);
+		say(err, errlen, "policy: unknown policy kind %d",
+		    (int)p->kind);
 		return 0;
 	}
 	if (!p->nchunks) {
@@ -74,25 +75,32 @@ static int params_ok(const struct policy_params *p, char *err, size_t errlen)
 		return 1;
 	if (p->signal != RESID_SIGNAL_BEFORE_READ &&
 	    p->signal != RESID_SIGNAL_AFTER_READ) {
-		say(err, errlen, "policy: unknown access signal %d; state "
-		    "BEFORE_READ or AFTER_READ", (int)p->signal);
+		say(err, errlen,
+		    "policy: unknown access signal %d; state "
+		    "BEFORE_READ or AFTER_READ",
+		    (int)p->signal);
 		return 0;
 	}
 	if (!p->declared_seq) {
 		if (p->declared_len)
-			say(err, errlen, "policy: declared_len %u without a "
+			say(err, errlen,
+			    "policy: declared_len %u without a "
 			    "sequence; pass both, or NULL and 0 for the chunk "
-			    "order", p->declared_len);
+			    "order",
+			    p->declared_len);
 		return !p->declared_len;
 	}
 	if (!p->declared_len) {
-		say(err, errlen, "policy: the declared sequence is empty; pass "
-		    "NULL for the chunk order 0..%u", p->nchunks - 1);
+		say(err, errlen,
+		    "policy: the declared sequence is empty; pass "
+		    "NULL for the chunk order 0..%u",
+		    p->nchunks - 1);
 		return 0;
 	}
 	for (i = 0; i < p->declared_len; i++) {
 		if (p->declared_seq[i] >= p->nchunks) {
-			say(err, errlen, "declared_seq[%u] names chunk %u, but "
+			say(err, errlen,
+			    "declared_seq[%u] names chunk %u, but "
 			    "the region has %u chunks",
 			    i, p->declared_seq[i], p->nchunks);
 			return 0;
@@ -171,7 +179,7 @@ int policy_near(struct policy *p, uint32_t chunk, uint32_t before,
 		uint32_t after)
 {
 	return chunk < p->nchunks && p->k->near &&
-		p->k->near(p->s, chunk, before, after);
+	       p->k->near(p->s, chunk, before, after);
 }
 
 int64_t policy_victim(struct policy *p, const uint32_t *candidates, uint32_t n,

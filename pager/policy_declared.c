@@ -19,8 +19,8 @@
 struct declared {
 	uint32_t len;
 	enum resid_signal signal;
-	uint32_t next;   /* where the next signal's search starts */
-	uint32_t from;   /* the position at distance `bias` */
+	uint32_t next; /* where the next signal's search starts */
+	uint32_t from; /* the position at distance `bias` */
 	uint64_t bias;
 	uint32_t *seq;   /* the cycle */
 	uint32_t *first; /* occ[first[c] .. first[c + 1]) are c's positions */

@@ -24,12 +24,11 @@
 int prefetch_follows(struct resid_region *r)
 {
 	return r->cfg.prefetch_depth && !r->cfg.overlap_evict &&
-		r->cfg.policy == RESID_POLICY_DECLARED &&
-		!__atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
+	       r->cfg.policy == RESID_POLICY_DECLARED &&
+	       !__atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
 }
 
-void prefetch_touch_locked(struct resid_region *r, struct chunk *c,
-			   uint32_t id)
+void prefetch_touch_locked(struct resid_region *r, struct chunk *c, uint32_t id)
 {
 	c->faulted_after = r->last_touch;
 	if (r->last_touch != id + 1) {
@@ -65,7 +64,8 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 {
 	uint32_t next[MAX_DEPTH];
 	uint32_t depth = r->cfg.prefetch_depth < MAX_DEPTH ?
-		r->cfg.prefetch_depth : MAX_DEPTH;
+				 r->cfg.prefetch_depth :
+				 MAX_DEPTH;
 	uint32_t n;
 	uint64_t now = SEAM(r, clock_ns);
 	int follow = prefetch_follows(r);
@@ -84,7 +84,8 @@ void prefetch_top_up(struct resid_region *r, uint32_t id)
 			continue;
 		depth -= follow;
 		if (st == CH_ABSENT &&
-		    now >= __atomic_load_n(&c->declined_until, __ATOMIC_RELAXED))
+		    now >= __atomic_load_n(&c->declined_until,
+					   __ATOMIC_RELAXED))
 			queue_prefetch(r, next[i]);
 	}
 }

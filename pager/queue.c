@@ -9,7 +9,7 @@
 static int idle_locked(const struct resid_region *r)
 {
 	return !r->inflight && !r->draining && !r->demand.count &&
-		!r->prefetch.count && !r->punches_owed;
+	       !r->prefetch.count && !r->punches_owed;
 }
 
 /* With the queue lock: after anything that may have made the pager idle. */

@@ -76,8 +76,8 @@ int reconcile_baseline(struct resid_region *r, char *err, size_t n)
 		return 0;
 	rc = cg_read_shmem(&r->cg_env, &r->cg, &r->shmem_baseline);
 	if (rc < 0) {
-		snprintf(err, n, "cannot read shmem from %s/%s: %s",
-			 r->cg.dir, CG_STAT_FILE, strerror(-rc));
+		snprintf(err, n, "cannot read shmem from %s/%s: %s", r->cg.dir,
+			 CG_STAT_FILE, strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -139,9 +139,11 @@ static int check_ignoring_reserved(struct resid_region *r,
 		return 0;
 	STAT_INC(r, reconcile_failures);
 	if (inv_accounting(acc, exact, sizeof(exact)))
-		inv_report(7, "false RECONCILE FAILED: %s, but with the %" PRIu64
+		inv_report(7,
+			   "false RECONCILE FAILED: %s, but with the %" PRIu64
 			   " reserved bytes of in-flight fetches the exact "
-			   "check holds", why, acc->reserved);
+			   "check holds",
+			   why, acc->reserved);
 	return -1;
 }
 #endif

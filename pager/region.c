@@ -40,8 +40,10 @@ static int probe_uffd(struct resid_region *r, char *err, size_t n)
 	int rc;
 
 	if (fd < 0) {
-		snprintf(err, n, "userfaultfd: %s: run as root or set "
-			 "vm.unprivileged_userfaultfd=1", strerror(-fd));
+		snprintf(err, n,
+			 "userfaultfd: %s: run as root or set "
+			 "vm.unprivileged_userfaultfd=1",
+			 strerror(-fd));
 		return fd;
 	}
 	rc = SEAM(r, uffd_api, fd, &api);
@@ -53,15 +55,17 @@ static int probe_uffd(struct resid_region *r, char *err, size_t n)
 	r->uffd_features = api.features;
 	r->uffd_ioctls = api.ioctls;
 	if ((api.features & NEED_FEATURES) != NEED_FEATURES) {
-		snprintf(err, n, "this kernel's userfaultfd lacks %s: the "
+		snprintf(err, n,
+			 "this kernel's userfaultfd lacks %s: the "
 			 "pager needs Linux >= 5.13 with shmem minor faults",
 			 !(api.features & UFFD_FEATURE_MINOR_SHMEM) ?
-			 "UFFD_FEATURE_MINOR_SHMEM" :
-			 "UFFD_FEATURE_MISSING_SHMEM");
+				 "UFFD_FEATURE_MINOR_SHMEM" :
+				 "UFFD_FEATURE_MISSING_SHMEM");
 		return -ENOTSUP;
 	}
 	if (!(api.features & FAIL_FEATURES)) {
-		snprintf(err, n, "this kernel's userfaultfd has neither "
+		snprintf(err, n,
+			 "this kernel's userfaultfd has neither "
 			 "UFFD_FEATURE_POISON nor UFFD_FEATURE_THREAD_ID: a "
 			 "failed read could not raise SIGBUS");
 		return -ENOTSUP;
@@ -101,8 +105,10 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 
 	r->memfd = huge_open_file(r);
 	if (r->memfd < 0) {
-		snprintf(err, n, "%s: %s", r->huge && r->cfg.huge_dir ?
-			 "open(huge_dir, O_TMPFILE)" : "memfd_create",
+		snprintf(err, n, "%s: %s",
+			 r->huge && r->cfg.huge_dir ?
+				 "open(huge_dir, O_TMPFILE)" :
+				 "memfd_create",
 			 strerror(-r->memfd));
 		return r->memfd;
 	}
@@ -132,13 +138,15 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		return rc;
 	}
 	if ((rc = huge_advise_b(r)) < 0) {
-		snprintf(err, n, "madvise(B, %s): %s", r->huge ?
-			 "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", strerror(-rc));
+		snprintf(err, n, "madvise(B, %s): %s",
+			 r->huge ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE",
+			 strerror(-rc));
 		return rc;
 	}
 	struct uffdio_register reg = {
 		.range = { .start = (uint64_t)(uintptr_t)a, .len = r->len },
-		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		.mode = UFFDIO_REGISTER_MODE_MISSING |
+			UFFDIO_REGISTER_MODE_MINOR,
 	};
 
 	if (r->uffd_features & GUARD_FEATURES) {
@@ -156,13 +164,14 @@ static int map_region(struct resid_region *r, char *err, size_t n)
 		return rc;
 	}
 	if (!(reg.ioctls & (1ull << _UFFDIO_CONTINUE))) {
-		snprintf(err, n, "UFFDIO_CONTINUE is not offered on the "
+		snprintf(err, n,
+			 "UFFDIO_CONTINUE is not offered on the "
 			 "registered range: the kernel lacks shmem minor "
 			 "faults");
 		return -ENOTSUP;
 	}
 	r->poison = (r->uffd_features & UFFD_FEATURE_POISON) &&
-		(reg.ioctls & (1ull << _UFFDIO_POISON));
+		    (reg.ioctls & (1ull << _UFFDIO_POISON));
 	return 0;
 }
 
@@ -189,7 +198,8 @@ static int make_policy(struct resid_region *r, char *err, size_t n)
 		.kind = r->cfg.policy,
 		.nchunks = r->nchunks,
 		/* declared_len 0 means the chunk order 0..n-1. */
-		.declared_seq = r->cfg.declared_len ? r->cfg.declared_seq : NULL,
+		.declared_seq = r->cfg.declared_len ? r->cfg.declared_seq :
+						      NULL,
 		.declared_len = r->cfg.declared_len,
 		.signal = r->cfg.signal,
 	};
@@ -242,7 +252,8 @@ struct resid_region *resid_open(const struct resid_config *cfg,
 		return NULL;
 	}
 	if (!cfg) {
-		snprintf(err, RESID_ERRLEN, "cfg is NULL: pass a struct "
+		snprintf(err, RESID_ERRLEN,
+			 "cfg is NULL: pass a struct "
 			 "resid_config filled by resid_config_init()");
 		return NULL;
 	}
@@ -317,7 +328,8 @@ static void free_tables(struct resid_region *r)
  * child holds copies until it closes them. */
 static void close_fds(struct resid_region *r)
 {
-	int fds[] = { r->uffd, r->memfd, r->stopfd, r->backing_fd, r->plain_fd };
+	int fds[] = { r->uffd, r->memfd, r->stopfd, r->backing_fd,
+		      r->plain_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -399,7 +411,7 @@ uint32_t resid_nchunks(const struct resid_region *r)
 uint32_t resid_chunk_of(const struct resid_region *r, uint64_t off)
 {
 	return !region_usable(r) && off < r->len ? chunks_find(r, off) :
-		RESID_NO_CHUNK;
+						   RESID_NO_CHUNK;
 }
 
 int resid_chunk_range(const struct resid_region *r, uint32_t chunk,

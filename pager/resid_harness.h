@@ -33,13 +33,13 @@ void resid_harness_init(struct resid_harness *h);
  * hold; otherwise -1 and a line in why. */
 struct resid_accounting {
 	uint64_t resident, reserved;
-	uint64_t st_bytes;        /* fstat(memfd).st_blocks * 512, or the page
+	uint64_t st_bytes; /* fstat(memfd).st_blocks * 512, or the page
 				   * count where that disproved an excess */
-	uint64_t st_lag;          /* st_blocks*512 minus the page count then */
+	uint64_t st_lag;   /* st_blocks*512 minus the page count then */
 	int have_cgroup;
-	uint64_t shmem;           /* memory.stat shmem of the region's cgroup */
-	uint64_t shmem_baseline;  /* shmem at region start (known overhead) */
-	uint64_t tolerance;       /* the kernel's per-CPU flush threshold */
+	uint64_t shmem;          /* memory.stat shmem of the region's cgroup */
+	uint64_t shmem_baseline; /* shmem at region start (known overhead) */
+	uint64_t tolerance;      /* the kernel's per-CPU flush threshold */
 };
 int resid_reconcile(struct resid_region *r, struct resid_accounting *acc,
 		    char why[RESID_ERRLEN]);

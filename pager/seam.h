@@ -39,8 +39,7 @@ typedef uintptr_t resid_reader;
 
 /* The job a reader runs: one backing read, as the seam's backing_pread
  * returns it. */
-typedef long (*resid_read_fn)(void *arg, void *buf, size_t len,
-			      uint64_t off);
+typedef long (*resid_read_fn)(void *arg, void *buf, size_t len, uint64_t off);
 
 struct resid_seam {
 	const char *name;
@@ -68,7 +67,7 @@ struct resid_seam {
 	/* Waits until fd_a or fd_b is readable or timeout_ms passes; returns a
 	 * bit mask (1: fd_a, 2: fd_b), 0 on time-out. */
 	int (*wait_readable)(void *ctx, int fd_a, int fd_b, int timeout_ms);
-	int (*notify_open)(void *ctx);          /* an eventfd for shutdown */
+	int (*notify_open)(void *ctx); /* an eventfd for shutdown */
 	int (*notify_signal)(void *ctx, int fd);
 
 	/* the memfd and its two mappings */

@@ -7,12 +7,12 @@
 #ifdef RESID_HARNESS
 /* Bug 4: the histogram updated without its lock by several workers, each
  * update a read, a scheduling point and a write. */
-#define HIST_ADD(r, lv, v)                      \
-	do {                                    \
-		if (BUG(4))                     \
-			PLAIN_ADD(r, lv, v);    \
-		else                            \
-			(lv) += (v);            \
+#define HIST_ADD(r, lv, v)                   \
+	do {                                 \
+		if (BUG(4))                  \
+			PLAIN_ADD(r, lv, v); \
+		else                         \
+			(lv) += (v);         \
 	} while (0)
 #else
 #define HIST_ADD(r, lv, v) ((lv) += (v))

@@ -90,7 +90,8 @@ void trace_init(struct resid_region *r)
 	r->trace_clock = 0;
 	for (int i = 0; i < TRACE_THREADS; i++)
 		r->trace_thr[i] = (struct trace_thread){
-			.chunk = RESID_NO_CHUNK };
+			.chunk = RESID_NO_CHUNK
+		};
 }
 
 void trace_destroy(struct resid_region *r)

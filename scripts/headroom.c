@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 	volatile unsigned sum = 0;
 
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: headroom CGROUP_DIR REGION CHUNK BUDGET "
+		fprintf(stderr,
+			"usage: headroom CGROUP_DIR REGION CHUNK BUDGET "
 			"WORKERS [budget|headroom] (bytes, bytes, bytes, "
 			"count, the limit to set)\n");
 		return 2;
@@ -65,8 +66,10 @@ int main(int argc, char **argv)
 		/* 512 KiB for what resid_open itself charges before its
 		 * check reads the usage again. */
 		unsigned long long lim = u0 + cfg.budget_bytes +
-			(strcmp(argv[6], "headroom") ? 0 :
-			 resid_headroom(&cfg) + (512 << 10));
+					 (strcmp(argv[6], "headroom") ?
+						  0 :
+						  resid_headroom(&cfg) +
+							  (512 << 10));
 		char v[32];
 
 		snprintf(v, sizeof(v), "%llu", (lim + 4095) / 4096 * 4096);
@@ -96,8 +99,9 @@ int main(int argc, char **argv)
 	resid_close(r);
 	printf("region %s chunk %s budget %s workers %s: usage before open "
 	       "%llu, peak %llu, resident max %llu, overhead %lld, "
-	       "resid_headroom %llu\n", argv[2], argv[3], argv[4], argv[5],
-	       u0, peak, (unsigned long long)s.resident_max,
+	       "resid_headroom %llu\n",
+	       argv[2], argv[3], argv[4], argv[5], u0, peak,
+	       (unsigned long long)s.resident_max,
 	       (long long)(peak - u0 - cfg.budget_bytes),
 	       (unsigned long long)resid_headroom(&cfg));
 	return 0;

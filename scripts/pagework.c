@@ -90,8 +90,7 @@ static struct {
 	pthread_cond_t cv;
 	size_t next, done, written, parts;
 	uint8_t *slots;
-} rd = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0,
-	 NULL };
+} rd = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL };
 
 static void *reader(void *arg)
 {
@@ -284,7 +283,7 @@ static long shmem_huge_kb(void)
 static void open_memfd(const char *dir)
 {
 	mfd = dir ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) :
-		memfd_create("pagework", MFD_CLOEXEC);
+		    memfd_create("pagework", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, (off_t)file_len) < 0)
 		die(dir ? dir : "memfd");
 }
@@ -294,7 +293,8 @@ static void check_huge(const uint8_t *buf, long before)
 	for (size_t off = 0; off < file_len; off += part)
 		write_part(buf, off);
 	if (shmem_huge_kb() - before < (long)(file_len / 2 / 1024)) {
-		fprintf(stderr, "pagework: the file in the tmpfs did not get "
+		fprintf(stderr,
+			"pagework: the file in the tmpfs did not get "
 			"huge folios: mount it with huge=within_size\n");
 		exit(2);
 	}
@@ -333,8 +333,10 @@ int main(int argc, char **argv)
 
 	if ((argc != 4 && argc != 5) || atoi(argv[2]) < 1 ||
 	    atoi(argv[3]) < 1 || atoi(argv[3]) > MAX_REPS) {
-		fprintf(stderr, "usage: pagework FILE CHUNK_MIB REPS (1..%d) "
-			"[DIR]\n", MAX_REPS);
+		fprintf(stderr,
+			"usage: pagework FILE CHUNK_MIB REPS (1..%d) "
+			"[DIR]\n",
+			MAX_REPS);
 		return 2;
 	}
 	chunk = (size_t)atoi(argv[2]) * MIB;

@@ -36,16 +36,15 @@ static int prepare(struct storm_args *a)
 	}
 	snprintf(id_opts, sizeof(id_opts), "%s%s", a->round_opts,
 		 a->backing_opt);
-	if (a->report && (!(a->camp = storm_campaign_new(a->seed, a->rounds,
-						   a->round, id_opts, a->specs,
-						   &a->shard)) ||
-			  !(a->row = campaign_row(a->camp, "storm",
-						  a->rounds)))) {
+	if (a->report &&
+	    (!(a->camp = storm_campaign_new(a->seed, a->rounds, a->round,
+					    id_opts, a->specs, &a->shard)) ||
+	     !(a->row = campaign_row(a->camp, "storm", a->rounds)))) {
 		fprintf(stderr, "residctl storm: out of memory\n");
 		return -1;
 	}
-	if (a->backing && content_dir_make(a->dir, sizeof(a->dir), err,
-					   sizeof(err)) < 0) {
+	if (a->backing &&
+	    content_dir_make(a->dir, sizeof(a->dir), err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl storm: %s\n", err);
 		return -1;
 	}
@@ -67,11 +66,13 @@ static int storm(struct storm_args *a, int argc, char **argv)
 	run->duration = (double)a->duration;
 	run->tty = isatty(STDERR_FILENO);
 	printf("storm: seed %" PRIu64 ", %" PRIu64 " s, rounds of %" PRIu64
-	       " s\n", a->seed, a->duration, a->round);
+	       " s\n",
+	       a->seed, a->duration, a->round);
 	if (shard_split(&a->shard))
 		printf("storm: shard %" PRIu64 "/%" PRIu64 " of %" PRIu64
 		       " rounds: round i runs when i mod %" PRIu64 " = %" PRIu64
-		       "\n", a->shard.k, a->shard.n, a->rounds, a->shard.n,
+		       "\n",
+		       a->shard.k, a->shard.n, a->rounds, a->shard.n,
 		       a->shard.k - 1);
 	fflush(stdout);
 	rc = storm_rounds(a);

@@ -44,8 +44,8 @@ int storm_parse(struct storm_args *a, int argc, char **argv)
 {
 	static const char *const backings[] = { "synthetic", "file", NULL };
 	struct cli_opt opts[] = {
-		{ "duration", CLI_U64, &a->duration, .arg = "SECONDS",
-		  .min = 1, .fix = "give seconds >= 1",
+		{ "duration", CLI_U64, &a->duration, .arg = "SECONDS", .min = 1,
+		  .fix = "give seconds >= 1",
 		  .help = "run rounds until then (default 60)" },
 		{ "rounds", CLI_U64, &a->rounds, .arg = "R", .min = 1,
 		  .max = MAX_ROUNDS, .what = "round count",
@@ -56,7 +56,8 @@ int storm_parse(struct storm_args *a, int argc, char **argv)
 		CLI_SEED(&a->seed, "the storm's seed (default: the time)"),
 		CLI_SHARD(&a->shard),
 		CLI_REPORT(&a->report),
-		CLI_FAULT(&a->run.faults, "inject a fault with a probability or "
+		CLI_FAULT(&a->run.faults,
+			  "inject a fault with a probability or "
 			  "on the Nth call (all=P: every point)"),
 		{ "no-swarm", CLI_UNFLAG, &a->swarm,
 		  .help = "inject only the --fault rules" },
@@ -68,19 +69,21 @@ int storm_parse(struct storm_args *a, int argc, char **argv)
 		CLI_BUG,
 		{ "chunk", CLI_BYTES, &a->chunk, .arg = "BYTES",
 		  .what = "chunk size", .min = 1, .max = 8 << 20,
-		  .align = RESID_PAGE, .help = "every round's chunk size "
-		  "(default: drawn)" },
+		  .align = RESID_PAGE,
+		  .help = "every round's chunk size "
+			  "(default: drawn)" },
 		{ "backing", CLI_CHOICE, &a->backing, .choices = backings,
 		  .help = "every round on that backing (default: drawn)" },
 		{ "huge-dir", CLI_TEXT, &a->huge_dir, .arg = "DIR",
 		  .help = "every round's pages in this huge tmpfs" },
-		{ "watchdog", CLI_U64, &a->watchdog, .arg = "SECONDS",
-		  .min = 1, .max = 3600, .what = "watchdog time",
+		{ "watchdog", CLI_U64, &a->watchdog, .arg = "SECONDS", .min = 1,
+		  .max = 3600, .what = "watchdog time",
 		  .help = "a round with no progress for this long hangs "
-		  "(default 30)" },
+			  "(default 30)" },
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "storm", .about = about,
+	const struct cli_spec spec = { .cmd = "storm",
+				       .about = about,
 				       .opts = opts };
 
 	a->seed = (uint64_t)time(NULL);
@@ -100,11 +103,13 @@ static int huge_dir_check(const char *dir)
 	struct stat st;
 
 	if (dir[0] != '/' || strlen(dir) > 1024 || stat(dir, &st) < 0 ||
-	    !S_ISDIR(st.st_mode) ||
-	    statfs(dir, &fs) < 0 || fs.f_type != TMPFS_MAGIC) {
-		fprintf(stderr, "residctl storm: bad --huge-dir '%s': give the "
+	    !S_ISDIR(st.st_mode) || statfs(dir, &fs) < 0 ||
+	    fs.f_type != TMPFS_MAGIC) {
+		fprintf(stderr,
+			"residctl storm: bad --huge-dir '%s': give the "
 			"absolute path of a directory on a tmpfs mounted with "
-			"huge= (mount -t tmpfs -o huge=always none DIR)\n", dir);
+			"huge= (mount -t tmpfs -o huge=always none DIR)\n",
+			dir);
 		return -1;
 	}
 	return 0;
@@ -117,27 +122,32 @@ int storm_settle(struct storm_args *a)
 	char spec[1024];
 
 	if (a->rounds && a->duration) {
-		fprintf(stderr, "residctl storm: --rounds %" PRIu64 " and "
+		fprintf(stderr,
+			"residctl storm: --rounds %" PRIu64 " and "
 			"--duration %" PRIu64 " both given; give one\n",
 			a->rounds, a->duration);
 		return -1;
 	}
 	if ((a->shard.n || a->report) && (!a->rounds || a->only)) {
-		fprintf(stderr, "residctl storm: --%s needs --rounds R (and no "
+		fprintf(stderr,
+			"residctl storm: --%s needs --rounds R (and no "
 			"--only): a storm bounded by time has no fixed list of "
-			"rounds\n", a->shard.n ? "shard" : "report");
+			"rounds\n",
+			a->shard.n ? "shard" : "report");
 		return -1;
 	}
-	a->duration = a->rounds ? a->rounds * a->round :
-		a->duration ? a->duration : 60;
+	a->duration = a->rounds   ? a->rounds * a->round :
+		      a->duration ? a->duration :
+				    60;
 	if (fault_plan_format(&a->run.faults, spec, sizeof(spec)) < 0)
 		snprintf(spec, sizeof(spec), "...");
-	snprintf(a->specs, sizeof(a->specs), "%s%s%s", spec[0] ? " --fault " :
-		 "", spec, a->swarm ? "" : " --no-swarm");
+	snprintf(a->specs, sizeof(a->specs), "%s%s%s",
+		 spec[0] ? " --fault " : "", spec,
+		 a->swarm ? "" : " --no-swarm");
 	a->run.faults.swarm = a->swarm ? FAULT_UNTRACED : 0;
 	if (a->chunk)
-		snprintf(a->round_opts, sizeof(a->round_opts), " --chunk %" PRIu64,
-			 a->chunk);
+		snprintf(a->round_opts, sizeof(a->round_opts),
+			 " --chunk %" PRIu64, a->chunk);
 	if (a->watchdog != WATCHDOG_S)
 		snprintf(a->round_opts + strlen(a->round_opts),
 			 sizeof(a->round_opts) - strlen(a->round_opts),
@@ -145,8 +155,11 @@ int storm_settle(struct storm_args *a)
 	if (a->huge_dir && huge_dir_check(a->huge_dir) < 0)
 		return -1;
 	snprintf(a->backing_opt, sizeof(a->backing_opt), "%s%s%s%.1024s",
-		 a->backing < 0 ? "" : " --backing ", a->backing < 0 ? "" :
-		 a->backing ? "file" : "synthetic", a->huge_dir ?
-		 " --huge-dir " : "", a->huge_dir ? a->huge_dir : "");
+		 a->backing < 0 ? "" : " --backing ",
+		 a->backing < 0 ? "" :
+		 a->backing     ? "file" :
+				  "synthetic",
+		 a->huge_dir ? " --huge-dir " : "",
+		 a->huge_dir ? a->huge_dir : "");
 	return 0;
 }

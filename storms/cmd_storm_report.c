@@ -27,27 +27,35 @@ int storm_write_json(const char *path, const struct run *run,
 		return -1;
 	}
 	probe_json(p, manifest, sizeof(manifest));
-	fprintf(f, "{\n  \"manifest\": %s,\n  \"seconds\": %.1f,\n  \"rounds\": %"
-		PRIu64 ",\n  \"stopped_at_max_rounds\": %s"
-		",\n  \"failed_rounds\": %" PRIu64 ",\n  \"touches\": %"
-		PRIu64 ",\n  \"bytes_checked\": %" PRIu64 ",\n  \"mismatches\": %"
-		PRIu64 ",\n  \"invariant_violations\": %" PRIu64
-		",\n  \"faults_missing\": %" PRIu64 ",\n  \"faults_minor\": %"
-		PRIu64 ",\n  \"dedup_fetching\": %" PRIu64
+	fprintf(f,
+		"{\n  \"manifest\": %s,\n  \"seconds\": %.1f,\n  \"rounds\": %" PRIu64
+		",\n  \"stopped_at_max_rounds\": %s"
+		",\n  \"failed_rounds\": %" PRIu64 ",\n  \"touches\": %" PRIu64
+		",\n  \"bytes_checked\": %" PRIu64
+		",\n  \"mismatches\": %" PRIu64
+		",\n  \"invariant_violations\": %" PRIu64
+		",\n  \"faults_missing\": %" PRIu64
+		",\n  \"faults_minor\": %" PRIu64
+		",\n  \"dedup_fetching\": %" PRIu64
 		",\n  \"dedup_resident\": %" PRIu64 ",\n  \"fetches\": %" PRIu64
-		",\n  \"evictions\": %" PRIu64 ",\n  \"worst_fetch_ns\": %" PRIu64
-		",\n  \"worst_read_ns\": %" PRIu64 ",\n  \"st_blocks_lag\": %"
-		PRIu64 ",\n  \"file_rounds\": %" PRIu64
-		",\n  \"direct_rounds\": %" PRIu64 ",\n  \"huge_rounds\": %"
-		PRIu64 ",\n  \"refused_reads\": %" PRIu64
-		",\n  \"refused_rounds\": %" PRIu64 ",\n  \"watchdog\": \"%s\",\n"
-		"  \"fired\": {", manifest, mono_now() - run->start, t->rounds,
-		run->capped ? "true" : "false", t->failed, t->touches,
-		t->bytes, t->mismatches, t->violations, t->missing, t->minor,
+		",\n  \"evictions\": %" PRIu64
+		",\n  \"worst_fetch_ns\": %" PRIu64
+		",\n  \"worst_read_ns\": %" PRIu64
+		",\n  \"st_blocks_lag\": %" PRIu64
+		",\n  \"file_rounds\": %" PRIu64
+		",\n  \"direct_rounds\": %" PRIu64
+		",\n  \"huge_rounds\": %" PRIu64
+		",\n  \"refused_reads\": %" PRIu64
+		",\n  \"refused_rounds\": %" PRIu64
+		",\n  \"watchdog\": \"%s\",\n"
+		"  \"fired\": {",
+		manifest, mono_now() - run->start, t->rounds,
+		run->capped ? "true" : "false", t->failed, t->touches, t->bytes,
+		t->mismatches, t->violations, t->missing, t->minor,
 		t->dedup_fetching, t->dedup_resident, t->fetches, t->evictions,
-		t->worst_fetch_ns, t->worst_touch_ns,
-		t->st_lag, t->file_rounds, t->direct_rounds, t->huge_rounds,
-		t->refused_reads, t->refused_rounds, t->hangs ? "fired" : "quiet");
+		t->worst_fetch_ns, t->worst_touch_ns, t->st_lag, t->file_rounds,
+		t->direct_rounds, t->huge_rounds, t->refused_reads,
+		t->refused_rounds, t->hangs ? "fired" : "quiet");
 	for (int i = 0; i < FP_COUNT; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
 			t->fired[i]);
@@ -58,10 +66,11 @@ int storm_write_json(const char *path, const struct run *run,
 		char drawn[1024];
 
 		storm_round_faults(run, run->seeds[i], drawn, sizeof(drawn));
-		fprintf(f, "%s{\"seed\": %" PRIu64 ", \"passed\": %s, "
-			"\"faults\": \"%s\"}", i ? ",\n    " : "",
-			run->seeds[i], run->failed[i] ? "false" : "true",
-			drawn);
+		fprintf(f,
+			"%s{\"seed\": %" PRIu64 ", \"passed\": %s, "
+			"\"faults\": \"%s\"}",
+			i ? ",\n    " : "", run->seeds[i],
+			run->failed[i] ? "false" : "true", drawn);
 	}
 	fputs("]\n}\n", f);
 	if (fclose(f) || rename(tmp, path)) {

@@ -17,8 +17,8 @@
 static void draw(uint64_t seed, double seconds, uint64_t chunk, int backing,
 		 const char *dir, struct storm_config *c)
 {
-	static const uint64_t chunks[] = { 0, 64 << 10, 256 << 10, 1 << 20,
-					   2 << 20, 4 << 20 };
+	static const uint64_t chunks[] = { 0,       64 << 10, 256 << 10,
+					   1 << 20, 2 << 20,  4 << 20 };
 	uint64_t rng = seed;
 
 	*c = (struct storm_config){
@@ -61,8 +61,9 @@ static void progress(void *arg, double elapsed)
 	(void)elapsed;
 	if (!run->tty)
 		return;
-	fprintf(stderr, "\r  storm %5.0f/%.0f s  round %" PRIu64 "  touches %"
-		PRIu64 "  mismatches %" PRIu64 "  failed rounds %" PRIu64 "   ",
+	fprintf(stderr,
+		"\r  storm %5.0f/%.0f s  round %" PRIu64 "  touches %" PRIu64
+		"  mismatches %" PRIu64 "  failed rounds %" PRIu64 "   ",
 		mono_now() - run->start, run->duration, run->t.rounds + 1,
 		run->t.touches, run->t.mismatches, run->t.failed);
 }
@@ -87,14 +88,18 @@ static void round_failed(const struct storm_args *a, uint64_t index,
 
 	storm_describe(c, line, sizeof(line));
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
-	snprintf(rerun, sizeof(rerun), "residctl storm --only %" PRIu64
-		 " --round %.0f --duration %.0f%s%s%s%s%s", c->seed, c->seconds,
-		 c->seconds + 1, a->round_opts, a->backing_opt, a->specs,
-		 bugs_enabled() ? " --bug " : "", bugs_enabled() ? bugs : "");
+	snprintf(rerun, sizeof(rerun),
+		 "residctl storm --only %" PRIu64
+		 " --round %.0f --duration %.0f%s%s%s%s%s",
+		 c->seed, c->seconds, c->seconds + 1, a->round_opts,
+		 a->backing_opt, a->specs, bugs_enabled() ? " --bug " : "",
+		 bugs_enabled() ? bugs : "");
 	storm_round_faults(&a->run, c->seed, drawn, sizeof(drawn));
-	fprintf(stderr, "%sround %" PRIu64 " FAILED: %s\n  round: %s\n  "
-		"faults: %s\n  rerun: %s\n", a->run.tty ? "\n" : "", index,
-		r->message, line, drawn[0] ? drawn : "none", rerun);
+	fprintf(stderr,
+		"%sround %" PRIu64 " FAILED: %s\n  round: %s\n  "
+		"faults: %s\n  rerun: %s\n",
+		a->run.tty ? "\n" : "", index, r->message, line,
+		drawn[0] ? drawn : "none", rerun);
 	if (a->row)
 		row_finding(a->row, index, 1, r->message, rerun);
 }
@@ -108,8 +113,9 @@ int storm_rounds(struct storm_args *a)
 	/* With --rounds, every round's seed is drawn in order, so a shard's
 	 * round i has the seed it has in the whole storm. */
 	for (; !child_stop_signal() && run->t.rounds < MAX_ROUNDS &&
-	     (a->rounds ? index < a->rounds : mono_now() - run->start <
-	      (double)a->duration); index++) {
+	       (a->rounds ? index < a->rounds :
+			    mono_now() - run->start < (double)a->duration);
+	     index++) {
 		struct storm_config c;
 		struct storm_result r;
 		double left = (double)a->duration - (mono_now() - run->start);
@@ -117,8 +123,10 @@ int storm_rounds(struct storm_args *a)
 
 		if (!shard_owns(&a->shard, index))
 			continue;
-		draw(rseed, a->rounds || left >= (double)a->round ?
-		     (double)a->round : left, a->chunk, a->backing, a->dir, &c);
+		draw(rseed,
+		     a->rounds || left >= (double)a->round ? (double)a->round :
+							     left,
+		     a->chunk, a->backing, a->dir, &c);
 		c.huge_dir = a->huge_dir;
 		c.watchdog_seconds = (double)a->watchdog;
 		c.progress = progress;
@@ -146,11 +154,14 @@ int storm_rounds(struct storm_args *a)
 	/* The seeds' room ends a time-bound storm early: said, not silent
 	 * (--rounds is bounded by it at parse). */
 	if (!a->rounds && !a->only && run->t.rounds == MAX_ROUNDS &&
-	    !child_stop_signal() && mono_now() - run->start < (double)a->duration) {
+	    !child_stop_signal() &&
+	    mono_now() - run->start < (double)a->duration) {
 		run->capped = 1;
-		fprintf(stderr, "residctl storm: stopped at %d rounds, the most "
+		fprintf(stderr,
+			"residctl storm: stopped at %d rounds, the most "
 			"one storm records, %.0f s before --duration %" PRIu64
-			"; run a longer --round or several storms\n", MAX_ROUNDS,
+			"; run a longer --round or several storms\n",
+			MAX_ROUNDS,
 			(double)a->duration - (mono_now() - run->start),
 			a->duration);
 	}

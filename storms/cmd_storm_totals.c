@@ -38,28 +38,37 @@ void storm_summary(FILE *f, const struct run *run, const struct probe *p)
 {
 	const struct totals *t = &run->t;
 
-	fprintf(f, "storm summary: kernel %s, %.0f s, %" PRIu64 " rounds, %"
-		PRIu64 " failed\n", p->release, mono_now() - run->start,
-		t->rounds, t->failed);
-	fprintf(f, "  touches %" PRIu64 ", bytes checked %" PRIu64
+	fprintf(f,
+		"storm summary: kernel %s, %.0f s, %" PRIu64 " rounds, %" PRIu64
+		" failed\n",
+		p->release, mono_now() - run->start, t->rounds, t->failed);
+	fprintf(f,
+		"  touches %" PRIu64 ", bytes checked %" PRIu64
 		", mismatches %" PRIu64 ", invariant violations %" PRIu64 "\n",
 		t->touches, t->bytes, t->mismatches, t->violations);
-	fprintf(f, "  faults missing %" PRIu64 ", minor %" PRIu64
+	fprintf(f,
+		"  faults missing %" PRIu64 ", minor %" PRIu64
 		", dedup fetching %" PRIu64 ", dedup resident %" PRIu64
-		", fetches %" PRIu64 ", evictions %" PRIu64 "\n", t->missing,
-		t->minor, t->dedup_fetching, t->dedup_resident, t->fetches,
-		t->evictions);
-	fprintf(f, "  reads refused by contract (failed chunks): %" PRIu64
-		" in %" PRIu64 " rounds\n", t->refused_reads, t->refused_rounds);
+		", fetches %" PRIu64 ", evictions %" PRIu64 "\n",
+		t->missing, t->minor, t->dedup_fetching, t->dedup_resident,
+		t->fetches, t->evictions);
+	fprintf(f,
+		"  reads refused by contract (failed chunks): %" PRIu64
+		" in %" PRIu64 " rounds\n",
+		t->refused_reads, t->refused_rounds);
 	fprintf(f, "  worst fetch latency %.3f ms, worst read %.3f ms\n",
-		(double)t->worst_fetch_ns / 1e6, (double)t->worst_touch_ns / 1e6);
-	fprintf(f, "  st_blocks lag (excess a page count disproved) %" PRIu64
-		"\n", t->st_lag);
-	fprintf(f, "  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
+		(double)t->worst_fetch_ns / 1e6,
+		(double)t->worst_touch_ns / 1e6);
+	fprintf(f,
+		"  st_blocks lag (excess a page count disproved) %" PRIu64 "\n",
+		t->st_lag);
+	fprintf(f,
+		"  %" PRIu64 " rounds read a file, %" PRIu64 " of them "
 		"with O_DIRECT; %" PRIu64 " rounds held huge folios in B\n",
 		t->file_rounds, t->direct_rounds, t->huge_rounds);
-	fprintf(f, "  watchdog: %s\n", t->hangs ? "FIRED (lost fault or hang)" :
-		"quiet: no lost fault, no hang");
+	fprintf(f, "  watchdog: %s\n",
+		t->hangs ? "FIRED (lost fault or hang)" :
+			   "quiet: no lost fault, no hang");
 	coverage_line(f, "  ", &t->cov);
 	for (int i = 0; i < FP_COUNT; i++)
 		if ((run->faults.on | run->faults.swarm) & 1u << i)

@@ -19,7 +19,7 @@ static int h1_run(const struct run_opts *o, struct scen_result *res)
 		scen_count(res, hand_name(h), sr.hands.calls[h]);
 	if (sr.ran && !sr.hung && !sr.stats.refaults_served)
 		scen_fail(res, "no refault served: no page whose entry was "
-			  "dropped was read again");
+			       "dropped was read again");
 	return 0;
 }
 
@@ -29,8 +29,15 @@ const struct scenario scenario_h1 = {
 	.title = "storm while the application advises its mapping",
 	.run = h1_run,
 	.legs = LEG_FILE | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
-		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM, .drops = 4,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 3,
+			.chunks = 4,
+			.budget_chunks = 1,
+			.workers = 2,
+			.prefetch = 1,
+			.ops = 4,
+			.pattern = READ_RANDOM,
+			.drops = 4,
+		},
 };

@@ -48,19 +48,22 @@ static int advise(void *at, uint64_t len, int advice)
 }
 
 enum hand hands_once(struct resid_region *r, uint64_t *rng, uint64_t hot,
-		struct hands_tally *t, uint64_t *off, uint64_t *len)
+		     struct hands_tally *t, uint64_t *off, uint64_t *len)
 {
 	static const int order[] = { MADV_RANDOM, MADV_SEQUENTIAL,
 				     MADV_NORMAL };
 	uint64_t pages = resid_len(r) / RESID_PAGE;
 	uint64_t first = rng_below(rng, 4) && hot / RESID_PAGE < pages ?
-		hot / RESID_PAGE : rng_below(rng, pages);
+				 hot / RESID_PAGE :
+				 rng_below(rng, pages);
 	uint64_t n = 1 + rng_below(rng, pages - first < SPAN_PAGES ?
-				   pages - first : SPAN_PAGES);
+						pages - first :
+						SPAN_PAGES);
 	void *at = (void *)(resid_base(r) + first * RESID_PAGE);
 	/* Compaction one draw in 256: it scans the whole machine. */
-	enum hand h = rng_below(rng, 256) == 0 ? HAND_COMPACT :
-		(enum hand)rng_below(rng, HAND_COMPACT);
+	enum hand h = rng_below(rng, 256) == 0 ?
+			      HAND_COMPACT :
+			      (enum hand)rng_below(rng, HAND_COMPACT);
 	int rc;
 
 	*off = first * RESID_PAGE;

@@ -9,14 +9,14 @@
 
 #include "resid.h"
 
-#define HANDS(X)                                                             \
-	X(HAND_DONTNEED, "dontneed")   /* MADV_DONTNEED on A */             \
-	X(HAND_PAGEOUT, "pageout")     /* MADV_PAGEOUT on A */              \
-	X(HAND_COLD, "cold")           /* MADV_COLD on A */                 \
-	X(HAND_WILLNEED, "willneed")   /* MADV_WILLNEED on A */             \
-	X(HAND_ORDER, "order")         /* MADV_RANDOM, SEQUENTIAL, NORMAL */ \
-	X(HAND_POPULATE, "populate")   /* MADV_POPULATE_READ on A */        \
-	X(HAND_COMPACT, "compact")     /* /proc/sys/vm/compact_memory */
+#define HANDS(X)                                                           \
+	X(HAND_DONTNEED, "dontneed") /* MADV_DONTNEED on A */              \
+	X(HAND_PAGEOUT, "pageout")   /* MADV_PAGEOUT on A */               \
+	X(HAND_COLD, "cold")         /* MADV_COLD on A */                  \
+	X(HAND_WILLNEED, "willneed") /* MADV_WILLNEED on A */              \
+	X(HAND_ORDER, "order")       /* MADV_RANDOM, SEQUENTIAL, NORMAL */ \
+	X(HAND_POPULATE, "populate") /* MADV_POPULATE_READ on A */         \
+	X(HAND_COMPACT, "compact")   /* /proc/sys/vm/compact_memory */
 
 #define HAND_ENUM(id, name) id,
 enum hand { HANDS(HAND_ENUM) HAND_COUNT };
@@ -34,6 +34,6 @@ const char *hand_name(enum hand h);
  * *off and *len, for the caller to read again as applications do.
  * Returns the hand. */
 enum hand hands_once(struct resid_region *r, uint64_t *rng, uint64_t hot,
-		struct hands_tally *t, uint64_t *off, uint64_t *len);
+		     struct hands_tally *t, uint64_t *off, uint64_t *len);
 
 #endif

@@ -43,17 +43,17 @@ struct storm {
 	struct resid_region *r;
 	struct storm_result *out;
 	uint64_t deadline_ns;
-	uint64_t grace_end_ns;  /* deadline_ns + the dedup grace */
-	int dedup_seen;         /* both dedup counters > 0, seen past deadline */
+	uint64_t grace_end_ns; /* deadline_ns + the dedup grace */
+	int dedup_seen;        /* both dedup counters > 0, seen past deadline */
 	pthread_mutex_t msg_lock;
 	/* What the stall watchdog watches: bytes checked, and the main
 	 * thread's steps once the readers run (the joins, close). */
 	uint64_t steps;
-	int reported;           /* the result went to the parent */
-	uint64_t hot;           /* where a reader read last (hands_main) */
-	int fd;                 /* the pipe to the parent */
+	int reported; /* the result went to the parent */
+	uint64_t hot; /* where a reader read last (hands_main) */
+	int fd;       /* the pipe to the parent */
 	struct fault_seam *fs;
-	uint64_t *mark;         /* code probe counts at the child's start */
+	uint64_t *mark; /* code probe counts at the child's start */
 };
 
 struct reader {
@@ -120,8 +120,8 @@ static int reading(struct storm *s)
 /* Reads [off, off + take) through A and checks it: 0 with the wrong bytes
  * in *bad, or -1 when the read raised SIGBUS. Its own frame, so that no
  * caller's variable lives across the siglongjmp. */
-static int guarded_read(const struct expected *e, struct storm *s,
-			uint64_t off, uint64_t take, uint64_t *bad)
+static int guarded_read(const struct expected *e, struct storm *s, uint64_t off,
+			uint64_t take, uint64_t *bad)
 {
 	sigjmp_buf jump;
 
@@ -145,12 +145,13 @@ static void refused(struct storm *s, uint32_t id, uint32_t c, uint64_t off,
 	char why[256];
 
 	if (oracle_sigbus_contract(s->r, c, s->fs, why, sizeof(why))) {
-		__atomic_add_fetch(&s->out->refused_reads, 1,
-				   __ATOMIC_RELAXED);
+		__atomic_add_fetch(&s->out->refused_reads, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	note(s, "reader %u: SIGBUS reading [%" PRIu64 ", +%" PRIu64 ") of "
-	     "chunk %u: %s", id, off, take, c, why);
+	note(s,
+	     "reader %u: SIGBUS reading [%" PRIu64 ", +%" PRIu64 ") of "
+	     "chunk %u: %s",
+	     id, off, take, c, why);
 }
 
 /* Reads random pieces, whole chunks now and then, while reading() says. */
@@ -178,7 +179,8 @@ static void *reader_main(void *arg)
 
 			off += skip;
 			take = 1 + rng_below(&rng, len - skip < PIECE_MAX ?
-					     len - skip : PIECE_MAX);
+							   len - skip :
+							   PIECE_MAX);
 		}
 		resid_notify_access(s->r, c);
 		__atomic_store_n(&s->hot, off, __ATOMIC_RELAXED);
@@ -200,9 +202,10 @@ static void *reader_main(void *arg)
 			worst = dt;
 		touches++;
 		if (bad) {
-			note(s, "reader %u: %" PRIu64 " bytes wrong in [%" PRIu64
-			     ", +%" PRIu64 ") of chunk %u", rd->id, bad, off,
-			     take, c);
+			note(s,
+			     "reader %u: %" PRIu64 " bytes wrong in [%" PRIu64
+			     ", +%" PRIu64 ") of chunk %u",
+			     rd->id, bad, off, take, c);
 		}
 	}
 	__atomic_add_fetch(&s->out->touches, touches, __ATOMIC_RELAXED);
@@ -238,8 +241,10 @@ static void *hands_main(void *arg)
 	uint64_t off, len, bad, end = s->cfg.region_len;
 
 	while (reading(s)) {
-		enum hand h = hands_once(s->r, &rng, __atomic_load_n(
-			&s->hot, __ATOMIC_RELAXED), &s->out->hands, &off, &len);
+		enum hand h = hands_once(s->r, &rng,
+					 __atomic_load_n(&s->hot,
+							 __ATOMIC_RELAXED),
+					 &s->out->hands, &off, &len);
 
 		/* Read again what was advised: dropped entries refault. */
 		if (off >= end)
@@ -249,9 +254,10 @@ static void *hands_main(void *arg)
 			refused(s, UINT32_MAX, failed_chunk_in(s->r, off, len),
 				off, len);
 		else if (bad)
-			note(s, "hands: %" PRIu64 " bytes wrong in [%" PRIu64
-			     ", +%" PRIu64 ") read again after %s", bad, off,
-			     len, hand_name(h));
+			note(s,
+			     "hands: %" PRIu64 " bytes wrong in [%" PRIu64
+			     ", +%" PRIu64 ") read again after %s",
+			     bad, off, len, hand_name(h));
 		nanosleep(&pause_, NULL);
 	}
 	return NULL;
@@ -271,17 +277,18 @@ static void hands_prelude(struct storm *s)
 	for (uint32_t c = 0; c < n && c < PRELUDE_CHUNKS; c++) {
 		resid_chunk_range(s->r, c, &off, &len);
 		len = len < s->cfg.region_len - off ? len :
-			s->cfg.region_len - off;
+						      s->cfg.region_len - off;
 		for (int pass = 0; pass < 2; pass++) {
 			if (guarded_read(&e, s, off, len, &bad) < 0) {
 				refused(s, UINT32_MAX, c, off, len);
 				break;
 			}
 			if (bad)
-				note(s, "hands: %" PRIu64 " bytes wrong in "
+				note(s,
+				     "hands: %" PRIu64 " bytes wrong in "
 				     "chunk %u, read %s its entries were "
-				     "dropped", bad, c, pass ? "after" :
-				     "before");
+				     "dropped",
+				     bad, c, pass ? "after" : "before");
 			if (!pass && madvise((void *)(resid_base(s->r) + off),
 					     len / 2 & ~(RESID_PAGE - 1),
 					     MADV_DONTNEED) < 0)
@@ -316,18 +323,19 @@ static int make_file(struct storm *s, char *path, size_t n)
 static void huge_proof(struct storm *s)
 {
 	int want = s->c->huge_dir && s->c->chunk_size &&
-		s->c->chunk_size % huge_leg_folio() == 0;
+		   s->c->chunk_size % huge_leg_folio() == 0;
 
 	s->out->huge = resid_huge(s->r);
 	if (s->out->huge && resid_folio_census(s->r, &s->out->huge_bytes) < 0)
 		return;
 	if (want && !s->out->huge)
 		note(s, "equal chunks of the folio in a huge tmpfs took 4 KiB "
-		     "pages in B");
-	else if (s->out->huge && s->out->stats.resident &&
-		 !s->out->huge_bytes)
-		note(s, "a region on the huge path holds %" PRIu64 " resident "
-		     "bytes, none in a large folio", s->out->stats.resident);
+			"pages in B");
+	else if (s->out->huge && s->out->stats.resident && !s->out->huge_bytes)
+		note(s,
+		     "a region on the huge path holds %" PRIu64 " resident "
+		     "bytes, none in a large folio",
+		     s->out->stats.resident);
 }
 
 /* Sends the result to the parent and exits, once, whoever comes first: the
@@ -394,10 +402,11 @@ static void *stall_watchdog(void *arg)
 	double busy = (double)(cpu_ns() - cpu) / 1e9;
 
 	if (busy >= LIVELOCK_CPU * (double)(mono_ns() - since) / 1e9)
-		snprintf(why, sizeof(why), "livelock: %.1f s of CPU burnt in "
+		snprintf(why, sizeof(why),
+			 "livelock: %.1f s of CPU burnt in "
 			 "the %.0f s no reader made progress (a fault answered "
-			 "again and again, or a spin); ", busy,
-			 (double)(mono_ns() - since) / 1e9);
+			 "again and again, or a spin); ",
+			 busy, (double)(mono_ns() - since) / 1e9);
 	thread_dump(getpid(), dump, sizeof(dump));
 	pthread_mutex_lock(&s->msg_lock);
 	s->out->hung = 1;
@@ -429,7 +438,7 @@ static void configure(struct storm *s, struct resid_chunk_spec *table)
 	 * declared policy, a bit of the seed (no draw: the other draws of a
 	 * seed stay as they were). */
 	s->cfg.overlap_evict = c->policy == RESID_POLICY_DECLARED &&
-		(c->seed >> 5) & 1;
+			       (c->seed >> 5) & 1;
 	s->cfg.huge_dir = c->huge_dir;
 	if (c->fetching_timeout_ms)
 		s->cfg.fetching_timeout_ms = c->fetching_timeout_ms;
@@ -456,14 +465,15 @@ static void open_round(struct storm *s, struct resid_chunk_spec *table,
 	pthread_t stall;
 
 	configure(s, table);
-	if (c->huge_mount && huge_leg_enter(c->huge_dir, out->message,
-					    sizeof(out->message)) < 0)
+	if (c->huge_mount &&
+	    huge_leg_enter(c->huge_dir, out->message, sizeof(out->message)) < 0)
 		report(s);
 	/* Every storm runs on a fault seam, faults or not. */
 	s->fs = fault_seam_new(&resid_seam_linux, c->faults, c->seed, NULL,
 			       NULL);
 	if (!s->fs) {
-		snprintf(out->message, sizeof(out->message), "out of memory "
+		snprintf(out->message, sizeof(out->message),
+			 "out of memory "
 			 "for the fault seam");
 		report(s);
 	}
@@ -477,19 +487,24 @@ static void open_round(struct storm *s, struct resid_chunk_spec *table,
 	if (s->r && c->file_dir)
 		out->direct = content_file_direct(s->r);
 	if (!s->r) {
-		snprintf(out->message, sizeof(out->message), "cannot open the "
-			 "region: %s", err);
+		snprintf(out->message, sizeof(out->message),
+			 "cannot open the "
+			 "region: %s",
+			 err);
 		report(s);
 	}
 	struct sigaction sa = { .sa_handler = on_sigbus };
 
 	if (sigemptyset(&sa.sa_mask) < 0 || sigaction(SIGBUS, &sa, NULL) < 0) {
-		snprintf(out->message, sizeof(out->message), "cannot catch "
-			 "SIGBUS: %s", strerror(errno));
+		snprintf(out->message, sizeof(out->message),
+			 "cannot catch "
+			 "SIGBUS: %s",
+			 strerror(errno));
 		report(s);
 	}
 	if (pthread_create(&stall, NULL, stall_watchdog, s)) {
-		snprintf(out->message, sizeof(out->message), "cannot start the "
+		snprintf(out->message, sizeof(out->message),
+			 "cannot start the "
 			 "stall watchdog");
 		report(s);
 	}
@@ -539,19 +554,21 @@ static void judge(struct storm *s)
 	/* The rule holds for the whole round: an error not injected after a
 	 * refused read makes that refusal a bug too. */
 	fault_seam_fired_all(s->fs, out->fired);
-	if (out->refused_reads && !oracle_errors_injected(&out->stats,
-							  out->fired))
-		note(s, "%" PRIu64 " reads refused by SIGBUS, and not every "
-		     "error of the round was injected (io %" PRIu64 ", continue %"
-		     PRIu64 ", eagain %" PRIu64 ")", out->refused_reads,
-		     out->stats.io_errors, out->stats.continue_errors,
-		     out->stats.continue_eagain);
+	if (out->refused_reads &&
+	    !oracle_errors_injected(&out->stats, out->fired))
+		note(s,
+		     "%" PRIu64 " reads refused by SIGBUS, and not every "
+		     "error of the round was injected (io %" PRIu64
+		     ", continue %" PRIu64 ", eagain %" PRIu64 ")",
+		     out->refused_reads, out->stats.io_errors,
+		     out->stats.continue_errors, out->stats.continue_eagain);
 	huge_proof(s);
 	/* No fetch outlives the default watchdog time-out in a healthy round:
 	 * a reset means a fetch was orphaned or the watchdog misfired. Rounds
 	 * drawn with a 1 ms time-out reset on purpose (its code probe). */
 	if (out->stats.watchdog_resets && !c->fetching_timeout_ms)
-		note(s, "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
+		note(s,
+		     "%" PRIu64 " FETCHING watchdog resets: a chunk stayed "
 		     "FETCHING, unlocked, past the %u ms time-out",
 		     out->stats.watchdog_resets, s->cfg.fetching_timeout_ms);
 }
@@ -575,7 +592,7 @@ static void child(const struct storm_config *c, int fd)
 
 	s.deadline_ns = t0 + (uint64_t)(c->seconds * 1e9);
 	s.grace_end_ns = s.deadline_ns +
-		(uint64_t)(c->dedup_grace_seconds * 1e9);
+			 (uint64_t)(c->dedup_grace_seconds * 1e9);
 	run_threads(&s);
 	judge(&s);
 	__atomic_add_fetch(&s.steps, 1, __ATOMIC_RELAXED);
@@ -658,7 +675,9 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 	/* The child's own watchdog fires first; this one covers a child
 	 * whose main thread is stuck too. */
 	int budget_ms = (int)((c->seconds + c->dedup_grace_seconds +
-			       c->watchdog_seconds) * 1000) + 30000;
+			       c->watchdog_seconds) *
+			      1000) +
+			30000;
 
 	int rc = collect(c, fds[0], out, budget_ms);
 
@@ -680,10 +699,13 @@ int storm_run(const struct storm_config *c, struct storm_result *out)
 	close(fds[0]);
 	child_reap(pid, &status, 0);
 	if (!out->ran && !out->hung && !out->interrupted)
-		snprintf(out->message, sizeof(out->message), "the storm process "
-			 "died (status %#x) before it reported", status);
+		snprintf(out->message, sizeof(out->message),
+			 "the storm process "
+			 "died (status %#x) before it reported",
+			 status);
 	if (cg_scope_leave(&scope) < 0 && !out->message[0])
-		snprintf(out->message, sizeof(out->message), "could not remove "
+		snprintf(out->message, sizeof(out->message),
+			 "could not remove "
 			 "the storm's cgroup");
 	return 0;
 }
@@ -696,12 +718,14 @@ int storm_passed(const struct storm_result *r)
 
 void storm_describe(const struct storm_config *c, char *buf, size_t n)
 {
-	snprintf(buf, n, "--seed %" PRIu64 " --region %" PRIu64 " --chunk %"
-		 PRIu64 " --budget-ratio %.3f --threads %u --workers %u "
+	snprintf(buf, n,
+		 "--seed %" PRIu64 " --region %" PRIu64 " --chunk %" PRIu64
+		 " --budget-ratio %.3f --threads %u --workers %u "
 		 "--prefetch %u --policy %s --seconds %.1f --dedup-grace %.1f%s "
-		 "--fetching-timeout %u --backing %s%s", c->seed, c->region_len,
-		 c->chunk_size, c->budget_ratio, c->threads, c->workers,
-		 c->prefetch_depth, resid_policy_name(c->policy), c->seconds,
+		 "--fetching-timeout %u --backing %s%s",
+		 c->seed, c->region_len, c->chunk_size, c->budget_ratio,
+		 c->threads, c->workers, c->prefetch_depth,
+		 resid_policy_name(c->policy), c->seconds,
 		 c->dedup_grace_seconds, c->evict_ahead ? " --evict-ahead" : "",
 		 c->fetching_timeout_ms, c->file_dir ? "file" : "synthetic",
 		 c->hands ? " --hands" : "");

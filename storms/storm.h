@@ -17,7 +17,7 @@
 struct storm_config {
 	uint64_t seed;
 	uint64_t region_len;
-	uint64_t chunk_size;     /* 0: a random table of unequal chunks */
+	uint64_t chunk_size; /* 0: a random table of unequal chunks */
 	/* NULL: the synthetic content. Else the child writes a file of
 	 * region_len bytes of the content here and reads it with O_DIRECT,
 	 * the path users take; it is unlinked once the pager holds it. */
@@ -27,18 +27,18 @@ struct storm_config {
 	 * (the gate's huge leg). */
 	const char *huge_dir;
 	int huge_mount;
-	double budget_ratio;     /* of the region, at least the largest chunk */
+	double budget_ratio; /* of the region, at least the largest chunk */
 	uint32_t threads, workers, prefetch_depth;
 	enum resid_policy policy;
-	double seconds;          /* how long the threads read */
+	double seconds; /* how long the threads read */
 	/* A hang: no byte checked and no step of the child's main thread
 	 * (joins, close) for this long. */
 	double watchdog_seconds;
 	/* Past `seconds`, the threads keep reading until both dedup counters
 	 * are > 0, for at most this long (T-6); 0: they stop at `seconds`. */
 	double dedup_grace_seconds;
-	uint64_t limit_bytes;    /* the child cgroup's memory limit */
-	int evict_ahead;         /* resid_config.evict_ahead */
+	uint64_t limit_bytes; /* the child cgroup's memory limit */
+	int evict_ahead;      /* resid_config.evict_ahead */
 	/* The FETCHING watchdog's time-out; 0: the pager's default. A short
 	 * one makes the watchdog reset queued fetches (a rare path). */
 	uint32_t fetching_timeout_ms;
@@ -55,7 +55,7 @@ struct storm_config {
 
 struct storm_result {
 	uint64_t touches, bytes_checked, mismatches;
-	uint64_t violations;     /* invariant reports */
+	uint64_t violations; /* invariant reports */
 	/* Reads that raised SIGBUS as the contract says (design.md §9): their
 	 * chunk failed for good and every error was injected. */
 	uint64_t refused_reads;
@@ -64,14 +64,14 @@ struct storm_result {
 	uint64_t fired[FP_COUNT];
 	uint64_t probes[CP_COUNT]; /* code probes the child hit */
 	struct hands_tally hands;
-	int ran;                 /* the child reported back */
-	int hung;                /* the watchdog fired */
-	int interrupted;         /* a signal to stop ended it */
-	int direct;              /* the file was read with O_DIRECT */
-	int huge;                /* the region took huge folios in B */
-	uint64_t huge_bytes;     /* of A's mapped pages, in large folios */
+	int ran;             /* the child reported back */
+	int hung;            /* the watchdog fired */
+	int interrupted;     /* a signal to stop ended it */
+	int direct;          /* the file was read with O_DIRECT */
+	int huge;            /* the region took huge folios in B */
+	uint64_t huge_bytes; /* of A's mapped pages, in large folios */
 	double seconds;
-	char message[1024];      /* the first failure, or the thread dump */
+	char message[1024]; /* the first failure, or the thread dump */
 };
 
 /* Runs one storm in a child process inside its own memory cgroup. Returns 0

@@ -63,10 +63,13 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 		scen_fail(res, "%s", sr->message);
 		return -1;
 	}
-	snprintf(res->backing, sizeof(res->backing), "%s", !c->file_dir ?
-		 "synthetic" : sr->direct ? "file O_DIRECT" : "file buffered");
-	snprintf(res->chunks, sizeof(res->chunks), "%s%s", c->chunk_size ?
-		 "equal" : "unequal", c->huge_dir ? "+huge" : "");
+	snprintf(res->backing, sizeof(res->backing), "%s",
+		 !c->file_dir ? "synthetic" :
+		 sr->direct   ? "file O_DIRECT" :
+				"file buffered");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s",
+		 c->chunk_size ? "equal" : "unequal",
+		 c->huge_dir ? "+huge" : "");
 	res->checks = sr->bytes_checked;
 	res->mismatches = sr->mismatches + sr->violations;
 	scen_count(res, "touches", sr->touches);
@@ -85,8 +88,8 @@ int storm_scenario_run(const struct storm_config *c, struct scen_result *res,
 		scen_count(res, "refused_reads", sr->refused_reads);
 	if (!storm_passed(sr)) {
 		storm_describe(c, line, sizeof(line));
-		scen_fail(res, "%s (storm: %s)", sr->message[0] ? sr->message :
-			  "failed", line);
+		scen_fail(res, "%s (storm: %s)",
+			  sr->message[0] ? sr->message : "failed", line);
 	}
 	return 0;
 }

@@ -18,8 +18,14 @@ const struct scenario scenario_t3 = {
 	.title = "concurrent storm, every byte checked",
 	.run = t3_run,
 	.legs = LEG_FILE | LEG_UNEQUAL | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
-		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 3,
+			.chunks = 4,
+			.budget_chunks = 1,
+			.workers = 2,
+			.prefetch = 1,
+			.ops = 4,
+			.pattern = READ_RANDOM,
+		},
 };

@@ -20,7 +20,8 @@ static int t6_run(const struct run_opts *o, struct scen_result *res)
 	if (storm_scenario_run(&c, res, &sr) < 0)
 		return -1;
 	if (!sr.stats.dedup_fetching || !sr.stats.dedup_resident)
-		scen_fail(res, "dedup did not fire: dedup_fetching %" PRIu64
+		scen_fail(res,
+			  "dedup did not fire: dedup_fetching %" PRIu64
 			  ", dedup_resident %" PRIu64,
 			  sr.stats.dedup_fetching, sr.stats.dedup_resident);
 	return 0;
@@ -33,9 +34,15 @@ const struct scenario scenario_t6 = {
 	.title = "storm: dedup of faults fires",
 	.run = t6_run,
 	.legs = LEG_FILE | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 3, .chunks = 4, .budget_chunks = 2, .workers = 2,
-		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,
-		.needs_dedup = 1,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 3,
+			.chunks = 4,
+			.budget_chunks = 2,
+			.workers = 2,
+			.prefetch = 1,
+			.ops = 4,
+			.pattern = READ_RANDOM,
+			.needs_dedup = 1,
+		},
 };

@@ -24,9 +24,15 @@ const struct scenario scenario_t7 = {
 	.title = "storm: no lost fault (watchdog; simulated: failing reads)",
 	.run = t7_run,
 	.legs = LEG_FILE | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 3, .chunks = 4, .budget_chunks = 1, .workers = 2,
-		.prefetch = 1, .ops = 4, .pattern = READ_RANDOM,
-		.faults = "backing_read/eio=0.5,backing_read/short=0.5",
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 3,
+			.chunks = 4,
+			.budget_chunks = 1,
+			.workers = 2,
+			.prefetch = 1,
+			.ops = 4,
+			.pattern = READ_RANDOM,
+			.faults = "backing_read/eio=0.5,backing_read/short=0.5",
+		},
 };

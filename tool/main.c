@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 			rc = 2;
 		return rc;
 	}
-	fprintf(stderr, "residctl: '%s' is not a command; see residctl --help\n",
+	fprintf(stderr,
+		"residctl: '%s' is not a command; see residctl --help\n",
 		argv[1]);
 	return 2;
 }

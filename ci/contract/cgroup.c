@@ -21,7 +21,8 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || (!refuse && !make && strcmp(argv[3], "fits")) ||
 	    (make && make_file(argv[1], LEN, 5) < 0)) {
-		fprintf(stderr, "usage: cgroup FILE ANCESTOR_DIR make|refuse|fits\n");
+		fprintf(stderr,
+			"usage: cgroup FILE ANCESTOR_DIR make|refuse|fits\n");
 		return 2;
 	}
 	if (make)
@@ -31,8 +32,9 @@ int main(int argc, char **argv)
 					   refuse ? 14 * MiB : 4 * MiB, err);
 
 	if (refuse) {
-		verdict(!r && strstr(err, argv[2]) && strstr(err, "an ancestor") &&
-			strstr(err, "budget_bytes"),
+		verdict(!r && strstr(err, argv[2]) &&
+				strstr(err, "an ancestor") &&
+				strstr(err, "budget_bytes"),
 			"ancestor limit: resid_open refuses a budget the ancestor "
 			"cannot hold, naming it and the numbers",
 			"%s", r ? "it opened" : err);
@@ -49,7 +51,8 @@ int main(int argc, char **argv)
 		bad += wrong_bytes(resid_base(r), LEN, 5);
 	verdict(bad == 0 && resid_failure(r, NULL) == 0,
 		"ancestor limit: a region that fits reads every byte right "
-		"under it", "%llu wrong bytes (cgroup usage before: %lld)",
+		"under it",
+		"%llu wrong bytes (cgroup usage before: %lld)",
 		(unsigned long long)bad, usage);
 	resid_close(r);
 	return finish();

@@ -21,8 +21,8 @@
 
 static int failures;
 
-__attribute__((format(printf, 3, 4)))
-static inline void verdict(int ok, const char *promise, const char *why, ...)
+__attribute__((format(printf, 3, 4))) static inline void
+verdict(int ok, const char *promise, const char *why, ...)
 {
 	va_list ap;
 
@@ -55,7 +55,7 @@ static inline int make_file(const char *path, uint64_t len, unsigned seed)
 		return -1;
 	for (uint64_t off = 0; off < len;) {
 		size_t n = len - off < sizeof(buf) ? (size_t)(len - off) :
-			sizeof(buf);
+						     sizeof(buf);
 
 		for (size_t i = 0; i < n; i++)
 			buf[i] = byte_at(off + i, seed);
@@ -69,7 +69,8 @@ static inline int make_file(const char *path, uint64_t len, unsigned seed)
 }
 
 /* The bytes of [0, len) of the region that differ from the file's. */
-static inline uint64_t wrong_bytes(const uint8_t *a, uint64_t len, unsigned seed)
+static inline uint64_t wrong_bytes(const uint8_t *a, uint64_t len,
+				   unsigned seed)
 {
 	uint64_t bad = 0;
 
@@ -80,8 +81,8 @@ static inline uint64_t wrong_bytes(const uint8_t *a, uint64_t len, unsigned seed
 
 /* A region of the file with chunk, budget; NULL with err. */
 static inline struct resid_region *open_file(const char *path, uint64_t len,
-				      uint64_t chunk, uint64_t budget,
-				      char err[RESID_ERRLEN])
+					     uint64_t chunk, uint64_t budget,
+					     char err[RESID_ERRLEN])
 {
 	struct resid_config c;
 
@@ -110,7 +111,8 @@ static inline void touch_handler(int sig, siginfo_t *si, void *uc)
 static inline int touch(const volatile uint8_t *p, uint8_t *out, void **addr)
 {
 	struct sigaction sa = { .sa_sigaction = touch_handler,
-				.sa_flags = SA_SIGINFO }, obus, osegv;
+				.sa_flags = SA_SIGINFO },
+			 obus, osegv;
 
 	touch_signo = 0;
 	touch_addr = NULL;
@@ -140,9 +142,10 @@ static inline long long cgroup_usage(void)
 			continue;
 		rel = strchr(rel + 1, ':') + 1;
 		rel[strcspn(rel, "\n")] = '\0';
-		snprintf(path, sizeof(path), v1 ?
-			 "/sys/fs/cgroup/memory%s/memory.usage_in_bytes" :
-			 "/sys/fs/cgroup%s/memory.current", rel);
+		snprintf(path, sizeof(path),
+			 v1 ? "/sys/fs/cgroup/memory%s/memory.usage_in_bytes" :
+			      "/sys/fs/cgroup%s/memory.current",
+			 rel);
 		FILE *u = fopen(path, "r");
 
 		if (u && fscanf(u, "%lld", &v) != 1)

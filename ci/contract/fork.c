@@ -15,7 +15,7 @@
 /* The child's findings: its reads' through a pipe, its calls' as its exit
  * status. */
 enum {
-	READ_NOT_LOUD = 1,   /* a read of the region returned a byte */
+	READ_NOT_LOUD = 1, /* a read of the region returned a byte */
 	CALLS_NOT_ECHILD = 2,
 };
 
@@ -40,8 +40,7 @@ static int child(struct resid_region *r, const uint8_t *a, int fd)
 		return 3;
 	bits = 0;
 	if (resid_base(r) != NULL || resid_len(r) != 0 ||
-	    resid_nchunks(r) != 0 ||
-	    resid_chunk_of(r, 0) != RESID_NO_CHUNK ||
+	    resid_nchunks(r) != 0 || resid_chunk_of(r, 0) != RESID_NO_CHUNK ||
 	    resid_notify_access(r, 0) != -ECHILD ||
 	    resid_chunk_range(r, 0, &off, &len) != -ECHILD ||
 	    resid_failure(r, NULL) != -ECHILD ||
@@ -60,8 +59,8 @@ int main(int argc, char **argv)
 	int status;
 
 	if (argc != 2 || make_file(argv[1], LEN, 3) < 0) {
-		fprintf(stderr, "usage: fork FILE (a path to write %llu bytes)\n",
-			LEN);
+		fprintf(stderr,
+			"usage: fork FILE (a path to write %llu bytes)\n", LEN);
 		return 2;
 	}
 	struct resid_region *r = open_file(argv[1], LEN, CHUNK, BUDGET, err);
@@ -101,13 +100,16 @@ int main(int argc, char **argv)
 
 	verdict(reads == 0,
 		"fork: a child's read of the region raises SIGSEGV, never a byte",
-		"%s", reads < 0 ? "the child died before it told" :
-		"the child read bytes of the region without a signal");
+		"%s",
+		reads < 0 ?
+			"the child died before it told" :
+			"the child read bytes of the region without a signal");
 	verdict(bits == 0,
 		"fork: calls on the region in a child return -ECHILD or NULL, "
-		"its resid_close returns", "%s", bits < 0 ?
-		"the child died of a signal (SIGALRM: a call hung)" :
-		"the child's calls answered as in the parent");
+		"its resid_close returns",
+		"%s",
+		bits < 0 ? "the child died of a signal (SIGALRM: a call hung)" :
+			   "the child's calls answered as in the parent");
 	/* Pages the child made would stay in the shared memfd: 24 MiB; the
 	 * child's own stack and heap copies are far less. */
 	verdict(usage0 < 0 || usage1 - usage0 < (long long)(4 * MiB),
@@ -115,11 +117,12 @@ int main(int argc, char **argv)
 		"the cgroup grew by %lld bytes while the child ran",
 		usage1 - usage0);
 	verdict(after.faults_missing + after.faults_minor ==
-		before.faults_missing + before.faults_minor &&
-		after.resident <= BUDGET,
+				before.faults_missing + before.faults_minor &&
+			after.resident <= BUDGET,
 		"fork: the parent's pager sees nothing of the child",
 		"faults %llu -> %llu, resident %llu",
-		(unsigned long long)(before.faults_missing + before.faults_minor),
+		(unsigned long long)(before.faults_missing +
+				     before.faults_minor),
 		(unsigned long long)(after.faults_missing + after.faults_minor),
 		(unsigned long long)after.resident);
 	uint64_t bad = wrong_bytes(a, LEN, 3);

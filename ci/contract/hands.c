@@ -74,9 +74,11 @@ static int all_right(const struct ctx *x, char *why, size_t n)
 	uint64_t b3 = wrong(x, x->off, x->off + x->chunk);
 
 	if (b1 || b2 || b3)
-		snprintf(why, n, "%llu, then %llu in the region, then %llu "
-			 "wrong bytes", (unsigned long long)b1,
-			 (unsigned long long)b2, (unsigned long long)b3);
+		snprintf(why, n,
+			 "%llu, then %llu in the region, then %llu "
+			 "wrong bytes",
+			 (unsigned long long)b1, (unsigned long long)b2,
+			 (unsigned long long)b3);
 	return !(b1 || b2 || b3);
 }
 
@@ -211,9 +213,10 @@ static int c_mprotect(struct ctx *x, char *why, size_t n)
 		return 0;
 	}
 	if (bad || sig != SIGSEGV) {
-		snprintf(why, n, "under PROT_NONE: %llu wrong bytes before the "
-			 "page, its read raised signal %d", (unsigned long long)bad,
-			 sig);
+		snprintf(why, n,
+			 "under PROT_NONE: %llu wrong bytes before the "
+			 "page, its read raised signal %d",
+			 (unsigned long long)bad, sig);
 		return 0;
 	}
 	return all_right(x, why, n);
@@ -234,8 +237,8 @@ static int c_munmap(struct ctx *x, char *why, size_t n)
 	}
 	sig = touch(p, &v, NULL);
 	b1 = wrong(x, x->off, hole) + wrong(x, hole + PAGE, x->off + x->chunk);
-	if (mmap(p, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-		 MAP_FIXED, -1, 0) != p) {
+	if (mmap(p, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p) {
 		snprintf(why, n, "mmap MAP_FIXED: %s", strerror(errno));
 		return 0;
 	}
@@ -243,9 +246,10 @@ static int c_munmap(struct ctx *x, char *why, size_t n)
 	b2 = wrong(x, 0, hole) + wrong(x, hole + PAGE, LEN);
 	b3 = wrong(x, x->off, hole) + wrong(x, hole + PAGE, x->off + x->chunk);
 	if (sig != SIGSEGV || b1 || b2 || b3 || p[0] || p[1] != 7) {
-		snprintf(why, n, "the hole raised signal %d; %llu, %llu, %llu "
-			 "wrong bytes around it; the new page holds %u %u", sig,
-			 (unsigned long long)b1, (unsigned long long)b2,
+		snprintf(why, n,
+			 "the hole raised signal %d; %llu, %llu, %llu "
+			 "wrong bytes around it; the new page holds %u %u",
+			 sig, (unsigned long long)b1, (unsigned long long)b2,
 			 (unsigned long long)b3, p[0], p[1]);
 		return 0;
 	}
@@ -259,12 +263,13 @@ static int c_mremap(struct ctx *x, char *why, size_t n)
 {
 	uint64_t hole = x->off + x->chunk / 2, b1, b2;
 	uint8_t *p = x->a + hole, v;
-	void *to = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE |
-			MAP_ANONYMOUS, -1, 0);
+	void *to = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
 	int sig;
 
-	if (to == MAP_FAILED || mremap(p, PAGE, 2 * PAGE, MREMAP_MAYMOVE |
-				       MREMAP_FIXED, to) != to) {
+	if (to == MAP_FAILED ||
+	    mremap(p, PAGE, 2 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, to) !=
+		    to) {
 		snprintf(why, n, "mremap: %s", strerror(errno));
 		return 0;
 	}
@@ -272,9 +277,10 @@ static int c_mremap(struct ctx *x, char *why, size_t n)
 	b1 = wrong(x, x->off, hole) + wrong(x, hole + PAGE, x->off + x->chunk);
 	b2 = wrong(x, 0, hole) + wrong(x, hole + PAGE, LEN);
 	if (sig != SIGSEGV || b1 || b2) {
-		snprintf(why, n, "the hole raised signal %d; %llu, then %llu "
-			 "wrong bytes around it", sig, (unsigned long long)b1,
-			 (unsigned long long)b2);
+		snprintf(why, n,
+			 "the hole raised signal %d; %llu, then %llu "
+			 "wrong bytes around it",
+			 sig, (unsigned long long)b1, (unsigned long long)b2);
 		return 0;
 	}
 	return 1;
@@ -309,8 +315,10 @@ static int c_write(struct ctx *x, char *why, size_t n)
 	for (ssize_t i = 0; i < got; i++)
 		bad += buf[i] != byte_at(at + (uint64_t)i, 29);
 	if (w != (ssize_t)len || got != w || bad) {
-		snprintf(why, n, "write returned %zd (%s), %zd bytes came out, "
-			 "%llu wrong", w, w < 0 ? strerror(errno) : "", got,
+		snprintf(why, n,
+			 "write returned %zd (%s), %zd bytes came out, "
+			 "%llu wrong",
+			 w, w < 0 ? strerror(errno) : "", got,
 			 (unsigned long long)bad);
 		return 0;
 	}
@@ -354,13 +362,16 @@ static int c_other(struct ctx *x, char *why, size_t n)
 		if (pidfd < 0)
 			_exit(2);
 		_exit(syscall(SYS_process_madvise, pidfd, &iov, 1, x->adv, 0) ==
-		      (long)x->chunk ? 0 : 3);
+				      (long)x->chunk ?
+			      0 :
+			      3);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-	    !WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(why, n, "the helper: %s", pid < 0 ? strerror(errno) :
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		snprintf(why, n, "the helper: %s",
+			 pid < 0                  ? strerror(errno) :
 			 WEXITSTATUS(status) == 2 ? "pidfd_open failed" :
-			 "process_madvise failed");
+						    "process_madvise failed");
 		return 0;
 	}
 	return all_right(x, why, n);
@@ -400,7 +411,8 @@ static const struct call {
 	  "SIGSEGV in the hole; the file's bytes around", c_mremap, BOTH, 0 },
 	{ "write() from the region (after MADV_DONTNEED)",
 	  "writes the file's bytes", c_write, BOTH, 0 },
-	{ "read() into the region", "EFAULT, bytes unchanged", c_read, BOTH, 0 },
+	{ "read() into the region", "EFAULT, bytes unchanged", c_read, BOTH,
+	  0 },
 	{ "process_madvise MADV_COLD from another process",
 	  "reads the file's bytes", c_other, BOTH, MADV_COLD },
 	{ "process_madvise MADV_PAGEOUT from another process",
@@ -461,9 +473,9 @@ static void one(const struct call *c, int huge, int resident)
 	int status;
 	pid_t pid;
 
-	snprintf(promise, sizeof(promise), "%s, %s path, %s chunk: %s",
-		 c->name, huge ? "huge" : "4 KiB", resident ? "resident" :
-		 "absent", c->outcome);
+	snprintf(promise, sizeof(promise), "%s, %s path, %s chunk: %s", c->name,
+		 huge ? "huge" : "4 KiB", resident ? "resident" : "absent",
+		 c->outcome);
 	if (time(NULL) - start > ALL_SECONDS) {
 		verdict(0, promise, "not run: the cases before took %d s",
 			ALL_SECONDS);
@@ -498,10 +510,14 @@ static void one(const struct call *c, int huge, int resident)
 /* A tmpfs mounted huge=always on dir, in a mount namespace of our own. */
 static int huge_mount(const char *dir)
 {
-	return unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC |
-					     MS_PRIVATE, NULL) ||
-		mount("resid-hands", dir, "tmpfs", MS_NOSUID | MS_NODEV,
-		      "huge=always,size=64m") ? -1 : 0;
+	return unshare(CLONE_NEWNS) ||
+			       mount(NULL, "/", NULL, MS_REC | MS_PRIVATE,
+				     NULL) ||
+			       mount("resid-hands", dir, "tmpfs",
+				     MS_NOSUID | MS_NODEV,
+				     "huge=always,size=64m") ?
+		       -1 :
+		       0;
 }
 
 int main(int argc, char **argv)
@@ -514,8 +530,10 @@ int main(int argc, char **argv)
 	start = time(NULL);
 	huge_dir = argc == 3 ? argv[2] : NULL;
 	if (huge_dir && huge_mount(huge_dir)) {
-		verdict(0, "the huge path: a tmpfs huge=always", "mount on %s: "
-			"%s", huge_dir, strerror(errno));
+		verdict(0, "the huge path: a tmpfs huge=always",
+			"mount on %s: "
+			"%s",
+			huge_dir, strerror(errno));
 		huge_dir = NULL;
 	}
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)

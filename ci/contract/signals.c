@@ -64,8 +64,10 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 		wrong += bad[i];
 	}
-	verdict(wrong == 0, "signals: readers with every signal blocked read "
-		"every byte right", "%llu wrong bytes", (unsigned long long)wrong);
+	verdict(wrong == 0,
+		"signals: readers with every signal blocked read "
+		"every byte right",
+		"%llu wrong bytes", (unsigned long long)wrong);
 
 	kill(getpid(), SIGUSR1);
 	/* A thread that does not block it runs the handler at once; give
@@ -75,8 +77,10 @@ int main(int argc, char **argv)
 	sigpending(&pending);
 	verdict(!handled_on && sigismember(&pending, SIGUSR1),
 		"signals: the pager's threads take none of the application's "
-		"signals", "SIGUSR1's handler ran on thread %d, not the "
-		"application's", (int)handled_on);
+		"signals",
+		"SIGUSR1's handler ran on thread %d, not the "
+		"application's",
+		(int)handled_on);
 	if (sigismember(&pending, SIGUSR1)) {
 		int sig;
 

@@ -23,10 +23,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	refused(argv[1], "special files: a FIFO as path is refused at once, "
-		"naming it");
+			 "naming it");
 	refused(argv[2], "special files: a directory as path is refused, "
-		"naming it");
+			 "naming it");
 	refused(argv[3], "special files: a device as path is refused, "
-		"naming it");
+			 "naming it");
 	return finish();
 }

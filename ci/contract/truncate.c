@@ -37,17 +37,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	verdict(touch(a + 7 * CHUNK + 5, &x, NULL) == 0 &&
-		x == byte_at(7 * CHUNK + 5, 17),
+			x == byte_at(7 * CHUNK + 5, 17),
 		"truncation: a chunk resident when the file shrinks keeps its "
-		"old bytes until evicted", "read %u, the old byte is %u", x,
-		byte_at(7 * CHUNK + 5, 17));
+		"old bytes until evicted",
+		"read %u, the old byte is %u", x, byte_at(7 * CHUNK + 5, 17));
 	const uint8_t *past = a + 5 * CHUNK + 4096 + 12;
 	int signo = touch(past, &x, &at);
 
 	verdict(signo == SIGBUS && at == (const void *)past,
 		"truncation: a chunk past the new end raises SIGBUS at the "
-		"address read", "signal %d at %p, read at %p", signo, at,
-		(const void *)past);
+		"address read",
+		"signal %d at %p, read at %p", signo, at, (const void *)past);
 	int e = resid_failure(r, &chunk);
 
 	verdict(e == ENODATA && chunk == 5,
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		(unsigned long long)s.failed_faults,
 		(unsigned long long)s.failed_chunks);
 	verdict(touch(a + CHUNK + 99, &x, NULL) == 0 &&
-		x == byte_at(CHUNK + 99, 17),
+			x == byte_at(CHUNK + 99, 17),
 		"truncation: the chunks before the new end keep working",
 		"read %u, want %u", x, byte_at(CHUNK + 99, 17));
 	resid_close(r);

@@ -30,16 +30,18 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 2; i++) {
 			const uint8_t *a = resid_base(r[i]) + at % LEN;
 
-			resid_notify_access(r[i], resid_chunk_of(r[i], at % LEN));
+			resid_notify_access(r[i],
+					    resid_chunk_of(r[i], at % LEN));
 			for (uint64_t k = 0; k < CHUNK; k++)
-				bad[i] += a[k] != byte_at(at % LEN + k, 11 + 2 * i);
+				bad[i] += a[k] !=
+					  byte_at(at % LEN + k, 11 + 2 * i);
 		}
 	for (int i = 0; i < 2; i++) {
 		struct resid_stats s;
 
 		resid_get_stats(r[i], &s);
 		verdict(bad[i] == 0 && s.resident_max <= budget[i] &&
-			resid_failure(r[i], NULL) == 0,
+				resid_failure(r[i], NULL) == 0,
 			i ? "two regions: the second reads its own file right "
 			    "within its own budget" :
 			    "two regions: the first reads its own file right "

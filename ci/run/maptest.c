@@ -84,7 +84,8 @@ static const char *who(const void *p)
 		unsigned long a, b;
 		int at = 0;
 
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &at) < 2 ||
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &at) <
+			    2 ||
 		    (unsigned long)p < a || (unsigned long)p >= b)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
@@ -123,13 +124,15 @@ static const char *view_ok(const unsigned char *p, size_t off, size_t len,
 	}
 	w = wrong(p, off, len);
 	if (w >= 0) {
-		snprintf(why, sizeof(why), "byte %zu reads %#x, the file has %#x",
-			 off + (size_t)w, p[w], off + (size_t)w < size ?
-			 want[off + (size_t)w] : 0);
+		snprintf(why, sizeof(why),
+			 "byte %zu reads %#x, the file has %#x",
+			 off + (size_t)w, p[w],
+			 off + (size_t)w < size ? want[off + (size_t)w] : 0);
 		return why;
 	}
 	if (expect && strcmp(who(p), expect)) {
-		snprintf(why, sizeof(why), "served by %s, not %s", who(p), expect);
+		snprintf(why, sizeof(why), "served by %s, not %s", who(p),
+			 expect);
 		return why;
 	}
 	return NULL;
@@ -140,7 +143,8 @@ static int openf(int flags)
 	int fd = open(file, flags | O_CLOEXEC);
 
 	if (fd < 0) {
-		fprintf(stderr, "maptest: open %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "maptest: open %s: %s\n", file,
+			strerror(errno));
 		exit(2);
 	}
 	return fd;
@@ -192,7 +196,8 @@ static void case_whole(void)
 	result("whole file, MAP_SHARED", view_ok(p, 0, size, expect));
 	munmap(p, size);
 	p = map(size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, 0);
-	result("whole file, MAP_PRIVATE | MAP_POPULATE", view_ok(p, 0, size, expect));
+	result("whole file, MAP_PRIVATE | MAP_POPULATE",
+	       view_ok(p, 0, size, expect));
 	munmap(p, size);
 }
 
@@ -204,7 +209,8 @@ static void case_parts(void)
 	result("a sub-range at a page offset", view_ok(p, off, len, expect));
 	munmap(p, len);
 	p = map(size - tail, PROT_READ, MAP_PRIVATE, (off_t)tail);
-	result("the last page, zeros past the end", view_ok(p, tail, size - tail, expect));
+	result("the last page, zeros past the end",
+	       view_ok(p, tail, size - tail, expect));
 	munmap(p, size - tail);
 }
 
@@ -241,11 +247,18 @@ static void case_partial_munmap(void)
 
 static void case_madvise(void)
 {
-	static const struct { int advice; const char *name; } adv[] = {
-		{ MADV_DONTNEED, "DONTNEED" }, { MADV_PAGEOUT, "PAGEOUT" },
-		{ MADV_COLD, "COLD" }, { MADV_WILLNEED, "WILLNEED" },
-		{ MADV_RANDOM, "RANDOM" }, { MADV_SEQUENTIAL, "SEQUENTIAL" },
-		{ MADV_NORMAL, "NORMAL" }, { MADV_POPULATE_READ, "POPULATE_READ" },
+	static const struct {
+		int advice;
+		const char *name;
+	} adv[] = {
+		{ MADV_DONTNEED, "DONTNEED" },
+		{ MADV_PAGEOUT, "PAGEOUT" },
+		{ MADV_COLD, "COLD" },
+		{ MADV_WILLNEED, "WILLNEED" },
+		{ MADV_RANDOM, "RANDOM" },
+		{ MADV_SEQUENTIAL, "SEQUENTIAL" },
+		{ MADV_NORMAL, "NORMAL" },
+		{ MADV_POPULATE_READ, "POPULATE_READ" },
 	};
 	unsigned char *p = map(size, PROT_READ, MAP_SHARED, 0);
 	const char *w = view_ok(p, 0, size, expect);
@@ -255,7 +268,8 @@ static void case_madvise(void)
 		/* all of it, then a part: the mapping split */
 		if (madvise(p, size, adv[i].advice) ||
 		    madvise(p + 3 * PAGE, 5 * PAGE, adv[i].advice)) {
-			snprintf(why, sizeof(why), "MADV_%s: %s", adv[i].name, strerror(errno));
+			snprintf(why, sizeof(why), "MADV_%s: %s", adv[i].name,
+				 strerror(errno));
 			w = why;
 		}
 		w = w ? w : view_ok(p, 0, size, expect);
@@ -283,8 +297,8 @@ static void case_mprotect(void)
 	if (!w && mprotect(p + 4 * PAGE, 4 * PAGE, PROT_READ))
 		w = "mprotect PROT_READ failed";
 	w = w ? w : view_ok(p, 0, size, expect);
-	if (!w && (mprotect(p, PAGE, PROT_READ | PROT_WRITE) == 0 ||
-		   errno != EACCES))
+	if (!w &&
+	    (mprotect(p, PAGE, PROT_READ | PROT_WRITE) == 0 || errno != EACCES))
 		w = "mprotect PROT_WRITE of a MAP_SHARED read-only view did not fail with EACCES";
 	w = w ? w : view_ok(p, 0, size, expect);
 	munmap(p, size);
@@ -376,7 +390,8 @@ static void case_exec(const char *self)
 	snprintf(line, sizeof(line), "sum %016" PRIx64 "\n",
 		 fnv(want, size, 1469598103934665603ull));
 	if (pipe(fds))
-		return result("exec: a child process maps the file too", "pipe failed");
+		return result("exec: a child process maps the file too",
+			      "pipe failed");
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -392,13 +407,16 @@ static void case_exec(const char *self)
 	waitpid(pid, &status, 0);
 	result("exec: a child process maps the file too",
 	       !WIFEXITED(status) || WEXITSTATUS(status) ? "the child failed" :
-	       strcmp(out, line) ? "the child's checksum differs" : NULL);
+	       strcmp(out, line) ? "the child's checksum differs" :
+				   NULL);
 }
 
 static void case_refused(void)
 {
-	unsigned char *p = map(2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, 0);
-	const char *w = p == MAP_FAILED ? "mmap PROT_WRITE MAP_PRIVATE failed" : NULL;
+	unsigned char *p = map(2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+			       0);
+	const char *w = p == MAP_FAILED ? "mmap PROT_WRITE MAP_PRIVATE failed" :
+					  NULL;
 
 	if (!w) {
 		p[0] ^= 0xff; /* copy-on-write: the file is untouched */
@@ -411,9 +429,12 @@ static void case_refused(void)
 	result("PROT_WRITE MAP_PRIVATE goes to the kernel", w);
 	p = map(PAGE, PROT_READ, MAP_SHARED, 100);
 	result("an unaligned offset fails with EINVAL",
-	       p != MAP_FAILED || errno != EINVAL ? "mmap at offset 100 did not fail with EINVAL" : NULL);
+	       p != MAP_FAILED || errno != EINVAL ?
+		       "mmap at offset 100 did not fail with EINVAL" :
+		       NULL);
 	p = map(size + 2 * PAGE, PROT_READ, MAP_SHARED, 0);
-	w = p == MAP_FAILED ? "mmap past the end failed" : view_ok(p, 0, size, "kernel");
+	w = p == MAP_FAILED ? "mmap past the end failed" :
+			      view_ok(p, 0, size, "kernel");
 	if (p != MAP_FAILED)
 		munmap(p, size + 2 * PAGE);
 	result("a mapping past the file's end goes to the kernel", w);
@@ -431,7 +452,9 @@ static void case_other_fds(void)
 	if (p != MAP_FAILED)
 		munmap(p, size);
 	result("an O_RDWR descriptor of the file, PROT_READ", w);
-	w = o < 0 || write(o, "other", 5) != 5 ? "cannot write a temporary file" : NULL;
+	w = o < 0 || write(o, "other", 5) != 5 ?
+		    "cannot write a temporary file" :
+		    NULL;
 	p = w ? MAP_FAILED : mmap(NULL, 5, PROT_READ, MAP_SHARED, o, 0);
 	if (!w && (p == MAP_FAILED || memcmp(p, "other", 5) ||
 		   !strstr(who(p), "maptest-other")))
@@ -484,10 +507,16 @@ static int sum(int passes)
  * embeddings and the norm), sizes unequal and not page multiples. */
 static int mkgguf(const char *out)
 {
-	static const struct { const char *name; uint64_t ne0, ne1; } t[] = {
-		{ "output.weight", 1000, 700 }, { "blk.1.attn_q.weight", 512, 1100 },
-		{ "blk.1.ffn_up.weight", 512, 900 }, { "blk.0.attn_q.weight", 512, 1100 },
-		{ "blk.0.ffn_up.weight", 512, 900 }, { "token_embd.weight", 1000, 600 },
+	static const struct {
+		const char *name;
+		uint64_t ne0, ne1;
+	} t[] = {
+		{ "output.weight", 1000, 700 },
+		{ "blk.1.attn_q.weight", 512, 1100 },
+		{ "blk.1.ffn_up.weight", 512, 900 },
+		{ "blk.0.attn_q.weight", 512, 1100 },
+		{ "blk.0.ffn_up.weight", 512, 900 },
+		{ "token_embd.weight", 1000, 600 },
 		{ "output_norm.weight", 1000, 1 },
 	};
 	FILE *f = fopen(out, "wb");
@@ -542,7 +571,8 @@ int main(int argc, char **argv)
 		unsigned char *p = map(size, PROT_READ, MAP_SHARED, 0);
 		const char *w = view_ok(p, 0, size, "kernel");
 
-		result("the file replaced before the mapping: the kernel serves the new one", w);
+		result("the file replaced before the mapping: the kernel serves the new one",
+		       w);
 		return failed;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "truncate")) {
@@ -557,8 +587,10 @@ int main(int argc, char **argv)
 		       view_ok(p, 0, size, "kernel"));
 		return failed;
 	}
-	if (argc < 3 || (strcmp(argv[1], "sum") && strcmp(argv[1], "semantics"))) {
-		fprintf(stderr, "usage: maptest sum|semantics FILE | replace FILE NEW | truncate FILE | mkgguf OUT\n");
+	if (argc < 3 ||
+	    (strcmp(argv[1], "sum") && strcmp(argv[1], "semantics"))) {
+		fprintf(stderr,
+			"usage: maptest sum|semantics FILE | replace FILE NEW | truncate FILE | mkgguf OUT\n");
 		return 2;
 	}
 	if (!file)

@@ -20,7 +20,8 @@ int main(int argc, char **argv)
 	struct stat st;
 
 	if (argc < 2 || (fd = open(argv[1], O_RDONLY)) < 0 || fstat(fd, &st)) {
-		fprintf(stderr, "usage: mapsum FILE [PASSES] (a readable file)\n");
+		fprintf(stderr,
+			"usage: mapsum FILE [PASSES] (a readable file)\n");
 		return 2;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE,

@@ -66,7 +66,8 @@ static int read_tokens(struct resid_region *r,
 		       const struct resid_chunk_spec *layers, uint64_t *out)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
-				.sa_flags = SA_SIGINFO }, old;
+				.sa_flags = SA_SIGINFO },
+			 old;
 	int rc = 0;
 
 	sigaction(SIGBUS, &sa, &old);
@@ -122,8 +123,10 @@ int main(int argc, char **argv)
 
 	if ((argc != 2 && !shrink) || stat(argv[1], &st) < 0 ||
 	    (uint64_t)st.st_size < 2 * LAYERS * PAGE) {
-		fprintf(stderr, "usage: stream FILE [--shrink] (a file of at "
-			"least %u bytes)\n", 2 * LAYERS * PAGE);
+		fprintf(stderr,
+			"usage: stream FILE [--shrink] (a file of at "
+			"least %u bytes)\n",
+			2 * LAYERS * PAGE);
 		return 2;
 	}
 	make_layers(layers, (uint64_t)st.st_size);
@@ -153,9 +156,10 @@ int main(int argc, char **argv)
 	if (read_tokens(r, layers, &mine) < 0) {
 		int e = resid_failure(r, &chunk);
 
-		fprintf(stderr, "stream: SIGBUS at offset %lld: chunk %u "
-			"failed: %s\n", (long long)((const uint8_t *)failed_at -
-						     resid_base(r)),
+		fprintf(stderr,
+			"stream: SIGBUS at offset %lld: chunk %u "
+			"failed: %s\n",
+			(long long)((const uint8_t *)failed_at - resid_base(r)),
 			chunk, strerror(e));
 		resid_close(r);
 		return 1;
@@ -173,8 +177,8 @@ int main(int argc, char **argv)
 	       "evictions, resident at most %llu of %llu bytes: %s\n",
 	       TOKENS, LAYERS, (unsigned long long)s.fetches,
 	       (unsigned long long)s.evictions,
-	       (unsigned long long)s.resident_max,
-	       (unsigned long long)s.budget, mine == want ? "match" : "MISMATCH");
+	       (unsigned long long)s.resident_max, (unsigned long long)s.budget,
+	       mine == want ? "match" : "MISMATCH");
 	if (failed)
 		fprintf(stderr, "stream: chunk %u failed: %s\n", chunk,
 			strerror(failed));

@@ -50,7 +50,8 @@ static void sift_down(struct heap *hp, uint64_t i)
 
 		if (best >= hp->len)
 			break;
-		if (best + 1 < hp->len && above(hp, hp->h[best + 1], hp->h[best]))
+		if (best + 1 < hp->len &&
+		    above(hp, hp->h[best + 1], hp->h[best]))
 			best++;
 		if (!above(hp, hp->h[best], c))
 			break;
@@ -84,28 +85,46 @@ static int check(const struct trace *t, uint64_t cap, char *err, size_t errlen)
 	uint32_t c, big = 0;
 
 	if (t->kind == TRACE_FAULT)
-		return err_line(err, errlen, "a fault trace is the pager's own output; Belady needs the workload's reference trace");
+		return err_line(
+			err, errlen,
+			"a fault trace is the pager's own output; Belady needs the workload's reference trace");
 	if (t->kind != TRACE_REFERENCE)
-		return err_line(err, errlen, "unknown trace kind %d; give a reference trace", (int)t->kind);
+		return err_line(err, errlen,
+				"unknown trace kind %d; give a reference trace",
+				(int)t->kind);
 	if (cap == 0)
-		return err_line(err, errlen, "capacity 0; give at least the largest chunk's bytes");
+		return err_line(
+			err, errlen,
+			"capacity 0; give at least the largest chunk's bytes");
 	if ((t->nchunks && !t->sizes) || (t->n && !t->seq))
-		return err_line(err, errlen, "trace with chunks but no sizes, or accesses but no sequence; fill both arrays");
+		return err_line(
+			err, errlen,
+			"trace with chunks but no sizes, or accesses but no sequence; fill both arrays");
 	for (c = 0; c < t->nchunks; c++) {
 		if (t->sizes[c] == 0)
-			return err_line(err, errlen, "chunk %" PRIu32 " has 0 bytes; every chunk needs a size > 0", c);
+			return err_line(err, errlen,
+					"chunk %" PRIu32
+					" has 0 bytes; every chunk needs a size > 0",
+					c);
 		if (t->sizes[c] > max) {
 			max = t->sizes[c];
 			big = c;
 		}
 	}
 	if (max > cap)
-		return err_line(err, errlen, "capacity %" PRIu64 " is smaller than chunk %" PRIu32 " (%" PRIu64 " bytes); give a capacity >= %" PRIu64,
-			    cap, big, max, max);
+		return err_line(err, errlen,
+				"capacity %" PRIu64
+				" is smaller than chunk %" PRIu32 " (%" PRIu64
+				" bytes); give a capacity >= %" PRIu64,
+				cap, big, max, max);
 	for (i = 0; i < t->n; i++)
 		if (t->seq[i] >= t->nchunks)
-			return err_line(err, errlen, "access %" PRIu64 " names chunk %" PRIu32 " but the trace has %" PRIu32 " chunks; ids run 0..chunks-1",
-				    i, t->seq[i], t->nchunks);
+			return err_line(err, errlen,
+					"access %" PRIu64
+					" names chunk %" PRIu32
+					" but the trace has %" PRIu32
+					" chunks; ids run 0..chunks-1",
+					i, t->seq[i], t->nchunks);
 	return 0;
 }
 
@@ -143,14 +162,20 @@ static int furthest_next_use(const struct trace *t, uint64_t cap,
 	if (check(t, cap, err, errlen))
 		return -1;
 	if (t->n >= SIZE_MAX / sizeof(*next))
-		return err_line(err, errlen, "trace of %" PRIu64 " accesses is too long to index", t->n);
+		return err_line(err, errlen,
+				"trace of %" PRIu64
+				" accesses is too long to index",
+				t->n);
 	next = malloc((t->n + 1) * sizeof(*next));
 	held = calloc(k, sizeof(*held));
 	hp.h = malloc(k * sizeof(*hp.h));
 	hp.pos = malloc(k * sizeof(*hp.pos));
 	hp.key = malloc(k * sizeof(*hp.key));
 	if (!next || !held || !hp.h || !hp.pos || !hp.key) {
-		err_line(err, errlen, "no memory for the next-use index of %" PRIu64 " accesses", t->n);
+		err_line(err, errlen,
+			 "no memory for the next-use index of %" PRIu64
+			 " accesses",
+			 t->n);
 		goto out;
 	}
 
@@ -176,8 +201,12 @@ static int furthest_next_use(const struct trace *t, uint64_t cap,
 			continue;
 		}
 		r.misses++;
-		if (__builtin_add_overflow(r.bytes_missed, need, &r.bytes_missed)) {
-			err_line(err, errlen, "bytes missed overflow 64 bits at access %" PRIu64 "; shorten the trace", i);
+		if (__builtin_add_overflow(r.bytes_missed, need,
+					   &r.bytes_missed)) {
+			err_line(err, errlen,
+				 "bytes missed overflow 64 bits at access %" PRIu64
+				 "; shorten the trace",
+				 i);
 			goto out;
 		}
 		if (hp.pos[c] == ABSENT) {
@@ -210,8 +239,8 @@ int belady(const struct trace *t, uint64_t cap, struct belady_result *out,
 	return furthest_next_use(t, cap, 0, out, err, errlen);
 }
 
-int belady_bound(const struct trace *t, uint64_t cap,
-		 struct belady_result *out, char *err, size_t errlen)
+int belady_bound(const struct trace *t, uint64_t cap, struct belady_result *out,
+		 char *err, size_t errlen)
 {
 	return furthest_next_use(t, cap, 1, out, err, errlen);
 }
@@ -224,7 +253,8 @@ struct cost {
 
 static void relax(struct cost *slot, uint64_t bytes, uint64_t misses)
 {
-	if (bytes < slot->bytes || (bytes == slot->bytes && misses < slot->misses))
+	if (bytes < slot->bytes ||
+	    (bytes == slot->bytes && misses < slot->misses))
 		*slot = (struct cost){ bytes, misses };
 }
 
@@ -243,17 +273,24 @@ int belady_exact(const struct trace *t, uint64_t cap, struct belady_result *out,
 	if (check(t, cap, err, errlen))
 		return -1;
 	if (t->nchunks > BELADY_EXACT_MAX_CHUNKS)
-		return err_line(err, errlen, "%" PRIu32 " chunks; the exact search takes at most %d (3^chunks steps per access)",
-			    t->nchunks, BELADY_EXACT_MAX_CHUNKS);
+		return err_line(
+			err, errlen,
+			"%" PRIu32
+			" chunks; the exact search takes at most %d (3^chunks steps per access)",
+			t->nchunks, BELADY_EXACT_MAX_CHUNKS);
 	if (cap > UINT64_MAX / (BELADY_EXACT_MAX_CHUNKS + 1) / (t->n + 1))
-		return err_line(err, errlen, "capacity %" PRIu64 " over %" PRIu64 " accesses could overflow the byte counts; give a smaller instance",
-			    cap, t->n);
+		return err_line(
+			err, errlen,
+			"capacity %" PRIu64 " over %" PRIu64
+			" accesses could overflow the byte counts; give a smaller instance",
+			cap, t->n);
 	nsets = 1u << t->nchunks;
 	cur = malloc(nsets * sizeof(*cur));
 	nxt = malloc(nsets * sizeof(*nxt));
 	bytes = malloc(nsets * sizeof(*bytes));
 	if (!cur || !nxt || !bytes) {
-		err_line(err, errlen, "no memory for %" PRIu32 " resident sets", nsets);
+		err_line(err, errlen, "no memory for %" PRIu32 " resident sets",
+			 nsets);
 		goto out;
 	}
 	bytes[0] = 0;
@@ -294,7 +331,8 @@ int belady_exact(const struct trace *t, uint64_t cap, struct belady_result *out,
 	}
 	for (set = 0; set < nsets; set++)
 		relax(&best, cur[set].bytes, cur[set].misses);
-	*out = (struct belady_result){ .accesses = t->n, .misses = best.misses,
+	*out = (struct belady_result){ .accesses = t->n,
+				       .misses = best.misses,
 				       .hits = t->n - best.misses,
 				       .bytes_missed = best.bytes };
 	rc = 0;

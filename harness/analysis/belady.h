@@ -32,8 +32,8 @@ enum trace_kind {
 struct trace {
 	enum trace_kind kind;
 	uint32_t nchunks;
-	uint64_t *sizes;     /* nchunks entries, bytes */
-	uint32_t *seq;       /* n chunk ids, in true order */
+	uint64_t *sizes; /* nchunks entries, bytes */
+	uint32_t *seq;   /* n chunk ids, in true order */
 	uint64_t n;
 };
 

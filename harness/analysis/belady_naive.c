@@ -17,8 +17,8 @@ static uint64_t next_use(const struct trace *t, uint64_t i, uint32_t c)
 	return t->n;
 }
 
-int belady_naive(const struct trace *t, uint64_t cap,
-		 struct belady_result *out, char *err, size_t errlen)
+int belady_naive(const struct trace *t, uint64_t cap, struct belady_result *out,
+		 char *err, size_t errlen)
 {
 	struct belady_result r = { .accesses = t->n };
 	uint64_t i, resident = 0, nu, best_nu;
@@ -26,7 +26,8 @@ int belady_naive(const struct trace *t, uint64_t cap,
 	uint8_t *in;
 
 	if (t->kind != TRACE_REFERENCE) {
-		snprintf(err, errlen, "a fault trace is the pager's own output; Belady needs the workload's reference trace");
+		snprintf(err, errlen,
+			 "a fault trace is the pager's own output; Belady needs the workload's reference trace");
 		return -1;
 	}
 	if (cap == 0) {
@@ -35,13 +36,18 @@ int belady_naive(const struct trace *t, uint64_t cap,
 	}
 	for (c = 0; c < t->nchunks; c++) {
 		if (t->sizes[c] == 0 || t->sizes[c] > cap) {
-			snprintf(err, errlen, "chunk %" PRIu32 " is 0 bytes or larger than the capacity", c);
+			snprintf(err, errlen,
+				 "chunk %" PRIu32
+				 " is 0 bytes or larger than the capacity",
+				 c);
 			return -1;
 		}
 	}
 	for (i = 0; i < t->n; i++) {
 		if (t->seq[i] >= t->nchunks) {
-			snprintf(err, errlen, "chunk id %" PRIu32 " out of range", t->seq[i]);
+			snprintf(err, errlen,
+				 "chunk id %" PRIu32 " out of range",
+				 t->seq[i]);
 			return -1;
 		}
 	}
@@ -92,7 +98,8 @@ static uint32_t pick(uint64_t *rng, int pattern, uint32_t nc, uint32_t *cur,
 		*cur = (uint32_t)rng_below(rng, nc);
 		return (uint32_t)rng_below(rng, *cur + 1);
 	case 2: /* cyclic with occasional jumps */
-		*cur = rng_below(rng, 8) ? (*cur + 1) % nc : (uint32_t)rng_below(rng, nc);
+		*cur = rng_below(rng, 8) ? (*cur + 1) % nc :
+					   (uint32_t)rng_below(rng, nc);
 		return *cur;
 	default: /* phases: a small window moves every 64 accesses */
 		if (i % 64 == 0)
@@ -118,7 +125,7 @@ int belady_random_trace(uint64_t *rng, uint32_t max_chunks, uint64_t max_len,
 		return -1;
 	for (c = 0; c < t->nchunks; c++) {
 		t->sizes[c] = unequal ? RESID_PAGE * (1 + rng_below(rng, 8)) :
-			base;
+					base;
 		total += t->sizes[c];
 		if (t->sizes[c] > max)
 			max = t->sizes[c];
@@ -126,9 +133,11 @@ int belady_random_trace(uint64_t *rng, uint32_t max_chunks, uint64_t max_len,
 	for (i = 0; i < t->n; i++)
 		t->seq[i] = pick(rng, pattern, t->nchunks, &cur, i);
 	/* From one chunk to past everything; not always a whole page. */
-	*capacity = unequal ? max + rng_below(rng, total - max + 8192) :
-		    base * (1 + rng_below(rng, t->nchunks + 1)) +
-		    (rng_below(rng, 4) ? 0 : rng_below(rng, base));
+	*capacity = unequal ?
+			    max + rng_below(rng, total - max + 8192) :
+			    base * (1 + rng_below(rng, t->nchunks + 1)) +
+				    (rng_below(rng, 4) ? 0 :
+							 rng_below(rng, base));
 	return 0;
 }
 

@@ -36,7 +36,8 @@ static int equal_sizes(const struct trace *t)
 static void print_result(const char *name, const struct belady_result *r)
 {
 	printf("%s misses %" PRIu64 " hits %" PRIu64 " bytes_missed %" PRIu64
-	       "\n", name, r->misses, r->hits, r->bytes_missed);
+	       "\n",
+	       name, r->misses, r->hits, r->bytes_missed);
 }
 
 int cmd_belady(int argc, char **argv)
@@ -54,8 +55,12 @@ int cmd_belady(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "belady", .synopsis = "TRACE", .about = about,
-		.opts = opts, .operands = 1, .required = 1,
+		.cmd = "belady",
+		.synopsis = "TRACE",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
+		.required = 1,
 		.operand = { .type = CLI_TEXT, .dst = &path },
 	};
 	int rc = cli_parse(&spec, argc, argv);
@@ -64,7 +69,7 @@ int cmd_belady(int argc, char **argv)
 		return rc;
 	if (!cap) {
 		fprintf(stderr, "residctl belady: no --capacity given; e.g. "
-			"--capacity 64M\n");
+				"--capacity 64M\n");
 		return 2;
 	}
 	if (trace_read(path, &t, err, sizeof(err))) {
@@ -78,13 +83,15 @@ int cmd_belady(int argc, char **argv)
 		return 2;
 	}
 	printf("trace %s\ncapacity %" PRIu64 "\naccesses %" PRIu64
-	       "\nchunks %" PRIu32 " (%s)\n", path, cap, r.accesses, t.nchunks,
+	       "\nchunks %" PRIu32 " (%s)\n",
+	       path, cap, r.accesses, t.nchunks,
 	       equal_sizes(&t) ? "equal: fnu is the optimum" :
-	       "unequal: fnu is a heuristic");
+				 "unequal: fnu is a heuristic");
 	print_result("fnu", &r);
 	print_result("bound", &lb);
 	if (t.nchunks > BELADY_EXACT_MAX_CHUNKS)
-		printf("exact not computed: %" PRIu32 " chunks, the search takes at most %d\n",
+		printf("exact not computed: %" PRIu32
+		       " chunks, the search takes at most %d\n",
 		       t.nchunks, BELADY_EXACT_MAX_CHUNKS);
 	else if (belady_exact(&t, cap, &ex, err, sizeof(err)))
 		printf("exact not computed: %s\n", err);
@@ -92,7 +99,9 @@ int cmd_belady(int argc, char **argv)
 		print_result("exact", &ex);
 	trace_free(&t);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "residctl belady: cannot write the result: %s\n", strerror(errno));
+		fprintf(stderr,
+			"residctl belady: cannot write the result: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	return 0;

@@ -24,8 +24,8 @@ struct reader {
 	uint64_t rec, nrec; /* record being read, of how many */
 };
 
-__attribute__((format(printf, 2, 3)))
-static int bad(struct reader *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int bad(struct reader *r,
+						     const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -51,17 +51,24 @@ static int next_line(struct reader *r, const char *what)
 	if (len < 0 && ferror(r->f))
 		return bad(r, "read error: %s", strerror(errno));
 	if (len < 0 && what)
-		return bad(r, "truncated: the file ends where %s was due; rewrite the trace", what);
+		return bad(r,
+			   "truncated: the file ends where %s was due; rewrite the trace",
+			   what);
 	if (len < 0)
-		return bad(r, "truncated: the file ends where record %" PRIu64 " of %" PRIu64 " was due; rewrite the trace",
+		return bad(r,
+			   "truncated: the file ends where record %" PRIu64
+			   " of %" PRIu64 " was due; rewrite the trace",
 			   r->rec + 1, r->nrec);
 	if (r->buf[len - 1] != '\n')
-		return bad(r, "truncated: the last line has no newline; rewrite the trace");
+		return bad(r,
+			   "truncated: the last line has no newline; rewrite the trace");
 	r->buf[--len] = '\0';
 	if (len && r->buf[len - 1] == '\r')
-		return bad(r, "line ends in CR (a DOS file); convert it with dos2unix");
+		return bad(r,
+			   "line ends in CR (a DOS file); convert it with dos2unix");
 	if (strlen(r->buf) != (size_t)len)
-		return bad(r, "NUL byte in the line; a trace is text, see harness/analysis/trace.h");
+		return bad(r,
+			   "NUL byte in the line; a trace is text, see harness/analysis/trace.h");
 	return 0;
 }
 
@@ -106,23 +113,31 @@ static int header(struct reader *r, struct trace *t)
 	if (next_line(r, "the header " HEADER))
 		return -1;
 	if (strncmp(r->buf, MAGIC " ", m + 1))
-		return bad(r, "not a residctl trace (first line '%.60s'); the first line must be " HEADER, r->buf);
+		return bad(r,
+			   "not a residctl trace (first line '%.60s'); the first line must be " HEADER,
+			   r->buf);
 	p = num(r->buf + m + 1, &v);
 	if (!p || *p != ' ')
 		return bad(r, "bad header '%.60s'; expected " HEADER, r->buf);
 	if (v != 1)
-		return bad(r, "trace version %" PRIu64 "; this residctl reads version 1, rewrite the trace with it", v);
+		return bad(r,
+			   "trace version %" PRIu64
+			   "; this residctl reads version 1, rewrite the trace with it",
+			   v);
 	if (!strcmp(p + 1, "reference"))
 		t->kind = TRACE_REFERENCE;
 	else if (!strcmp(p + 1, "fault"))
 		t->kind = TRACE_FAULT;
 	else
-		return bad(r, "trace kind '%.60s'; expected 'reference' or 'fault'", p + 1);
+		return bad(r,
+			   "trace kind '%.60s'; expected 'reference' or 'fault'",
+			   p + 1);
 
 	if (field(r, "chunks", &v))
 		return -1;
 	if (v == 0 || v > TRACE_MAX_CHUNKS)
-		return bad(r, "chunks %" PRIu64 "; give 1..%u", v, TRACE_MAX_CHUNKS);
+		return bad(r, "chunks %" PRIu64 "; give 1..%u", v,
+			   TRACE_MAX_CHUNKS);
 	t->nchunks = (uint32_t)v;
 	t->sizes = malloc(v * sizeof(*t->sizes));
 	if (!t->sizes)
@@ -133,7 +148,10 @@ static int header(struct reader *r, struct trace *t)
 static int size_ok(struct reader *r, uint64_t bytes)
 {
 	if (bytes == 0 || bytes % RESID_PAGE)
-		return bad(r, "chunk size %" PRIu64 "; sizes must be > 0 and a multiple of 4096", bytes);
+		return bad(r,
+			   "chunk size %" PRIu64
+			   "; sizes must be > 0 and a multiple of 4096",
+			   bytes);
 	return 0;
 }
 
@@ -147,7 +165,9 @@ static int sizes(struct reader *r, struct trace *t)
 		return -1;
 	if (!strncmp(r->buf, "chunk-size ", 11)) {
 		if (!(p = num(r->buf + 11, &bytes)) || *p)
-			return bad(r, "expected 'chunk-size BYTES', got '%.60s'", r->buf);
+			return bad(r,
+				   "expected 'chunk-size BYTES', got '%.60s'",
+				   r->buf);
 		if (size_ok(r, bytes))
 			return -1;
 		for (c = 0; c < t->nchunks; c++)
@@ -157,12 +177,20 @@ static int sizes(struct reader *r, struct trace *t)
 	for (c = 0; c < t->nchunks; c++) {
 		if (c && next_line(r, "a 'size ID BYTES' line"))
 			return -1;
-		if (strncmp(r->buf, "size ", 5) || !(p = num(r->buf + 5, &id)) ||
-		    *p != ' ' || !(p = num(p + 1, &bytes)) || *p)
-			return bad(r, "expected 'size %" PRIu32 " BYTES'%s, got '%.60s'", c,
-				   c ? "" : " or 'chunk-size BYTES'", r->buf);
+		if (strncmp(r->buf, "size ", 5) ||
+		    !(p = num(r->buf + 5, &id)) || *p != ' ' ||
+		    !(p = num(p + 1, &bytes)) || *p)
+			return bad(r,
+				   "expected 'size %" PRIu32
+				   " BYTES'%s, got '%.60s'",
+				   c, c ? "" : " or 'chunk-size BYTES'",
+				   r->buf);
 		if (id != c)
-			return bad(r, "size line for chunk %" PRIu64 " where chunk %" PRIu32 " was due; list every chunk once, in id order", id, c);
+			return bad(r,
+				   "size line for chunk %" PRIu64
+				   " where chunk %" PRIu32
+				   " was due; list every chunk once, in id order",
+				   id, c);
 		if (size_ok(r, bytes))
 			return -1;
 		t->sizes[c] = bytes;
@@ -179,24 +207,35 @@ static int records(struct reader *r, struct trace *t)
 	if (field(r, "accesses", &n))
 		return -1;
 	if (n > SIZE_MAX / sizeof(*t->seq))
-		return bad(r, "accesses %" PRIu64 " is more than this machine can hold", n);
+		return bad(r,
+			   "accesses %" PRIu64
+			   " is more than this machine can hold",
+			   n);
 	r->nrec = n;
 	for (i = 0; i < n; i++) {
 		r->rec = i;
 		if (next_line(r, NULL))
 			return -1;
 		if (!(p = num(r->buf, &v)) || *p)
-			return bad(r, "record '%.60s' is not a chunk id; one decimal id per line", r->buf);
+			return bad(r,
+				   "record '%.60s' is not a chunk id; one decimal id per line",
+				   r->buf);
 		if (v >= t->nchunks)
-			return bad(r, "chunk id %" PRIu64 " out of range; this trace has %" PRIu32 " chunks (ids 0..%" PRIu32 ")",
+			return bad(r,
+				   "chunk id %" PRIu64
+				   " out of range; this trace has %" PRIu32
+				   " chunks (ids 0..%" PRIu32 ")",
 				   v, t->nchunks, t->nchunks - 1);
 		/* Grow with the file, not the header, so a lying count
 		 * cannot make us allocate what is not there. */
 		if (i == cap) {
-			cap = cap ? (cap > n / 2 ? n : cap * 2) : (n < 4096 ? n : 4096);
+			cap = cap ? (cap > n / 2 ? n : cap * 2) :
+				    (n < 4096 ? n : 4096);
 			seq = realloc(t->seq, cap * sizeof(*seq));
 			if (!seq)
-				return bad(r, "no memory for %" PRIu64 " records", cap);
+				return bad(r,
+					   "no memory for %" PRIu64 " records",
+					   cap);
 			t->seq = seq;
 		}
 		t->seq[i] = (uint32_t)v;
@@ -205,7 +244,10 @@ static int records(struct reader *r, struct trace *t)
 	errno = 0;
 	if (getline(&r->buf, &r->cap, r->f) >= 0) {
 		r->line++;
-		return bad(r, "more records than the %" PRIu64 " declared; fix the 'accesses' line", n);
+		return bad(r,
+			   "more records than the %" PRIu64
+			   " declared; fix the 'accesses' line",
+			   n);
 	}
 	if (ferror(r->f))
 		return bad(r, "read error: %s", strerror(errno));
@@ -221,7 +263,8 @@ int trace_read(const char *path, struct trace *out, char *err, size_t errlen)
 	memset(out, 0, sizeof(*out));
 	r.f = fopen(path, "r");
 	if (!r.f) {
-		snprintf(err, errlen, "%s: cannot open: %s; give the path of a trace the workload wrote",
+		snprintf(err, errlen,
+			 "%s: cannot open: %s; give the path of a trace the workload wrote",
 			 path, strerror(errno));
 		return -1;
 	}
@@ -248,29 +291,43 @@ int trace_write(const char *path, const struct trace *t, char *err,
 	FILE *f;
 
 	if (t->kind != TRACE_REFERENCE && t->kind != TRACE_FAULT)
-		return err_line(err, errlen, "%s: trace kind %d; use TRACE_REFERENCE or TRACE_FAULT", path, (int)t->kind);
+		return err_line(
+			err, errlen,
+			"%s: trace kind %d; use TRACE_REFERENCE or TRACE_FAULT",
+			path, (int)t->kind);
 	if (t->nchunks == 0 || t->nchunks > TRACE_MAX_CHUNKS)
-		return err_line(err, errlen, "%s: %" PRIu32 " chunks; give 1..%u", path, t->nchunks, TRACE_MAX_CHUNKS);
+		return err_line(err, errlen,
+				"%s: %" PRIu32 " chunks; give 1..%u", path,
+				t->nchunks, TRACE_MAX_CHUNKS);
 	for (c = 0; c < t->nchunks; c++) {
 		if (t->sizes[c] == 0 || t->sizes[c] % RESID_PAGE)
-			return err_line(err, errlen, "%s: chunk %" PRIu32 " size %" PRIu64 "; sizes must be > 0 and a multiple of 4096",
-				     path, c, t->sizes[c]);
+			return err_line(err, errlen,
+					"%s: chunk %" PRIu32 " size %" PRIu64
+					"; sizes must be > 0 and a multiple of 4096",
+					path, c, t->sizes[c]);
 		equal &= t->sizes[c] == t->sizes[0];
 	}
 	for (i = 0; i < t->n; i++)
 		if (t->seq[i] >= t->nchunks)
-			return err_line(err, errlen, "%s: access %" PRIu64 " names chunk %" PRIu32 " of %" PRIu32 "; ids run 0..chunks-1",
-				     path, i, t->seq[i], t->nchunks);
+			return err_line(err, errlen,
+					"%s: access %" PRIu64
+					" names chunk %" PRIu32 " of %" PRIu32
+					"; ids run 0..chunks-1",
+					path, i, t->seq[i], t->nchunks);
 
 	f = fopen(path, "w");
 	if (!f)
-		return err_line(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return err_line(err, errlen, "%s: cannot create: %s", path,
+				strerror(errno));
 	ok = fprintf(f, MAGIC " 1 %s\nchunks %" PRIu32 "\n",
-		     t->kind == TRACE_FAULT ? "fault" : "reference", t->nchunks) >= 0;
+		     t->kind == TRACE_FAULT ? "fault" : "reference",
+		     t->nchunks) >= 0;
 	if (equal)
-		ok = ok && fprintf(f, "chunk-size %" PRIu64 "\n", t->sizes[0]) >= 0;
+		ok = ok &&
+		     fprintf(f, "chunk-size %" PRIu64 "\n", t->sizes[0]) >= 0;
 	for (c = 0; ok && !equal && c < t->nchunks; c++)
-		ok = fprintf(f, "size %" PRIu32 " %" PRIu64 "\n", c, t->sizes[c]) >= 0;
+		ok = fprintf(f, "size %" PRIu32 " %" PRIu64 "\n", c,
+			     t->sizes[c]) >= 0;
 	ok = ok && fprintf(f, "accesses %" PRIu64 "\n", t->n) >= 0;
 	for (i = 0; ok && i < t->n; i++)
 		ok = fprintf(f, "%" PRIu32 "\n", t->seq[i]) >= 0;
@@ -278,7 +335,8 @@ int trace_write(const char *path, const struct trace *t, char *err,
 	if (fclose(f))
 		ok = 0;
 	if (!ok)
-		return err_line(err, errlen, "%s: write failed: %s", path, strerror(errno));
+		return err_line(err, errlen, "%s: write failed: %s", path,
+				strerror(errno));
 	return 0;
 }
 

@@ -23,9 +23,21 @@ int cli_bytes(const char *s, uint64_t *out)
 	if (errno)
 		return -1;
 	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		end++;
+		break;
 	}
 	if (*end || v > (UINT64_MAX >> shift))
 		return -1;
@@ -74,14 +86,20 @@ static void bad_long(const struct walk *w, const char *bad)
 			exact |= strlen(o->name) == len;
 		}
 	if (exact)
-		fprintf(stderr, "residctl %s: --%.*s takes no value; see "
-			"residctl %s --help\n", cmd, (int)len, bad + 2, cmd);
+		fprintf(stderr,
+			"residctl %s: --%.*s takes no value; see "
+			"residctl %s --help\n",
+			cmd, (int)len, bad + 2, cmd);
 	else if (matches > 1)
-		fprintf(stderr, "residctl %s: option '%s' is ambiguous; spell "
-			"it out, see residctl %s --help\n", cmd, bad, cmd);
+		fprintf(stderr,
+			"residctl %s: option '%s' is ambiguous; spell "
+			"it out, see residctl %s --help\n",
+			cmd, bad, cmd);
 	else
-		fprintf(stderr, "residctl %s: unknown option '%s'; see "
-			"residctl %s --help\n", cmd, bad, cmd);
+		fprintf(stderr,
+			"residctl %s: unknown option '%s'; see "
+			"residctl %s --help\n",
+			cmd, bad, cmd);
 }
 
 static int walk_exit(struct walk *w, int status)
@@ -112,19 +130,25 @@ static int next(struct walk *w)
 		return walk_exit(w, fflush(stdout) != 0);
 	}
 	if (v == OPERAND && w->seen++ == w->s->operands) {
-		fprintf(stderr, "residctl %s: unexpected '%s'; see residctl %s "
-			"--help\n", cmd, w->arg, cmd);
+		fprintf(stderr,
+			"residctl %s: unexpected '%s'; see residctl %s "
+			"--help\n",
+			cmd, w->arg, cmd);
 		return walk_exit(w, 2);
 	}
 	if (v != '?' && v != ':')
 		return v;
 	bad = w->argv[optind - 1];
 	if (v == ':')
-		fprintf(stderr, "residctl %s: %s needs a value; see residctl %s "
-			"--help\n", cmd, bad, cmd);
+		fprintf(stderr,
+			"residctl %s: %s needs a value; see residctl %s "
+			"--help\n",
+			cmd, bad, cmd);
 	else if (optopt && strncmp(bad, "--", 2))
-		fprintf(stderr, "residctl %s: unknown option '-%c'; see "
-			"residctl %s --help\n", cmd, optopt, cmd);
+		fprintf(stderr,
+			"residctl %s: unknown option '-%c'; see "
+			"residctl %s --help\n",
+			cmd, optopt, cmd);
 	else
 		bad_long(w, bad);
 	return walk_exit(w, 2);
@@ -154,9 +178,10 @@ static void range_fix(const struct cli_opt *o, char *buf, size_t n)
 	} else if (o->type == CLI_BYTES) {
 		bytes_name(o->align, a, sizeof(a));
 		bytes_name(o->max, b, sizeof(b));
-		snprintf(buf, n, "give %s%s%s%s", o->align ? "a multiple of " :
-			 "bytes (K, M or G)", o->align ? a : "", o->max ?
-			 " up to " : "", o->max ? b : "");
+		snprintf(buf, n, "give %s%s%s%s",
+			 o->align ? "a multiple of " : "bytes (K, M or G)",
+			 o->align ? a : "", o->max ? " up to " : "",
+			 o->max ? b : "");
 	} else if (o->max) {
 		snprintf(buf, n, "give %llu..%llu", (unsigned long long)o->min,
 			 (unsigned long long)o->max);
@@ -169,16 +194,19 @@ static void range_fix(const struct cli_opt *o, char *buf, size_t n)
 }
 
 /* The choices as "a, b or c" (sep ", ") or "a|b|c" (sep "|"). */
-static void choices_line(const struct cli_opt *o, const char *sep,
-			 char *buf, size_t n)
+static void choices_line(const struct cli_opt *o, const char *sep, char *buf,
+			 size_t n)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
 	for (int i = 0; o->choices[i] && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? (
-			o->choices[i + 1] || *sep == '|' ? sep : " or ") : "",
-			o->choices[i]);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s",
+					i ? (o->choices[i + 1] || *sep == '|' ?
+						     sep :
+						     " or ") :
+					    "",
+					o->choices[i]);
 }
 
 /* Parses v, the value of o (or of the variable env), into o->dst; -1
@@ -189,8 +217,8 @@ static int set(const struct cli_spec *s, const struct cli_opt *o,
 	char err[1024], what[64];
 	uint64_t x;
 
-	snprintf(what, sizeof(what), o->what ? "%s" : "--%s", o->what ?
-		 o->what : o->name);
+	snprintf(what, sizeof(what), o->what ? "%s" : "--%s",
+		 o->what ? o->what : o->name);
 	switch (o->type) {
 	case CLI_FLAG:
 	case CLI_UNFLAG:
@@ -209,10 +237,14 @@ static int set(const struct cli_spec *s, const struct cli_opt *o,
 			}
 		choices_line(o, ", ", err, sizeof(err));
 		fprintf(stderr, "residctl %s: unknown %s '%s'%s%s; use %s\n",
-			s->cmd, what, v, env ? " in " : "", env ? env : "", err);
+			s->cmd, what, v, env ? " in " : "", env ? env : "",
+			err);
 		return -1;
 	case CLI_CALL:
-		if (o->parse(o->dst, env ? env : o->name ? o->name : "operand",
+		if (o->parse(o->dst,
+			     env     ? env :
+			     o->name ? o->name :
+				       "operand",
 			     v, err, sizeof(err)) == 0)
 			return 0;
 		fprintf(stderr, "residctl %s: %s\n", s->cmd, err);
@@ -241,10 +273,14 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv)
 	int n = 1, opt;
 
 	for (o = s->opts; o && o->name && n <= MAX_OPTS; o++)
-		lo[n++] = (struct option){ o->name, o->type == CLI_FLAG ||
-			o->type == CLI_UNFLAG || o->type == CLI_ACTION ?
-			no_argument : required_argument, NULL,
-			OPT_BASE + (int)(o - s->opts) };
+		lo[n++] = (struct option){
+			o->name,
+			o->type == CLI_FLAG || o->type == CLI_UNFLAG ||
+					o->type == CLI_ACTION ?
+				no_argument :
+				required_argument,
+			NULL, OPT_BASE + (int)(o - s->opts)
+		};
 	/* Set but empty is how a user clears a variable. */
 	for (o = s->opts; o && o->name; o++)
 		if (o->env && (v = getenv(o->env)) && *v &&
@@ -268,9 +304,10 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv)
 			*o->seen = 1;
 	}
 	if (w.seen < s->required) {
-		fprintf(stderr, "residctl %s: no %s given; usage: residctl %s "
-			"%s [OPTIONS]\n", s->cmd, s->synopsis, s->cmd,
-			s->synopsis);
+		fprintf(stderr,
+			"residctl %s: no %s given; usage: residctl %s "
+			"%s [OPTIONS]\n",
+			s->cmd, s->synopsis, s->cmd, s->synopsis);
 		return 2;
 	}
 	return CLI_RUN;
@@ -310,16 +347,19 @@ void cli_usage(FILE *f, const struct cli_spec *s)
 			snprintf(arg, sizeof(arg), "%s", o->arg ? o->arg : "");
 		snprintf(head, sizeof(head), "--%s%s%s", o->name,
 			 arg[0] ? " " : "", arg);
-		fprintf(f, "  %-24s%s", head, strlen(head) > 23 ? "\n"
-			"                          " : "");
-		len = (size_t)snprintf(text, sizeof(text), "%s", o->help ?
-				       o->help : "");
+		fprintf(f, "  %-24s%s", head,
+			strlen(head) > 23 ? "\n"
+					    "                          " :
+					    "");
+		len = (size_t)snprintf(text, sizeof(text), "%s",
+				       o->help ? o->help : "");
 		if (o->type == CLI_U64 && (o->min || o->max) &&
 		    len < sizeof(text))
 			len += (size_t)snprintf(text + len, sizeof(text) - len,
-				o->max ? " (%llu..%llu)" : " (>= %llu)",
-				(unsigned long long)o->min,
-				(unsigned long long)o->max);
+						o->max ? " (%llu..%llu)" :
+							 " (>= %llu)",
+						(unsigned long long)o->min,
+						(unsigned long long)o->max);
 		if (o->env && len < sizeof(text))
 			snprintf(text + len, sizeof(text) - len, "; %s too",
 				 o->env);
@@ -328,8 +368,7 @@ void cli_usage(FILE *f, const struct cli_spec *s)
 	fprintf(f, "  %-24sthis text\n", "--help");
 }
 
-int cli_policy(void *dst, const char *where, const char *v, char *err,
-	       size_t n)
+int cli_policy(void *dst, const char *where, const char *v, char *err, size_t n)
 {
 	(void)where;
 	if (!resid_policy_parse(v, dst))

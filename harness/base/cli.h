@@ -36,7 +36,7 @@ typedef int cli_parse_fn(void *dst, const char *where, const char *value,
 cli_parse_fn cli_policy;
 
 struct cli_opt {
-	const char *name;  /* --name; a NULL name ends the table */
+	const char *name; /* --name; a NULL name ends the table */
 	enum cli_type type;
 	void *dst;
 	const char *arg;   /* the value in --help: "N", "FILE", "K/N" */
@@ -45,11 +45,11 @@ struct cli_opt {
 	uint64_t min, max; /* U64, BYTES: max 0 is no upper bound */
 	uint64_t align;    /* BYTES: a multiple of it */
 	const char *const *choices; /* CHOICE: NULL-terminated */
-	const char *fix;   /* the fix, where the range's own says too little */
-	const char *env;   /* also set by this variable, before the options */
+	const char *fix; /* the fix, where the range's own says too little */
+	const char *env; /* also set by this variable, before the options */
 	cli_parse_fn *parse;
 	void (*act)(void);
-	int *seen;         /* set to 1 when the option is given */
+	int *seen; /* set to 1 when the option is given */
 };
 
 /* A command's command line: options in any order, "--name value" or
@@ -57,13 +57,13 @@ struct cli_opt {
  * --chunks), a unique abbreviation is accepted, "--" ends the options;
  * operands come in their place, each parsed as `operand` says. */
 struct cli_spec {
-	const char *cmd;      /* "check", "bench arms": for error lines */
-	const char *synopsis; /* the operands: "[SCENARIO...]", "FILE" */
-	const char *about;    /* what --help says after the usage line */
-	struct cli_opt *opts; /* ..., { 0 } */
+	const char *cmd;        /* "check", "bench arms": for error lines */
+	const char *synopsis;   /* the operands: "[SCENARIO...]", "FILE" */
+	const char *about;      /* what --help says after the usage line */
+	struct cli_opt *opts;   /* ..., { 0 } */
 	struct cli_opt operand; /* TEXT or CALL; its name is parse's where */
-	int operands;         /* how many are accepted */
-	int required;         /* how many must be given (the synopsis names
+	int operands;           /* how many are accepted */
+	int required;           /* how many must be given (the synopsis names
 			       * them in the "no ... given" line) */
 };
 
@@ -79,16 +79,28 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv);
 void cli_usage(FILE *f, const struct cli_spec *s);
 
 /* Options that several commands take, each stated here once. */
-#define CLI_SEED(dst, help_) \
-	{ "seed", CLI_U64, dst, .arg = "N", .help = help_, .what = "seed" }
-#define CLI_SCHEDULES(dst, help_) \
-	{ "schedules", CLI_U64, dst, .arg = "N", .min = 1, \
-	  .what = "schedule count", .help = help_ }
-#define CLI_JSON(dst, help_) \
-	{ "json", CLI_TEXT, dst, .arg = "FILE", .help = help_ }
-#define CLI_REPORT(dst) \
-	{ "report", CLI_TEXT, dst, .arg = "FILE", .help = "write the " \
-	  "campaign report, every failure with its rerun line, for " \
-	  "residctl merge" }
+#define CLI_SEED(dst, help_)                                     \
+	{                                                        \
+		"seed", CLI_U64, dst, .arg = "N", .help = help_, \
+				      .what = "seed"             \
+	}
+#define CLI_SCHEDULES(dst, help_)                                    \
+	{                                                            \
+		"schedules", CLI_U64, dst, .arg = "N", .min = 1,     \
+					   .what = "schedule count", \
+					   .help = help_             \
+	}
+#define CLI_JSON(dst, help_)                                        \
+	{                                                           \
+		"json", CLI_TEXT, dst, .arg = "FILE", .help = help_ \
+	}
+#define CLI_REPORT(dst)                                                                    \
+	{                                                                                  \
+		"report", CLI_TEXT, dst,                                                   \
+			.arg = "FILE",                                                     \
+			.help = "write the "                                               \
+				"campaign report, every failure with its rerun line, for " \
+				"residctl merge"                                           \
+	}
 
 #endif

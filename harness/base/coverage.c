@@ -113,10 +113,11 @@ void coverage_json(FILE *f, const struct coverage *c)
 {
 	fprintf(f, "{\"runs\": %" PRIu64 ", \"probes\": {", c->runs);
 	for (int p = 0; p < CP_COUNT; p++)
-		fprintf(f, "%s\"%s\": {\"hits\": %" PRIu64 ", \"runs\": %"
-			PRIu64 ", \"required\": %s}", p ? ", " : "",
-			probes[p].name, c->hits[p], c->in_runs[p],
-			probes[p].required ? "true" : "false");
+		fprintf(f,
+			"%s\"%s\": {\"hits\": %" PRIu64 ", \"runs\": %" PRIu64
+			", \"required\": %s}",
+			p ? ", " : "", probes[p].name, c->hits[p],
+			c->in_runs[p], probes[p].required ? "true" : "false");
 	fputs("}, \"missed\": [", f);
 	missed_list(f, c, 0, "\"", ", ");
 	fputs("], \"missed_required\": [", f);
@@ -164,8 +165,10 @@ static int parse(const char *path, char *text, struct coverage *c, char *err,
 
 	memset(c, 0, sizeof(*c));
 	if (!line || strcmp(line, HEADER)) {
-		snprintf(err, n, "%s: not a coverage file (no \"" HEADER "\" "
-			 "line); give the file RESIDCTL_COVERAGE named", path);
+		snprintf(err, n,
+			 "%s: not a coverage file (no \"" HEADER "\" "
+			 "line); give the file RESIDCTL_COVERAGE named",
+			 path);
 		return -1;
 	}
 	while ((line = strtok_r(NULL, "\n", &save))) {
@@ -176,12 +179,14 @@ static int parse(const char *path, char *text, struct coverage *c, char *err,
 			c->runs = a;
 			continue;
 		}
-		if (sscanf(line, "%63s %" SCNu64 " %" SCNu64, name, &a, &b) != 3 ||
+		if (sscanf(line, "%63s %" SCNu64 " %" SCNu64, name, &a, &b) !=
+			    3 ||
 		    (p = probe_index(name)) < 0) {
-			snprintf(err, n, "%s:%d: \"%.60s\" is not a probe of "
+			snprintf(err, n,
+				 "%s:%d: \"%.60s\" is not a probe of "
 				 "this build (NAME HITS RUNS); remove the file "
-				 "and run the campaigns again", path, lineno,
-				 line);
+				 "and run the campaigns again",
+				 path, lineno, line);
 			return -1;
 		}
 		c->hits[p] = a;
@@ -191,8 +196,8 @@ static int parse(const char *path, char *text, struct coverage *c, char *err,
 }
 
 /* Reads all of fd into buf (NUL-terminated). -1 with err set. */
-static int read_all(int fd, const char *path, char *buf, size_t cap,
-		    char *err, size_t n)
+static int read_all(int fd, const char *path, char *buf, size_t cap, char *err,
+		    size_t n)
 {
 	size_t got = 0;
 
@@ -210,8 +215,10 @@ static int read_all(int fd, const char *path, char *buf, size_t cap,
 			break;
 		got += (size_t)k;
 		if (got == cap - 1) {
-			snprintf(err, n, "%s is larger than %u bytes: not a "
-				 "coverage file", path, FILE_MAX);
+			snprintf(err, n,
+				 "%s is larger than %u bytes: not a "
+				 "coverage file",
+				 path, FILE_MAX);
 			return -1;
 		}
 	}
@@ -271,8 +278,10 @@ int coverage_save_env(void)
 		return 0;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "residctl: RESIDCTL_COVERAGE: cannot open %s: "
-			"%s\n", path, strerror(errno));
+		fprintf(stderr,
+			"residctl: RESIDCTL_COVERAGE: cannot open %s: "
+			"%s\n",
+			path, strerror(errno));
 		return -1;
 	}
 	/* Stages may run side by side: one writer at a time. */

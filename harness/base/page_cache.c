@@ -43,16 +43,17 @@ static int drop_caches(void)
 	return rc;
 }
 
-const char *page_cache_drop(int fd, const char *path, uint64_t size,
-			    char *err, size_t n)
+const char *page_cache_drop(int fd, const char *path, uint64_t size, char *err,
+			    size_t n)
 {
-	int e = fsync(fd) ? errno :
-		posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_DONTNEED);
+	int e = fsync(fd) ?
+			errno :
+			posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_DONTNEED);
 	int64_t in;
 
 	if (e) {
-		snprintf(err, n, "cannot drop the page cache of %s: %s",
-			 path, strerror(e));
+		snprintf(err, n, "cannot drop the page cache of %s: %s", path,
+			 strerror(e));
 		return NULL;
 	}
 	in = cached_pages(fd, size);
@@ -61,8 +62,11 @@ const char *page_cache_drop(int fd, const char *path, uint64_t size,
 	if (in > 0 && geteuid() == 0 && drop_caches() == 0 &&
 	    (in = cached_pages(fd, size)) == 0)
 		return "fadvise+drop_caches";
-	snprintf(err, n, "%" PRId64 " pages of %s stay in the page cache after "
-		 "POSIX_FADV_DONTNEED%s; stop what maps the file", in, path,
-		 geteuid() ? " (run as root to drop caches)" : " and drop_caches");
+	snprintf(err, n,
+		 "%" PRId64 " pages of %s stay in the page cache after "
+		 "POSIX_FADV_DONTNEED%s; stop what maps the file",
+		 in, path,
+		 geteuid() ? " (run as root to drop caches)" :
+			     " and drop_caches");
 	return NULL;
 }

@@ -11,7 +11,7 @@
  * and we are root, writes 1 to /proc/sys/vm/drop_caches and looks again.
  * Returns how ("fadvise", "fadvise+drop_caches"), or NULL with err when
  * pages are still cached. */
-const char *page_cache_drop(int fd, const char *path, uint64_t size,
-			    char *err, size_t n);
+const char *page_cache_drop(int fd, const char *path, uint64_t size, char *err,
+			    size_t n);
 
 #endif

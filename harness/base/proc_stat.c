@@ -16,10 +16,11 @@ int proc_stat_read(const char *path, struct proc_stat *st)
 	p = fgets(text, sizeof(text), f);
 	fclose(f);
 	p = p ? strrchr(text, ')') : NULL;
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-			 "%llu %llu %lld %lld %*d %*d %*d %*d %llu", &st->state,
-			 &st->utime, &st->stime, &st->cutime, &st->cstime,
-			 &st->start) != 6) {
+	if (!p || sscanf(p + 1,
+			 " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu %lld %lld %*d %*d %*d %*d %llu",
+			 &st->state, &st->utime, &st->stime, &st->cutime,
+			 &st->cstime, &st->start) != 6) {
 		errno = EINVAL;
 		return -1;
 	}

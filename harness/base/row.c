@@ -8,8 +8,9 @@
 
 const char *verdict_name(enum verdict v)
 {
-	return v == VERDICT_PASS ? "pass" : v == VERDICT_FAIL ? "fail" :
-		"unknown";
+	return v == VERDICT_PASS ? "pass" :
+	       v == VERDICT_FAIL ? "fail" :
+				   "unknown";
 }
 
 /* The counter called name, added when new; NULL when there is no room. */
@@ -43,8 +44,7 @@ void scen_add(struct scen_result *r, const char *name, uint64_t value)
 /* Pager threads report violations too: one lock for every row's message.
  * The first failure's reason wins, then the first unknown's, then the
  * first note (flag NULL). */
-static void say(struct scen_result *r, int *flag, const char *fmt,
-		va_list ap)
+static void say(struct scen_result *r, int *flag, const char *fmt, va_list ap)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	int write;

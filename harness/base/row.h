@@ -25,26 +25,26 @@ struct counter {
 };
 
 struct scen_result {
-	const char *id;          /* "T-1" */
+	const char *id; /* "T-1" */
 	/* Set by the runner (scen_verdict): fail when it could not run, a
 	 * criterion failed or a byte mismatched; else unknown when one could
 	 * not be judged here; else pass. passed: verdict is pass. */
 	enum verdict verdict;
 	int passed;
-	int failed;              /* a criterion failed (scen_fail) */
-	int unknown;             /* one could not be judged (scen_unknown) */
-	uint64_t checks;         /* bytes or comparisons checked */
+	int failed;      /* a criterion failed (scen_fail) */
+	int unknown;     /* one could not be judged (scen_unknown) */
+	uint64_t checks; /* bytes or comparisons checked */
 	uint64_t mismatches;
 	double seconds;
 	struct counter counters[SCEN_MAX_COUNTERS];
 	int ncounters;
-	char message[512];       /* why it failed, or a short note */
+	char message[512]; /* why it failed, or a short note */
 	/* What the region was read from: "synthetic", "file O_DIRECT" or
 	 * "file buffered" (the file system refused O_DIRECT); and its
 	 * chunks, "equal" or "unequal". */
 	char backing[16];
 	char chunks[16];
-	struct coverage cov;     /* code probes: one run, or a sim campaign */
+	struct coverage cov; /* code probes: one run, or a sim campaign */
 };
 
 void scen_count(struct scen_result *r, const char *name, uint64_t value);

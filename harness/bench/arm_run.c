@@ -139,8 +139,10 @@ static int refs_of(const struct scan *s, uint64_t budget,
 {
 	const struct layout *l = s->lay;
 	struct trace t = {
-		.kind = TRACE_REFERENCE, .nchunks = l->nchunks,
-		.seq = s->trace, .n = s->accesses,
+		.kind = TRACE_REFERENCE,
+		.nchunks = l->nchunks,
+		.seq = s->trace,
+		.n = s->accesses,
 	};
 	struct belady_result b;
 	int rc;
@@ -197,7 +199,7 @@ static int read_device(const struct arm_job *j, struct arm_result *res,
 		rc = -1;
 	while (!rc && off < size) {
 		uint64_t len = size - off < READER_BLOCK ? size - off :
-			READER_BLOCK;
+							   READER_BLOCK;
 
 		rc = bench_pread_full(fd, buf, len, off);
 		off += len;
@@ -226,10 +228,13 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 	const struct arms_opts *o = j->o;
 	struct arm_result *res = out;
 	struct scan s = {
-		.lay = &o->lay, .passes = (uint32_t)o->passes,
-		.threads = (uint32_t)o->threads, .touched = j->arm->touched,
+		.lay = &o->lay,
+		.passes = (uint32_t)o->passes,
+		.threads = (uint32_t)o->threads,
+		.touched = j->arm->touched,
 		.overlap = j->arm->overlap,
-		.seed = j->f->seed, .dec = o->decode ? &o->dec : NULL,
+		.seed = j->f->seed,
+		.dec = o->decode ? &o->dec : NULL,
 	};
 	uint64_t io0 = 0, io1 = 0;
 	struct rusage u0, u1;
@@ -243,7 +248,7 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 		return -1;
 	}
 	rc = j->arm->advice >= 0 ? open_kernel(j, &s, err, n) :
-		open_pager(j, &s, err, n);
+				   open_pager(j, &s, err, n);
 	if (rc) {
 		free(s.trace);
 		return -1;
@@ -266,14 +271,14 @@ int arm_run(void *arg, void *out, char *err, size_t n)
 	if (!rc) {
 		res->io_bytes = io1 - io0;
 		res->io_first = s.io_first_pass > io0 ? s.io_first_pass - io0 :
-			0;
+							0;
 		res->faults = faults_of(&u1) - faults_of(&u0);
 		res->first_s = s.t_first_pass - t0;
 	}
 	close_arm(&s, o->region, res);
 	if (s.r && res->st.fetch_ns)
 		res->mibps[0] = mib(res->st.fetch_bytes) /
-			((double)res->st.fetch_ns / 1e9);
+				((double)res->st.fetch_ns / 1e9);
 	res->sink = s.sink;
 	res->mismatches = s.mismatches;
 	res->accesses = s.accesses;

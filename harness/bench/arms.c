@@ -101,15 +101,17 @@ const struct arm arms[NARMS] = {
 #undef DECLARED
 #undef PAGER
 
-static int parse_ratios(void *dst, const char *where, const char *v,
-			char *err, size_t n)
+static int parse_ratios(void *dst, const char *where, const char *v, char *err,
+			size_t n)
 {
 	struct arms_opts *o = dst;
 	char buf[256], *save = NULL;
 
 	(void)where;
-	snprintf(err, n, "bad ratios '%s'; give up to 16 numbers in (0, 1], "
-		 "e.g. 0.25,0.5", v);
+	snprintf(err, n,
+		 "bad ratios '%s'; give up to 16 numbers in (0, 1], "
+		 "e.g. 0.25,0.5",
+		 v);
 	if (strlen(v) >= sizeof(buf))
 		return -1;
 	strcpy(buf, v);
@@ -133,10 +135,12 @@ static int parse_arms(void *dst, const char *where, const char *v, char *err,
 	char buf[256], *save = NULL;
 
 	(void)where;
-	snprintf(err, n, "bad arm list '%s'; use A, A-seq, A-random, A-normal, "
+	snprintf(err, n,
+		 "bad arm list '%s'; use A, A-seq, A-random, A-normal, "
 		 "C, D, E, D-ahead, D-touched, D-whole, E-overlap, D-huge, "
 		 "E-overlap-huge, device, "
-		 "comma-separated", v);
+		 "comma-separated",
+		 v);
 	if (strlen(v) >= sizeof(buf))
 		return -1;
 	strcpy(buf, v);
@@ -202,7 +206,8 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 	};
 	const struct cli_spec spec = {
 		.cmd = o->decode ? "bench decode" : "bench arms",
-		.about = o->decode ? about_decode : about, .opts = opts,
+		.about = o->decode ? about_decode : about,
+		.opts = opts,
 	};
 
 	/* the last: --cols is decode's */
@@ -217,8 +222,9 @@ static int parse(int argc, char **argv, struct arms_opts *o)
 	if (o->cls.dc.name[0]) /* the device alone, in the rotation */
 		o->use[ARM_DEVICE] = 1;
 	if (o->table && (chunk || chunks))
-		return bench_bad(o->name, "option with --table", chunk ?
-				 "--chunk" : "--chunks", "the table gives the "
+		return bench_bad(o->name, "option with --table",
+				 chunk ? "--chunk" : "--chunks",
+				 "the table gives the "
 				 "chunks; drop --chunk and --chunks");
 	return -1;
 }
@@ -252,17 +258,20 @@ static int run_one(const struct arms_opts *o, struct bench_file *f, int i,
 {
 	struct arm_job j = { o, &arms[a], f, arms_budget(o, o->ratio[i]) };
 	char err[600], tag[32];
-	const char *how = page_cache_drop(f->fd, f->path, f->size, err, sizeof(err));
+	const char *how = page_cache_drop(f->fd, f->path, f->size, err,
+					  sizeof(err));
 
 	memset(r, 0, sizeof(*r));
 	snprintf(tag, sizeof(tag), "bench-%s-%d", arms[a].name, i);
-	if (!how || bench_in_child_class(tag, j.budget +
-			(arms[a].advice >= 0 ? o->margin : PAGER_SLACK),
-			&o->cls, arm_run, &j, r, sizeof(*r), err,
-			sizeof(err))) {
+	if (!how ||
+	    bench_in_child_class(tag,
+				 j.budget + (arms[a].advice >= 0 ? o->margin :
+								   PAGER_SLACK),
+				 &o->cls, arm_run, &j, r, sizeof(*r), err,
+				 sizeof(err))) {
 		memset(r, 0, sizeof(*r));
-		fprintf(stderr, "residctl bench %s: ratio %.3f arm %s: %s\n", o->name,
-			o->ratio[i], arms[a].name, err);
+		fprintf(stderr, "residctl bench %s: ratio %.3f arm %s: %s\n",
+			o->name, o->ratio[i], arms[a].name, err);
 		return -1;
 	}
 	snprintf(r->drop, sizeof(r->drop), "%s", how);
@@ -287,10 +296,10 @@ static void progress(const struct arms_opts *o, int i, int a, int done,
 	if (arms[a].reader || (arm_is_pager(&arms[a]) && r->mibps[0] > 0))
 		fprintf(stderr, ", %.0f MiB/s", r->mibps[0]);
 	if (o->decode && !arms[a].reader)
-		fprintf(stderr, ", %.3f tokens/s", (double)o->passes /
-			r->seconds);
-	fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n",
-		mib(r->bound_bytes), mib(r->fnu_bytes), r->seconds);
+		fprintf(stderr, ", %.3f tokens/s",
+			(double)o->passes / r->seconds);
+	fprintf(stderr, ", bound %.1f, FNU %.1f, %.2f s\n", mib(r->bound_bytes),
+		mib(r->fnu_bytes), r->seconds);
 }
 
 /* Every run of the sweep, each ratio's arms rep by rep, so that load on
@@ -306,7 +315,8 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 		total += o->use[a] * o->nratios * (int)o->reps;
 	for (int i = 0; i < o->nratios && !child_stop_signal(); i++) {
 		for (uint64_t k = 0; k < o->reps && !child_stop_signal(); k++) {
-			for (int a = 0; a < NARMS && !child_stop_signal(); a++) {
+			for (int a = 0; a < NARMS && !child_stop_signal();
+			     a++) {
 				struct arm_result *r = &res[i][a];
 
 				if (!o->use[a] || (k && !r->ok))
@@ -319,19 +329,23 @@ static int sweep(const struct arms_opts *o, struct bench_file *f,
 				}
 				progress(o, i, a, done, total, &run);
 				if (run.mismatches || run.violations) {
-					fprintf(stderr, "residctl bench %s: "
-						"%s read %" PRIu64 " wrong %s, %"
-						PRIu64 " invariant violations\n",
-						o->name, arms[a].name, run.mismatches,
+					fprintf(stderr,
+						"residctl bench %s: "
+						"%s read %" PRIu64
+						" wrong %s, %" PRIu64
+						" invariant violations\n",
+						o->name, arms[a].name,
+						run.mismatches,
 						o->decode ? "outputs" : "words",
 						run.violations);
 					failed = 1;
 				}
 				if (k && run.io_bytes != r->io_bytes)
-					fprintf(stderr, "  note: %s read %.1f MiB "
+					fprintf(stderr,
+						"  note: %s read %.1f MiB "
 						"in run 1, %.1f in run %" PRIu64
-						"\n", arms[a].name,
-						mib(r->io_bytes),
+						"\n",
+						arms[a].name, mib(r->io_bytes),
 						mib(run.io_bytes), k + 1);
 				if (!k)
 					*r = run;
@@ -399,16 +413,19 @@ static int huge_arms_setup(struct arms_opts *o)
 	if (a == NARMS)
 		return 0;
 	if (!huge_leg_available(why, sizeof(why))) {
-		snprintf(fix, sizeof(fix), "this machine cannot run it (%s); "
-			 "leave it out", why);
+		snprintf(fix, sizeof(fix),
+			 "this machine cannot run it (%s); "
+			 "leave it out",
+			 why);
 		return bench_bad(o->name, "arm", arms[a].name, fix);
 	}
 	for (uint32_t c = 0; c < o->lay.nchunks; c++)
 		if (o->lay.chunks[c].off % folio) {
-			snprintf(fix, sizeof(fix), "chunk %u starts at %" PRIu64
+			snprintf(fix, sizeof(fix),
+				 "chunk %u starts at %" PRIu64
 				 ", not a multiple of the %" PRIu64 " KiB huge "
-				 "page; leave it out", c, o->lay.chunks[c].off,
-				 folio >> 10);
+				 "page; leave it out",
+				 c, o->lay.chunks[c].off, folio >> 10);
 			return bench_bad(o->name, "arm", arms[a].name, fix);
 		}
 	if (huge_leg_mountpoint(o->huge_mnt, sizeof(o->huge_mnt)) < 0) {
@@ -422,7 +439,7 @@ static int huge_arms_setup(struct arms_opts *o)
 
 static int arms_main(int argc, char **argv, struct arms_opts o)
 {
-	struct arm_result (*res)[NARMS] = NULL;
+	struct arm_result(*res)[NARMS] = NULL;
 	struct bench_file f;
 	char err[1200], drops[64] = ""; /* room for a tensor's name */
 	int rc = parse(argc, argv, &o), swept = 0;
@@ -434,12 +451,14 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 		return 2;
 	}
 	for (int i = 0; i < o.nratios; i++)
-		if (arms_budget(&o, o.ratio[i]) < layout_largest_chunk(&o.lay)) {
+		if (arms_budget(&o, o.ratio[i]) <
+		    layout_largest_chunk(&o.lay)) {
 			char v[32];
 
 			snprintf(v, sizeof(v), "%.3f", o.ratio[i]);
 			layout_free(&o.lay);
-			return bench_bad(o.name, "ratio", v, "a budget must "
+			return bench_bad(o.name, "ratio", v,
+					 "a budget must "
 					 "hold the largest chunk: raise it");
 		}
 	if ((rc = huge_arms_setup(&o))) {
@@ -460,11 +479,12 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 		goto out;
 	}
 	child_stop_softly();
-	fprintf(stderr, "bench %s: writing a %.1f MiB file in %s (%" PRIu32
-		" layers, %" PRIu32 " chunks)\n", o.name, mib(o.region), o.dir,
-		o.lay.nlayers, o.lay.nchunks);
-	if (bench_file_create(&f, o.dir, o.region, o.seed, o.decode ?
-			      decode_fill : resid_content_fill, err,
+	fprintf(stderr,
+		"bench %s: writing a %.1f MiB file in %s (%" PRIu32
+		" layers, %" PRIu32 " chunks)\n",
+		o.name, mib(o.region), o.dir, o.lay.nlayers, o.lay.nchunks);
+	if (bench_file_create(&f, o.dir, o.region, o.seed,
+			      o.decode ? decode_fill : resid_content_fill, err,
 			      sizeof(err)) ||
 	    (o.decode && decode_setup(&o, &f, err, sizeof(err)))) {
 		fprintf(stderr, "residctl bench %s: %s\n", o.name, err);
@@ -481,8 +501,10 @@ static int arms_main(int argc, char **argv, struct arms_opts o)
 		rc = device_limit(&o, &f);
 	bench_file_remove(&f);
 	if (child_stop_signal()) {
-		fprintf(stderr, "residctl bench %s: interrupted; the file "
-			"is removed, nothing written\n", o.name);
+		fprintf(stderr,
+			"residctl bench %s: interrupted; the file "
+			"is removed, nothing written\n",
+			o.name);
 	} else if (swept) {
 		arms_print(&o, res, drops);
 		if (o.csv && arms_write_csv(&o, res))
@@ -500,22 +522,42 @@ out:
 
 int bench_arms(int argc, char **argv)
 {
-	return arms_main(argc, argv, (struct arms_opts){
-		.name = "arms",
-		.chunk = 8 * MiB, .nchunks = 16, .passes = 4, .threads = 1,
-		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
-		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
-		.use = { 1, 1, 0, 1, 1, 1 }, .dir = "build",
-	});
+	return arms_main(argc, argv,
+			 (struct arms_opts){
+				 .name = "arms",
+				 .chunk = 8 * MiB,
+				 .nchunks = 16,
+				 .passes = 4,
+				 .threads = 1,
+				 .prefetch = 1,
+				 .margin = 4 * MiB,
+				 .seed = 1,
+				 .reps = 1,
+				 .ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 },
+				 .nratios = 5,
+				 .use = { 1, 1, 0, 1, 1, 1 },
+				 .dir = "build",
+			 });
 }
 
 int bench_decode(int argc, char **argv)
 {
-	return arms_main(argc, argv, (struct arms_opts){
-		.name = "decode", .decode = 1, .cols = 4096,
-		.chunk = 32 * MiB, .nchunks = 16, .passes = 8, .threads = 2,
-		.prefetch = 1, .margin = 4 * MiB, .seed = 1, .reps = 1,
-		.ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 }, .nratios = 5,
-		.use = { 1, 0, 1, 1, 1, 1 }, .dir = "build",
-	});
+	return arms_main(argc, argv,
+			 (struct arms_opts){
+				 .name = "decode",
+				 .decode = 1,
+				 .cols = 4096,
+				 .chunk = 32 * MiB,
+				 .nchunks = 16,
+				 .passes = 8,
+				 .threads = 2,
+				 .prefetch = 1,
+				 .margin = 4 * MiB,
+				 .seed = 1,
+				 .reps = 1,
+				 .ratio = { 0.25, 0.375, 0.5, 0.625, 0.75 },
+				 .nratios = 5,
+				 .use = { 1, 0, 1, 1, 1, 1 },
+				 .dir = "build",
+			 });
 }

@@ -17,15 +17,15 @@
 
 struct arm {
 	const char *name;
-	int advice;              /* arm A: madvise; -1: a pager arm */
+	int advice; /* arm A: madvise; -1: a pager arm */
 	enum resid_policy policy;
 	int prefetch, evict_ahead;
-	int touched;             /* announce every chunk a layer touches */
-	int whole;               /* fetch_piece 0: a chunk read whole */
-	int reader;              /* no workload: the file read by O_DIRECT */
-	int overlap;             /* overlap_evict, the scan announcing its
+	int touched; /* announce every chunk a layer touches */
+	int whole;   /* fetch_piece 0: a chunk read whole */
+	int reader;  /* no workload: the file read by O_DIRECT */
+	int overlap; /* overlap_evict, the scan announcing its
 				  * progress through each chunk */
-	int huge;                /* B in huge folios: a tmpfs with huge=always
+	int huge;    /* B in huge folios: a tmpfs with huge=always
 				  * mounted in the run's own mount namespace */
 };
 
@@ -34,9 +34,18 @@ struct arm {
  * the device is measured run by run beside the pager); the tables name C,
  * D, E. */
 enum {
-	ARM_A_SEQ, ARM_A_RANDOM, ARM_A_NORMAL,
-	ARM_C, ARM_D, ARM_E, ARM_D_AHEAD, ARM_D_TOUCHED, ARM_D_WHOLE,
-	ARM_E_OVERLAP, ARM_D_HUGE, ARM_E_OVERLAP_HUGE,
+	ARM_A_SEQ,
+	ARM_A_RANDOM,
+	ARM_A_NORMAL,
+	ARM_C,
+	ARM_D,
+	ARM_E,
+	ARM_D_AHEAD,
+	ARM_D_TOUCHED,
+	ARM_D_WHOLE,
+	ARM_E_OVERLAP,
+	ARM_D_HUGE,
+	ARM_E_OVERLAP_HUGE,
 	ARM_DEVICE,
 	NARMS
 };
@@ -51,11 +60,11 @@ static inline int arm_is_pager(const struct arm *a)
  * file (table names it); lay.chunks cover region bytes, a whole number of
  * pages. */
 struct arms_opts {
-	const char *name;        /* "arms", or "decode" (the workload) */
+	const char *name; /* "arms", or "decode" (the workload) */
 	uint64_t chunk, nchunks, passes, threads, prefetch, margin, seed;
-	uint64_t reps;           /* runs of each arm and ratio, interleaved */
-	int device;              /* measure the device's limit with fio */
-	int decode;              /* the decode workload (decode.h) */
+	uint64_t reps; /* runs of each arm and ratio, interleaved */
+	int device;    /* measure the device's limit with fio */
+	int decode;    /* the decode workload (decode.h) */
 	uint64_t cols;
 	struct decode_job dec;
 	struct device_limit dev;
@@ -66,8 +75,8 @@ struct arms_opts {
 	int nratios;
 	int use[NARMS];
 	const char *dir, *csv;
-	struct bench_class cls;  /* --device-class: every run under it */
-	char huge_mnt[32];       /* the huge arms' mount point, made once */
+	struct bench_class cls; /* --device-class: every run under it */
+	char huge_mnt[32];      /* the huge arms' mount point, made once */
 };
 
 struct arm_job {
@@ -86,12 +95,12 @@ struct arm_result {
 	uint64_t fnu_bytes, bound_bytes, exact_bytes;
 	int have_exact;
 	uint64_t faults, evicted_bytes, sink, mismatches, violations;
-	double seconds;          /* the median of secs */
+	double seconds; /* the median of secs */
 	double secs[MAX_REPS];
-	double first_s;          /* the first pass (cold for every arm) */
-	double mibps[MAX_REPS];  /* pager: fetch rate; device: read rate */
+	double first_s;         /* the first pass (cold for every arm) */
+	double mibps[MAX_REPS]; /* pager: fetch rate; device: read rate */
 	struct resid_stats st;
-	char drop[32];           /* how the page cache was emptied */
+	char drop[32]; /* how the page cache was emptied */
 	int ok;
 };
 
@@ -111,7 +120,6 @@ int arm_run(void *arg, void *out, char *err, size_t n);
 /* arms_report.c */
 void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 		const char *drops);
-int arms_write_csv(const struct arms_opts *o,
-		   struct arm_result (*res)[NARMS]);
+int arms_write_csv(const struct arms_opts *o, struct arm_result (*res)[NARMS]);
 
 #endif

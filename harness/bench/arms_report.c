@@ -15,9 +15,11 @@ static double device_mbps(const struct arms_opts *o,
 static void row_head(FILE *f, const struct arms_opts *o, double ratio,
 		     uint64_t budget, const char *name)
 {
-	fprintf(f, "%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.3f,%"
-		PRIu64 ",%s,", o->table ? 0 : o->chunk, o->lay.nchunks,
-		o->passes, o->threads, ratio, budget, name);
+	fprintf(f,
+		"%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64
+		",%s,",
+		o->table ? 0 : o->chunk, o->lay.nchunks, o->passes, o->threads,
+		ratio, budget, name);
 }
 
 /* The class and the device alone's median rate at this ratio, MB/s
@@ -34,8 +36,11 @@ static void row_tail(FILE *f, const struct arms_opts *o)
 {
 	const char *base = o->table ? strrchr(o->table, '/') : NULL;
 
-	fprintf(f, "%s,%" PRIu32 ",", !o->table ? "equal" :
-		base ? base + 1 : o->table, o->lay.nlayers);
+	fprintf(f, "%s,%" PRIu32 ",",
+		!o->table ? "equal" :
+		base      ? base + 1 :
+			    o->table,
+		o->lay.nlayers);
 }
 
 static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
@@ -54,9 +59,11 @@ static void csv_row(FILE *f, const struct arms_opts *o, double ratio,
 	fprintf(f, "%" PRIu64 ",%" PRIu64 ",", r->fnu_bytes, r->bound_bytes);
 	if (r->have_exact)
 		fprintf(f, "%" PRIu64, r->exact_bytes);
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%"
-		PRIu64 ",%" PRIu64 ",%s,", r->accesses, r->faults,
-		r->evicted_bytes, r->seconds, r->mismatches, r->violations,
+	fprintf(f,
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%s,",
+		r->accesses, r->faults, r->evicted_bytes, r->seconds,
+		r->mismatches, r->violations,
 		pager ? budget + PAGER_SLACK : budget + o->margin, r->drop);
 	row_tail(f, o);
 	if (pager)
@@ -84,8 +91,7 @@ static void ref_row(FILE *f, const struct arms_opts *o, double ratio,
 	row_class(f, o, dev_mbps);
 }
 
-int arms_write_csv(const struct arms_opts *o,
-		   struct arm_result (*res)[NARMS])
+int arms_write_csv(const struct arms_opts *o, struct arm_result (*res)[NARMS])
 {
 	char tmp[4200];
 	FILE *f;
@@ -93,8 +99,8 @@ int arms_write_csv(const struct arms_opts *o,
 	snprintf(tmp, sizeof(tmp), "%s.tmp", o->csv);
 	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "residctl bench %s: cannot write %s: %s\n", o->name,
-			o->csv, strerror(errno));
+		fprintf(stderr, "residctl bench %s: cannot write %s: %s\n",
+			o->name, o->csv, strerror(errno));
 		return -1;
 	}
 	fputs("chunk_bytes,chunks,passes,threads,ratio,budget_bytes,arm,"
@@ -113,8 +119,8 @@ int arms_write_csv(const struct arms_opts *o,
 		for (int a = 0; a < NARMS; a++) {
 			if (!o->use[a] || !res[i][a].ok)
 				continue;
-			csv_row(f, o, o->ratio[i], budget, &arms[a],
-				&res[i][a], dev);
+			csv_row(f, o, o->ratio[i], budget, &arms[a], &res[i][a],
+				dev);
 			if (!arms[a].reader)
 				ref = res[i][a];
 		}
@@ -158,7 +164,7 @@ static const struct arm_result *best_a(const struct arm_result *r, int *which,
 	for (int a = 0; a < NARMS; a++)
 		if (arms[a].advice >= 0 && r[a].ok &&
 		    (!best || (by_time ? r[a].seconds < best->seconds :
-			       r[a].io_bytes < best->io_bytes))) {
+					 r[a].io_bytes < best->io_bytes))) {
 			best = &r[a];
 			*which = a;
 		}
@@ -177,14 +183,17 @@ static const struct arm_result *any_run(const struct arm_result *r)
 static void summary_row(const struct arms_opts *o, int i,
 			const struct arm_result *r)
 {
-	const struct arm_result *ref = any_run(r), *c = &r[ARM_C], *d = &r[ARM_D];
+	const struct arm_result *ref = any_run(r), *c = &r[ARM_C],
+				*d = &r[ARM_D];
 	const struct arm_result *e = &r[ARM_E];
 	int which = 0;
 	const struct arm_result *a = best_a(r, &which, 0);
-	uint64_t bound = ref ? ref->bound_bytes : 0, fnu = ref ? ref->fnu_bytes : 0;
+	uint64_t bound = ref ? ref->bound_bytes : 0,
+		 fnu = ref ? ref->fnu_bytes : 0;
 	char q[8][16];
 
-	printf("| %.3f | %.1f | ", o->ratio[i], mib(arms_budget(o, o->ratio[i])));
+	printf("| %.3f | %.1f | ", o->ratio[i],
+	       mib(arms_budget(o, o->ratio[i])));
 	if (ref)
 		printf("%.1f | %.1f | ", mib(bound), mib(fnu));
 	else
@@ -211,8 +220,8 @@ static void summary_row(const struct arms_opts *o, int i,
 	       quot(q[6], 16, a, a ? a->io_bytes - a->io_first : 0, d,
 		    d->io_bytes - d->io_first));
 	if (c->ok && c->accesses)
-		printf("%.1f %% | ", 100.0 * (double)c->st.fetches /
-		       (double)c->accesses);
+		printf("%.1f %% | ",
+		       100.0 * (double)c->st.fetches / (double)c->accesses);
 	else
 		printf("- | ");
 	printf("%s | ", devclass_label(&o->cls.dc));
@@ -238,13 +247,14 @@ static void title(const struct arms_opts *o)
 
 		for (uint32_t l = 0; l < o->lay.nlayers; l++)
 			straddle += layout_last_chunk(&o->lay, l) !=
-				o->lay.layers[l].chunk;
+				    o->lay.layers[l].chunk;
 		printf("### Layout %s: %" PRIu32 " layers in %" PRIu32
 		       " chunks of %.2f..%.2f MiB (%" PRIu32 " layers run on "
 		       "into the next chunk), %" PRIu64 " passes, %" PRIu64
-		       " application thread%s\n\n", o->table, o->lay.nlayers,
-		       o->lay.nchunks, mib(lo), mib(hi), straddle, o->passes,
-		       o->threads, o->threads > 1 ? "s" : "");
+		       " application thread%s\n\n",
+		       o->table, o->lay.nlayers, o->lay.nchunks, mib(lo),
+		       mib(hi), straddle, o->passes, o->threads,
+		       o->threads > 1 ? "s" : "");
 	} else {
 		printf("### %" PRIu32 " chunks of %" PRIu64 " MiB, %" PRIu64
 		       " passes, %" PRIu64 " application thread%s\n\n",
@@ -300,8 +310,8 @@ static double med3(const double *v, uint64_t n, double *lo, double *hi)
 
 /* The device's run by run read rate at ratio i ("device" arm), MiB/s, or
  * 0 when it did not run. */
-static double device_run(const struct arms_opts *o,
-			 const struct arm_result *r, double *lo, double *hi)
+static double device_run(const struct arms_opts *o, const struct arm_result *r,
+			 double *lo, double *hi)
 {
 	if (!o->use[ARM_DEVICE] || !r[ARM_DEVICE].ok)
 		return 0;
@@ -309,8 +319,7 @@ static double device_run(const struct arms_opts *o,
 }
 
 /* The device alone's median rate at a ratio, MB/s; 0 when not run. */
-static double device_mbps(const struct arms_opts *o,
-			  const struct arm_result *r)
+static double device_mbps(const struct arms_opts *o, const struct arm_result *r)
 {
 	double lo, hi;
 
@@ -346,7 +355,8 @@ static void print_wall(const struct arms_opts *o,
 				       res[i][k].seconds);
 		for (int k = ARM_C; k < NARMS; k++)
 			if (shown(o, k) && a && res[i][k].ok)
-				printf(" %.3f |", res[i][k].seconds / a->seconds);
+				printf(" %.3f |",
+				       res[i][k].seconds / a->seconds);
 			else if (shown(o, k))
 				printf(" - |");
 		printf("\n");
@@ -365,8 +375,8 @@ static void print_fetch_rates(const struct arms_opts *o,
 		printf("; against the device's limit, %.0f MiB/s (fio, "
 		       "O_DIRECT, %" PRIu64 " KiB blocks, queue depth %" PRIu64
 		       ", the best of every block size and depth before and "
-		       "after the sweep)", o->dev.best, o->dev.best_bs >> 10,
-		       o->dev.best_qd);
+		       "after the sweep)",
+		       o->dev.best, o->dev.best_bs >> 10, o->dev.best_qd);
 	if (o->use[ARM_DEVICE])
 		printf("; against the device run by run (arm 'device', the file "
 		       "read once with O_DIRECT in the arms' rotation): median "
@@ -396,7 +406,8 @@ static void print_fetch_rates(const struct arms_opts *o,
 			fv = med3(r->mibps, o->reps, &flo, &fhi);
 			if (dv > 0 && fv > 0)
 				printf("%.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | "
-				       "%.1f %% |\n", dv, dlo, dhi, fv, flo, fhi,
+				       "%.1f %% |\n",
+				       dv, dlo, dhi, fv, flo, fhi,
 				       100 * fv / dv);
 			else
 				printf("- | - | - |\n");
@@ -416,7 +427,8 @@ static void print_fio(const struct arms_opts *o)
 			printf("| %" PRIu64 " KiB |", o->dev.bs[b] >> 10);
 			for (int q = 0; q < DEVICE_QDS; q++)
 				printf(o->dev.mibps[b][q] > 0 ? " %.0f |" :
-				       " - |", o->dev.mibps[b][q]);
+								" - |",
+				       o->dev.mibps[b][q]);
 			printf("\n");
 		}
 	}
@@ -441,8 +453,8 @@ static void print_tokens(const struct arms_opts *o,
 	       "its f32 weights by %" PRIu64 " thread%s; %" PRIu64 " tokens a "
 	       "run): the median of %" PRIu64 " run%s, the arms interleaved "
 	       "run by run, the least and most in brackets; A = the madvise "
-	       "that was fastest:\n\n| ratio | A |", o->threads,
-	       o->threads > 1 ? "s" : "", o->passes, o->reps,
+	       "that was fastest:\n\n| ratio | A |",
+	       o->threads, o->threads > 1 ? "s" : "", o->passes, o->reps,
 	       o->reps > 1 ? "s" : "");
 	arm_columns(o, "", 1);
 	printf(" best pager / A |\n|---|---|");
@@ -468,8 +480,8 @@ static void print_tokens(const struct arms_opts *o,
 			double m = med3(t, o->reps, &lo, &hi);
 
 			printf(" %.3f (%.3f-%.3f)%s%s |", m, lo, hi,
-			       k < 0 ? " " : "", k < 0 ? arms[which].name + 2 :
-			       "");
+			       k < 0 ? " " : "",
+			       k < 0 ? arms[which].name + 2 : "");
 			if (k < 0)
 				fa = m;
 			else if (arm_is_pager(&arms[k]) && m > best)
@@ -492,7 +504,8 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 	printf("Bytes read from the disk by the arm's process (/proc/self/io "
 	       "read_bytes, delta around the scan), MiB. Budget = ratio x "
 	       "%.1f MiB file; arm A's cgroup limit is the budget + %" PRIu64
-	       " MiB; the pager arms' cgroups get budget + %" PRIu64 " MiB (the "
+	       " MiB; the pager arms' cgroups get budget + %" PRIu64
+	       " MiB (the "
 	       "pager's budget binds). Page cache emptied before every run "
 	       "(%s; mincore: 0 pages cached). Over the scan's own reference "
 	       "trace: bound = a true lower bound on any pager's bytes (the "
@@ -502,7 +515,8 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 	       "%d chunks). E prefetches %" PRIu64 " chunk%s ahead. A/D after "
 	       "pass 1 leaves out the cold first pass.\n\n",
 	       mib(o->region), o->margin / MiB, PAGER_SLACK / MiB, drops,
-	       BELADY_EXACT_MAX_CHUNKS, o->prefetch, o->prefetch > 1 ? "s" : "");
+	       BELADY_EXACT_MAX_CHUNKS, o->prefetch,
+	       o->prefetch > 1 ? "s" : "");
 	printf("| ratio | budget MiB | bound | FNU | exact | A (best) | C | D | "
 	       "E | D/bound | D/FNU | E/bound | C/bound | A/D | "
 	       "A/D after pass 1 | C misses | device class | device MB/s |\n"
@@ -530,10 +544,12 @@ void arms_print(const struct arms_opts *o, struct arm_result (*res)[NARMS],
 				continue;
 			printf("| %.3f | %s | %.1f | %s | %s | %s | ",
 			       o->ratio[i], arms[a].name, mib(r->io_bytes),
-			       quot(q[0], 16, r, r->io_bytes, r, r->bound_bytes),
+			       quot(q[0], 16, r, r->io_bytes, r,
+				    r->bound_bytes),
 			       quot(q[1], 16, r, r->io_bytes, r, r->fnu_bytes),
 			       r->have_exact ? quot(q[2], 16, r, r->io_bytes, r,
-						    r->exact_bytes) : "-");
+						    r->exact_bytes) :
+					       "-");
 			if (arm_is_pager(&arms[a]))
 				printf("%.1f | ", mib(r->st.fetch_bytes));
 			else

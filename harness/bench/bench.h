@@ -21,7 +21,6 @@
  * running child is killed, the file removed. */
 #include "proc/child.h"
 
-
 /* The backing file: content of design.md §5.1 (seed), written, fsynced, and
  * removed by bench_file_remove on every exit path. */
 struct decode_job;
@@ -73,13 +72,12 @@ int bench_in_child(const char *tag, uint64_t limit, bench_fn fn, void *arg,
 /* A benchmark's device class (--device-class): every run's cgroup holds
  * the reads of the file's block device to it (cgroup_io.h). */
 struct bench_class {
-	struct devclass dc;     /* zeroed: host, no throttle */
+	struct devclass dc; /* zeroed: host, no throttle */
 	struct devclass_dev dev;
 };
 /* The device of path (the benchmark's --dir before its file exists)
  * when the class throttles: 0, or 2 after one line on stderr. */
-int bench_class_setup(const char *cmd, struct bench_class *c,
-		      const char *path);
+int bench_class_setup(const char *cmd, struct bench_class *c, const char *path);
 /* bench_in_child, with the run's cgroup under c (NULL: host). */
 int bench_in_child_class(const char *tag, uint64_t limit,
 			 const struct bench_class *c, bench_fn fn, void *arg,
@@ -106,7 +104,7 @@ struct scan {
 	const struct layout *lay;
 	uint32_t passes, threads;
 	int touched;
-	int overlap;            /* announce progress: resid_notify_consumed */
+	int overlap; /* announce progress: resid_notify_consumed */
 	uint64_t seed;
 	struct resid_region *r; /* NULL: a plain mapping (arm A) */
 	uint32_t *trace;

@@ -54,8 +54,7 @@ static int collect(int fd, char *dst, size_t want)
 	return 0;
 }
 
-int bench_class_setup(const char *cmd, struct bench_class *c,
-		      const char *path)
+int bench_class_setup(const char *cmd, struct bench_class *c, const char *path)
 {
 	char err[600];
 
@@ -120,12 +119,17 @@ int bench_in_child_class(const char *tag, uint64_t limit,
 			snprintf(err, n, "%s", h.message);
 		rc = h.rc ? -1 : 0;
 	} else if (rc == -1) {
-		snprintf(err, n, "the measuring process died (status %#x) "
-			 "before it reported", status);
+		snprintf(err, n,
+			 "the measuring process died (status %#x) "
+			 "before it reported",
+			 status);
 	} else {
-		snprintf(err, n, "%s", rc == -2 ? "interrupted" :
-			 rc == -3 ? "fork failed" :
-			 "could not remove the measurement's cgroup");
+		snprintf(err, n, "%s",
+			 rc == -2 ?
+				 "interrupted" :
+			 rc == -3 ?
+				 "fork failed" :
+				 "could not remove the measurement's cgroup");
 	}
 	free(buf);
 	return rc ? -1 : 0;

@@ -36,8 +36,7 @@ int bench_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int bench_bad(const char *cmd, const char *what, const char *v,
-	      const char *fix)
+int bench_bad(const char *cmd, const char *what, const char *v, const char *fix)
 {
 	fprintf(stderr, "residctl bench %s: bad %s '%s'; %s\n", cmd, what, v,
 		fix);
@@ -62,10 +61,12 @@ int bench_sizes(const char *s, uint64_t *out, int max)
 int cmd_bench(int argc, char **argv)
 {
 	const struct command *b = argc < 2 ? NULL :
-		command_find(benches, NBENCHES, argv[1]);
+					     command_find(benches, NBENCHES,
+							  argv[1]);
 
 	if (argc < 2) {
-		fprintf(stderr, "residctl bench: name a benchmark, arms, decode, "
+		fprintf(stderr,
+			"residctl bench: name a benchmark, arms, decode, "
 			"device, fetch, mkmodel or mkgguf; see residctl bench --help\n");
 		return 2;
 	}
@@ -75,7 +76,9 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (b)
 		return b->fn(argc - 1, argv + 1);
-	fprintf(stderr, "residctl bench: '%s' is not a benchmark; use arms, "
-		"decode, device, fetch, mkmodel or mkgguf\n", argv[1]);
+	fprintf(stderr,
+		"residctl bench: '%s' is not a benchmark; use arms, "
+		"decode, device, fetch, mkmodel or mkgguf\n",
+		argv[1]);
 	return 2;
 }

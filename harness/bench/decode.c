@@ -38,8 +38,7 @@ void decode_x(float *x, uint32_t cols)
 	}
 }
 
-struct decode_layer decode_layer_of(const struct layout_layer *l,
-				    uint32_t cols)
+struct decode_layer decode_layer_of(const struct layout_layer *l, uint32_t cols)
 {
 	struct decode_layer d;
 	uint64_t end = (l->off + l->len) / 4;
@@ -62,8 +61,10 @@ uint64_t decode_rows(const float *w, const struct decode_layer *d,
 
 	for (uint64_t r = r0; r < r1; r++) {
 		const float *row = w + r * cols;
-		uint64_t len = d->words - r * cols < cols ? d->words - r * cols :
-			cols, j = 0, bits;
+		uint64_t len = d->words - r * cols < cols ?
+				       d->words - r * cols :
+				       cols,
+			 j = 0, bits;
 		double a0 = 0, a1 = 0, a2 = 0, a3 = 0, y;
 
 		for (; j + 4 <= len; j += 4) {
@@ -103,7 +104,8 @@ int decode_reference(const char *path, const struct layout *l, uint32_t cols,
 		uint64_t got = 0;
 
 		while (got < d.words * 4) {
-			ssize_t k = pread(fd, (char *)buf + got, d.words * 4 - got,
+			ssize_t k = pread(fd, (char *)buf + got,
+					  d.words * 4 - got,
 					  (off_t)(d.first * 4 + got));
 
 			if (k < 0 && errno == EINTR)

@@ -51,10 +51,21 @@ static int run_fio(const char *path, uint64_t size, uint64_t bs, uint64_t qd,
 		   double *mibps, char *err, size_t n)
 {
 	char a_file[4200], a_bs[48], a_qd[32], a_size[48], out[4096];
-	char *argv[] = { "fio", "--name=device", a_file, "--readonly",
-			 "--rw=read", a_bs, "--direct=1", "--ioengine=libaio",
-			 a_qd, a_size, "--time_based", "--runtime=2",
-			 "--output-format=terse", "--terse-version=3", NULL };
+	char *argv[] = { "fio",
+			 "--name=device",
+			 a_file,
+			 "--readonly",
+			 "--rw=read",
+			 a_bs,
+			 "--direct=1",
+			 "--ioengine=libaio",
+			 a_qd,
+			 a_size,
+			 "--time_based",
+			 "--runtime=2",
+			 "--output-format=terse",
+			 "--terse-version=3",
+			 NULL };
 	size_t got = 0;
 	int fd[2], status;
 	double kib;
@@ -84,7 +95,8 @@ static int run_fio(const char *path, uint64_t size, uint64_t bs, uint64_t qd,
 		_exit(127);
 	}
 	close(fd[1]);
-	for (ssize_t k; got < sizeof(out) - 1 &&
+	for (ssize_t k;
+	     got < sizeof(out) - 1 &&
 	     (k = read(fd[0], out + got, sizeof(out) - 1 - got)) != 0;)
 		if (k > 0)
 			got += (size_t)k;
@@ -97,10 +109,12 @@ static int run_fio(const char *path, uint64_t size, uint64_t bs, uint64_t qd,
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(err, n, "fio failed (exit %d)%s", WIFEXITED(status) ?
-			 WEXITSTATUS(status) : -1, WIFEXITED(status) &&
-			 WEXITSTATUS(status) == 127 ? ": not installed; run: "
-			 "apt-get install -y fio" : "");
+		snprintf(err, n, "fio failed (exit %d)%s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+				 ": not installed; run: "
+				 "apt-get install -y fio" :
+				 "");
 		return -1;
 	}
 	if (parse_terse(out, &kib)) {
@@ -123,7 +137,8 @@ int device_measure(const char *path, uint64_t size, struct device_limit *d,
 				break;
 			if (run_fio(path, size, d->bs[b], qd, &v, err, n))
 				return -1;
-			fprintf(stderr, "  fio: %llu KiB blocks, queue depth "
+			fprintf(stderr,
+				"  fio: %llu KiB blocks, queue depth "
 				"%llu: %.0f MiB/s\n",
 				(unsigned long long)(d->bs[b] >> 10),
 				(unsigned long long)qd, v);

@@ -48,7 +48,8 @@ static int measure(void *arg, void *out, char *err, size_t n)
 	int rc = 0;
 
 	if (fd < 0 || buf == MAP_FAILED) {
-		snprintf(err, n, "cannot open %s with O_DIRECT or map a buffer: %s",
+		snprintf(err, n,
+			 "cannot open %s with O_DIRECT or map a buffer: %s",
 			 j->path, strerror(errno));
 		rc = -1;
 		goto out;
@@ -57,12 +58,13 @@ static int measure(void *arg, void *out, char *err, size_t n)
 	t0 = mono_now();
 	do {
 		uint64_t len = j->size - off < j->block ? j->size - off :
-			j->block;
+							  j->block;
 
 		if (bench_pread_full(fd, buf, len, off)) {
-			snprintf(err, n, "O_DIRECT read of %s at %" PRIu64 ": %s",
-				 j->path, off, errno ? strerror(errno) :
-				 "end of file");
+			snprintf(err, n,
+				 "O_DIRECT read of %s at %" PRIu64 ": %s",
+				 j->path, off,
+				 errno ? strerror(errno) : "end of file");
 			rc = -1;
 			break;
 		}
@@ -87,13 +89,16 @@ static int write_json(const char *path, const struct dev_job *j,
 	int ok;
 
 	if (bench_out_open(&o, path, err, sizeof(err)) == 0) {
-		ok = fprintf(o.f, "{\"file\": \"%s\", \"device_class\": \"%s\", "
-			     "\"limit_bps\": %" PRIu64 ", \"limit_iops\": %"
-			     PRIu64 ", \"block\": %" PRIu64 ", \"bytes\": %"
-			     PRIu64 ", \"seconds\": %.3f, \"device_mbps\": "
-			     "%.1f}\n", j->path, devclass_label(&c->dc),
-			     c->dc.rbps, c->dc.riops, j->block, r->bytes,
-			     r->seconds, mbps) > 0;
+		ok = fprintf(o.f,
+			     "{\"file\": \"%s\", \"device_class\": \"%s\", "
+			     "\"limit_bps\": %" PRIu64
+			     ", \"limit_iops\": %" PRIu64
+			     ", \"block\": %" PRIu64 ", \"bytes\": %" PRIu64
+			     ", \"seconds\": %.3f, \"device_mbps\": "
+			     "%.1f}\n",
+			     j->path, devclass_label(&c->dc), c->dc.rbps,
+			     c->dc.riops, j->block, r->bytes, r->seconds,
+			     mbps) > 0;
 		if (bench_out_close(&o, ok, err, sizeof(err)) == 0)
 			return 0;
 	}
@@ -124,7 +129,8 @@ int bench_device(int argc, char **argv)
 		  .help = "write the figures as JSON" },
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "bench device", .about = about,
+	const struct cli_spec spec = { .cmd = "bench device",
+				       .about = about,
 				       .opts = opts };
 	int rc = cli_parse(&spec, argc, argv);
 
@@ -132,12 +138,13 @@ int bench_device(int argc, char **argv)
 		return rc;
 	if (!j.path) {
 		fprintf(stderr, "residctl bench device: name the file to read "
-			"with --file PATH\n");
+				"with --file PATH\n");
 		return 2;
 	}
 	if (stat(j.path, &st) || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size < RESID_PAGE)
-		return bench_bad("device", "file", j.path, "give a regular "
+		return bench_bad("device", "file", j.path,
+				 "give a regular "
 				 "file of at least 4 KiB");
 	if ((rc = bench_class_setup("device", &c, j.path)))
 		return rc;
@@ -153,8 +160,8 @@ int bench_device(int argc, char **argv)
 	}
 	mbps = r.seconds > 0 ? (double)r.bytes / r.seconds / 1e6 : 0;
 	printf("device %s, class %s: %.1f MB/s (%.1f MiB/s), %" PRIu64
-	       " MiB in %.2f s, %" PRIu64 " KiB reads\n", j.path,
-	       devclass_label(&c.dc), mbps, mbps * 1e6 / (double)MiB,
+	       " MiB in %.2f s, %" PRIu64 " KiB reads\n",
+	       j.path, devclass_label(&c.dc), mbps, mbps * 1e6 / (double)MiB,
 	       r.bytes / MiB, r.seconds, j.block >> 10);
 	return json ? write_json(json, &j, &c, &r, mbps) : 0;
 }

@@ -20,7 +20,7 @@
 #include "bench/fetch.h"
 #include "workload/huge_leg.h"
 
-#define SLACK (64 * MiB)     /* cgroup limit over what the mode holds */
+#define SLACK (64 * MiB) /* cgroup limit over what the mode holds */
 
 static const char about[] =
 	"  For each chunk size (default 2M,4M,8M,16M,32M,64M,128M), chunks of a\n"
@@ -48,13 +48,13 @@ static const char about[] =
 	"  Exit 0, 1 when a run failed, 2 on bad input.\n";
 
 const char *const mode_name[NMODES] = {
-	"plain", "warm", "pager", "ahead", "prefetch", "device", "huge",
-	"huge-ahead",
+	"plain",    "warm",   "pager", "ahead",
+	"prefetch", "device", "huge",  "huge-ahead",
 };
 
 /* --modes: names to a mask. */
-static int parse_modes(void *dst, const char *where, const char *v,
-		       char *err, size_t n)
+static int parse_modes(void *dst, const char *where, const char *v, char *err,
+		       size_t n)
 {
 	char buf[256], *save = NULL;
 	unsigned mask = 0;
@@ -67,9 +67,11 @@ static int parse_modes(void *dst, const char *where, const char *v,
 		while (k < NMODES && strcmp(t, mode_name[k]))
 			k++;
 		if (k == NMODES) {
-			snprintf(err, n, "bad mode list '%s'; name modes of "
+			snprintf(err, n,
+				 "bad mode list '%s'; name modes of "
 				 "plain, warm, pager, ahead, prefetch, device, "
-				 "huge, huge-ahead", v);
+				 "huge, huge-ahead",
+				 v);
 			return -1;
 		}
 		mask |= 1u << k;
@@ -80,8 +82,8 @@ static int parse_modes(void *dst, const char *where, const char *v,
 }
 
 /* --sizes: up to MAX_SIZES multiples of 4K. */
-static int parse_sizes(void *dst, const char *where, const char *v,
-		       char *err, size_t n)
+static int parse_sizes(void *dst, const char *where, const char *v, char *err,
+		       size_t n)
 {
 	struct fetch_opts *o = dst;
 
@@ -92,12 +94,12 @@ static int parse_sizes(void *dst, const char *where, const char *v,
 			o->nsizes = -1;
 	if (o->nsizes > 0)
 		return 0;
-	snprintf(err, n, "bad sizes '%s'; give up to 16 multiples of 4K, e.g. "
-		 "2M,8M", v);
+	snprintf(err, n,
+		 "bad sizes '%s'; give up to 16 multiples of 4K, e.g. "
+		 "2M,8M",
+		 v);
 	return -1;
 }
-
-
 
 static int parse(int argc, char **argv, struct fetch_opts *o)
 {
@@ -109,7 +111,8 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		  .align = RESID_PAGE, .what = "file size",
 		  .help = "the file's size (default 1G)" },
 		{ "reps", CLI_U64, &o->reps, .arg = "N", .min = 1, .max = 100,
-		  .what = "rep count", .help = "runs of each mode (default 3)" },
+		  .what = "rep count",
+		  .help = "runs of each mode (default 3)" },
 		{ "workers", CLI_U64, &o->workers, .arg = "N", .min = 1,
 		  .max = 256, .what = "worker count",
 		  .help = "prefetch mode's workers (default 4)" },
@@ -118,7 +121,7 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		  .help = "prefetch mode's depth (default 2)" },
 		{ "pin", CLI_CHOICE, &o->pin, .choices = yes_no,
 		  .help = "the application on one CPU, the pager on the others "
-		  "(default yes)" },
+			  "(default yes)" },
 		{ "dir", CLI_TEXT, &o->dir, .arg = "DIR",
 		  .help = "where the file goes (default build; not tmpfs)" },
 		{ "csv", CLI_TEXT, &o->csv, .arg = "FILE",
@@ -127,13 +130,15 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 		  .align = RESID_PAGE, .what = "piece size",
 		  .help = "cfg.fetch_piece (default 1M; 0: a chunk whole)" },
 		{ "modes", CLI_CALL, &o->modes, .arg = "LIST",
-		  .parse = parse_modes, .help = "run only those (default all)" },
+		  .parse = parse_modes,
+		  .help = "run only those (default all)" },
 		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
 		  .help = "a tmpfs mounted with huge=, for the huge modes" },
 		DEVCLASS_OPT(&o->cls.dc),
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "bench fetch", .about = about,
+	const struct cli_spec spec = { .cmd = "bench fetch",
+				       .about = about,
 				       .opts = opts };
 
 	return cli_parse(&spec, argc, argv);
@@ -144,40 +149,54 @@ static int parse(int argc, char **argv, struct fetch_opts *o)
 static int sweep(const struct fetch_opts *o, struct bench_file *f,
 		 struct fres *all)
 {
-	int failed = 0, done = 0, total = o->nsizes *
-		__builtin_popcount(o->modes) * (int)o->reps;
+	int failed = 0, done = 0,
+	    total = o->nsizes * __builtin_popcount(o->modes) * (int)o->reps;
 	char err[600], tag[32];
 
 	for (int i = 0; i < o->nsizes && !child_stop_signal(); i++)
-		for (uint64_t rep = 0; rep < o->reps && !child_stop_signal(); rep++)
-			for (int k = 0; k < NMODES && !child_stop_signal(); k++) {
+		for (uint64_t rep = 0; rep < o->reps && !child_stop_signal();
+		     rep++)
+			for (int k = 0; k < NMODES && !child_stop_signal();
+			     k++) {
 				if (!(o->modes & 1u << k))
 					continue;
-				struct fetch_job j = { o, f, (enum mode)k, o->size[i] };
-				uint64_t limit = (k <= M_WARM || k == M_DEVICE ? 1 :
-						  fetch_budget_chunks(&j)) * j.size + SLACK;
-				struct fres *r = fetch_run_of(all, o, i, k, rep);
+				struct fetch_job j = { o, f, (enum mode)k,
+						       o->size[i] };
+				uint64_t limit = (k <= M_WARM || k == M_DEVICE ?
+							  1 :
+							  fetch_budget_chunks(
+								  &j)) *
+							 j.size +
+						 SLACK;
+				struct fres *r = fetch_run_of(all, o, i, k,
+							      rep);
 
 				done++;
 				snprintf(tag, sizeof(tag), "bench-fetch-%s",
 					 mode_name[k]);
-				if (!page_cache_drop(f->fd, f->path, f->size, err, sizeof(err)) ||
+				if (!page_cache_drop(f->fd, f->path, f->size,
+						     err, sizeof(err)) ||
 				    bench_in_child_class(tag, limit, &o->cls,
 							 fetch_run, &j, r,
 							 sizeof(*r), err,
 							 sizeof(err))) {
-					fprintf(stderr, "residctl bench fetch: %"
-						PRIu64 " MiB %s: %s\n",
-						j.size / MiB, mode_name[k], err);
+					fprintf(stderr,
+						"residctl bench fetch: %" PRIu64
+						" MiB %s: %s\n",
+						j.size / MiB, mode_name[k],
+						err);
 					failed = 1;
 					continue;
 				}
 				if (r->bad)
 					failed = 1;
-				fprintf(stderr, "  [%d/%d] %3" PRIu64 " MiB %-8s "
-					"rep %" PRIu64 ": %.2f ms per chunk, %.0f "
-					"MiB/s%s\n", done, total, j.size / MiB,
-					mode_name[k], rep + 1, mean_ms(r),
+				fprintf(stderr,
+					"  [%d/%d] %3" PRIu64 " MiB %-8s "
+					"rep %" PRIu64
+					": %.2f ms per chunk, %.0f "
+					"MiB/s%s\n",
+					done, total, j.size / MiB, mode_name[k],
+					rep + 1, mean_ms(r),
 					mibps(r, j.size, k == M_PREFETCH),
 					r->bad ? ", WRONG BYTES" : "");
 			}
@@ -189,8 +208,14 @@ int bench_fetch(int argc, char **argv)
 	struct fetch_opts o = {
 		.size = { 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB,
 			  64 * MiB, 128 * MiB },
-		.nsizes = 7, .total = 1024 * MiB, .reps = 3, .workers = 4,
-		.prefetch = 2, .pin = 1, .dir = "build", .modes = MODES_ALL,
+		.nsizes = 7,
+		.total = 1024 * MiB,
+		.reps = 3,
+		.workers = 4,
+		.prefetch = 2,
+		.pin = 1,
+		.dir = "build",
+		.modes = MODES_ALL,
 	};
 	struct resid_config lib;
 	struct fres *all;
@@ -211,7 +236,8 @@ int bench_fetch(int argc, char **argv)
 			char v[32];
 
 			snprintf(v, sizeof(v), "%" PRIu64, o.total);
-			return bench_bad("fetch", "file size", v, "give at "
+			return bench_bad("fetch", "file size", v,
+					 "give at "
 					 "least 4 chunks of the largest size");
 		}
 	if (bench_dir_check(o.dir, o.total, err, sizeof(err))) {
@@ -249,7 +275,7 @@ int bench_fetch(int argc, char **argv)
 	bench_file_remove(&f);
 	if (child_stop_signal()) {
 		fprintf(stderr, "residctl bench fetch: interrupted; the file "
-			"is removed, nothing written\n");
+				"is removed, nothing written\n");
 	} else {
 		fetch_print(&o, all);
 		if (o.csv && fetch_write_csv(&o, all))

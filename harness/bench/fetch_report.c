@@ -34,7 +34,8 @@ static void pick_medians(const struct fetch_opts *o, struct fres *all,
 					below += v[q] < v[r] ||
 						 (v[q] == v[r] && q < r);
 				if (below == reps / 2)
-					t[i][k] = *fetch_run_of(all, o, i, k, r);
+					t[i][k] = *fetch_run_of(all, o, i, k,
+								r);
 			}
 		}
 }
@@ -50,15 +51,17 @@ static double read_share(const struct fres *r)
 static void print_limit(const struct fetch_opts *o, struct fres (*t)[NMODES])
 {
 	printf("### Fetch path against the platform limit\n\n"
-	       "Per chunk, the mean over a run of the median of %" PRIu64 " runs "
+	       "Per chunk, the mean over a run of the median of %" PRIu64
+	       " runs "
 	       "(by throughput) of a %" PRIu64 " MiB file read in order (the "
 	       "first %d chunks of a run fill the budget and are not timed). "
 	       "plain: O_DIRECT pread into a memfd punched before every read "
 	       "(the platform limit); warm: into populated "
 	       "pages; pager: a fault's fetch as the application sees it "
 	       "(budget 2 chunks, a punch on the fault's path); ahead: the "
-	       "same with evict ahead of need; prefetch: depth %" PRIu64 ", %"
-	       PRIu64 " workers, MiB/s over the scan. Read share: the pager's "
+	       "same with evict ahead of need; prefetch: depth %" PRIu64
+	       ", %" PRIu64
+	       " workers, MiB/s over the scan. Read share: the pager's "
 	       "read phase over the application's wait (does not depend on the "
 	       "disk's speed in that run, unlike a ratio of two runs). Reads at "
 	       "once: the most "
@@ -67,7 +70,8 @@ static void print_limit(const struct fetch_opts *o, struct fres (*t)[NMODES])
 	       "the Linux seam's backing read). Threads: %s.\n\n",
 	       o->reps, o->total / MiB, WARMUP, o->prefetch, o->workers,
 	       o->pin ? "the application on one CPU, the pager's threads on "
-	       "the others (where there are 2 or more)" : "not pinned");
+			"the others (where there are 2 or more)" :
+			"not pinned");
 	printf("| chunk MiB | plain ms | plain MiB/s | warm MiB/s | pager ms | "
 	       "pager / plain | ahead ms | ahead / plain | ahead gain | "
 	       "read share: pager / ahead | prefetch MiB/s | prefetch / plain "
@@ -92,8 +96,9 @@ static void print_limit(const struct fetch_opts *o, struct fres (*t)[NMODES])
 		       100 * read_share(&m[M_AHEAD]), pf, 100 * pf / plain,
 		       m[M_PREFETCH].reads_max,
 		       m[M_PREFETCH].read_busy_ns ?
-		       (double)m[M_PREFETCH].read_sum_ns /
-		       (double)m[M_PREFETCH].read_busy_ns : 0);
+			       (double)m[M_PREFETCH].read_sum_ns /
+				       (double)m[M_PREFETCH].read_busy_ns :
+			       0);
 	}
 }
 
@@ -107,23 +112,28 @@ static void print_wait(const struct fetch_opts *o, struct fres (*t)[NMODES])
 	       "(the chunk is mapped %s):\n\n"
 	       "| chunk MiB | plain read | ahead: whole chunk | ahead: first byte "
 	       "| pager's read phase | wait / plain read | wait / read phase "
-	       "|\n|---|---|---|---|---|---|---|\n", o->piece ? "piece by "
-	       "piece as it is read" : "whole");
+	       "|\n|---|---|---|---|---|---|---|\n",
+	       o->piece ? "piece by "
+			  "piece as it is read" :
+			  "whole");
 	for (int i = 0; i < o->nsizes; i++) {
 		const struct fres *a = &t[i][M_AHEAD], *p = &t[i][M_PLAIN];
 		double rd = per_fetch(a, a->d.read_ns);
 
-		printf("| %" PRIu64 " | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f "
-		       "|\n", o->size[i] / MiB, mean_ms(p), mean_ms(a),
-		       a->samples ? (double)a->first_ns / (double)a->samples /
-		       1e6 : 0, rd, mean_ms(p) > 0 ? mean_ms(a) / mean_ms(p) :
-		       0, rd > 0 ? mean_ms(a) / rd : 0);
+		printf("| %" PRIu64
+		       " | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f "
+		       "|\n",
+		       o->size[i] / MiB, mean_ms(p), mean_ms(a),
+		       a->samples ?
+			       (double)a->first_ns / (double)a->samples / 1e6 :
+			       0,
+		       rd, mean_ms(p) > 0 ? mean_ms(a) / mean_ms(p) : 0,
+		       rd > 0 ? mean_ms(a) / rd : 0);
 	}
 }
 
 /* One fetch broken down by the pager's phase timers. */
-static void print_phases(const struct fetch_opts *o,
-			 struct fres (*t)[NMODES])
+static void print_phases(const struct fetch_opts *o, struct fres (*t)[NMODES])
 {
 	printf("\nOne fetch broken down, ms (pager phase timers): reserve "
 	       "includes the punch of the victim when the fetch had to make "
@@ -143,10 +153,13 @@ static void print_phases(const struct fetch_opts *o,
 		uint64_t s = o->size[i], pages = s / RESID_PAGE;
 		const struct fres *p = &t[i][M_PLAIN];
 
-		printf("| %" PRIu64 " | plain | %.2f | - | %.2f | - | - | - | - "
-		       "| %.3f |\n", s / MiB, mean_ms(p), mean_ms(p),
-		       p->punched ? (double)p->punch_ns / (double)p->punched /
-		       1e3 : 0);
+		printf("| %" PRIu64
+		       " | plain | %.2f | - | %.2f | - | - | - | - "
+		       "| %.3f |\n",
+		       s / MiB, mean_ms(p), mean_ms(p),
+		       p->punched ?
+			       (double)p->punch_ns / (double)p->punched / 1e3 :
+			       0);
 		for (int k = M_PAGER; k <= M_PREFETCH; k++) {
 			const struct fres *r = &t[i][k];
 			double res_ = per_fetch(r, r->d.reserve_ns);
@@ -157,18 +170,21 @@ static void print_phases(const struct fetch_opts *o,
 
 			/* A prefetch mostly has no faulter waiting for it. */
 			if (k != M_PREFETCH) {
-				snprintf(wait, sizeof(wait), "%.2f", mean_ms(r));
+				snprintf(wait, sizeof(wait), "%.2f",
+					 mean_ms(r));
 				snprintf(rest, sizeof(rest), "%.3f",
 					 mean_ms(r) - res_ - rd - co);
 			}
 			printf("| %" PRIu64 " | %s | %s | %.3f | %.2f | %.3f | "
-			       "%s | %.3f | %.0f | %.3f |\n", s / MiB,
-			       mode_name[k], wait, res_, rd, co, rest,
+			       "%s | %.3f | %.0f | %.3f |\n",
+			       s / MiB, mode_name[k], wait, res_, rd, co, rest,
 			       per_fetch(r, r->d.fetch_ns) - res_ - rd - co,
-			       r->d.fetches ? (double)r->d.continue_ns /
-			       (double)(r->d.fetches * pages) : 0,
+			       r->d.fetches ?
+				       (double)r->d.continue_ns /
+					       (double)(r->d.fetches * pages) :
+				       0,
 			       evp ? (double)r->d.punch_ns / (double)evp / 1e3 :
-			       0);
+				     0);
 		}
 	}
 	printf("\n");
@@ -199,19 +215,20 @@ static double device_mbps(const struct fetch_opts *o, struct fres *all, int i)
 static void csv_row(FILE *f, uint64_t size, int k, uint64_t rep,
 		    const struct fres *r)
 {
-	fprintf(f, "%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	fprintf(f,
+		"%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%.1f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", size,
-		mode_name[k],
-		rep + 1, r->samples, r->samples ? r->lat_ns / r->samples : 0,
-		r->lat_min_ns, mibps(r, size, k == M_PREFETCH), r->wall_ns,
-		r->d.fetches, r->d.reserve_ns, r->d.read_ns, r->d.continue_ns,
-		r->d.fetch_ns, r->d.punch_ns, r->d.evictions,
-		r->d.evict_ahead, r->punched, r->punch_ns, r->reads_max,
-		r->read_sum_ns, r->read_busy_ns, r->io_bytes, r->fetch_bytes,
-		r->bad, r->samples ? r->first_ns / r->samples : 0);
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+		size, mode_name[k], rep + 1, r->samples,
+		r->samples ? r->lat_ns / r->samples : 0, r->lat_min_ns,
+		mibps(r, size, k == M_PREFETCH), r->wall_ns, r->d.fetches,
+		r->d.reserve_ns, r->d.read_ns, r->d.continue_ns, r->d.fetch_ns,
+		r->d.punch_ns, r->d.evictions, r->d.evict_ahead, r->punched,
+		r->punch_ns, r->reads_max, r->read_sum_ns, r->read_busy_ns,
+		r->io_bytes, r->fetch_bytes, r->bad,
+		r->samples ? r->first_ns / r->samples : 0);
 }
 
 /* Every run, not only the medians the tables show. */
@@ -231,13 +248,14 @@ int fetch_write_csv(const struct fetch_opts *o, struct fres *all)
 	      "wall_ns,fetches,reserve_ns,read_ns,continue_ns,fetch_ns,"
 	      "punch_ns,evictions,evict_ahead,punched_pages_plain,"
 	      "punch_ns_plain,reads_max,read_sum_ns,read_busy_ns,io_bytes,"
-	      "fetch_bytes,bad,first_byte_ns,device_class,device_mbps\n", f);
+	      "fetch_bytes,bad,first_byte_ns,device_class,device_mbps\n",
+	      f);
 	for (int i = 0; i < o->nsizes; i++) {
 		double dev = device_mbps(o, all, i);
 
 		for (int k = 0; k < NMODES; k++)
-			for (uint64_t rep = 0; rep < o->reps && o->modes & 1u << k;
-			     rep++) {
+			for (uint64_t rep = 0;
+			     rep < o->reps && o->modes & 1u << k; rep++) {
 				csv_row(f, o->size[i], k, rep,
 					fetch_run_of(all, o, i, k, rep));
 				fprintf(f, "%s,", devclass_label(&o->cls.dc));
@@ -266,7 +284,8 @@ static void print_huge(const struct fetch_opts *o, struct fres (*t)[NMODES])
 	       " reps) and its share of the device's (O_DIRECT into one reused "
 	       "huge-page buffer), the modes run alternately, rep by rep.\n\n"
 	       "| chunk MiB | device MiB/s | pager (4 KiB) | ahead (4 KiB) | "
-	       "huge | huge-ahead |\n|---|---|---|---|---|---|\n", o->reps);
+	       "huge | huge-ahead |\n|---|---|---|---|---|---|\n",
+	       o->reps);
 	for (int i = 0; i < o->nsizes; i++) {
 		uint64_t s = o->size[i];
 		double dev = mibps(&t[i][M_DEVICE], s, 0);
@@ -288,20 +307,21 @@ static void print_huge(const struct fetch_opts *o, struct fres (*t)[NMODES])
 
 void fetch_print(const struct fetch_opts *o, struct fres *all)
 {
-	struct fres (*t)[NMODES] = calloc((size_t)o->nsizes, sizeof(*t));
+	struct fres(*t)[NMODES] = calloc((size_t)o->nsizes, sizeof(*t));
 
 	if (!t) {
 		fprintf(stderr, "residctl bench fetch: no memory for the "
-			"tables\n");
+				"tables\n");
 		return;
 	}
 	pick_medians(o, all, t);
 	printf("Device class %s; the device alone (mode device, O_DIRECT), "
-	       "median MB/s:", devclass_label(&o->cls.dc));
+	       "median MB/s:",
+	       devclass_label(&o->cls.dc));
 	for (int i = 0; i < o->nsizes; i++)
 		if (device_mbps(o, all, i) > 0)
-			printf(" %" PRIu64 " MiB chunks %.1f;", o->size[i] / MiB,
-			       device_mbps(o, all, i));
+			printf(" %" PRIu64 " MiB chunks %.1f;",
+			       o->size[i] / MiB, device_mbps(o, all, i));
 		else
 			printf(" %" PRIu64 " MiB chunks -;", o->size[i] / MiB);
 	printf("\n\n");

@@ -47,8 +47,8 @@ static int pin_threads(void)
 		if (e->d_name[0] != '.') {
 			pid_t t = (pid_t)atoi(e->d_name);
 
-			if (sched_setaffinity(t, sizeof(app), t == me ? &app :
-					      &pager))
+			if (sched_setaffinity(t, sizeof(app),
+					      t == me ? &app : &pager))
 				rc = -1;
 		}
 	closedir(d);
@@ -57,8 +57,8 @@ static int pin_threads(void)
 
 /* Sums every word (the sink) and checks one word per page: a page mapped
  * from the wrong place shows. */
-static void consume(const uint8_t *p, uint64_t off, uint64_t len,
-		    uint64_t seed, struct fres *res)
+static void consume(const uint8_t *p, uint64_t off, uint64_t len, uint64_t seed,
+		    struct fres *res)
 {
 	const uint64_t *w = (const uint64_t *)p;
 	uint64_t sum = 0;
@@ -89,14 +89,15 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 	int rc = -1;
 
 	if (j->mode == M_DEVICE) /* one buffer, its pages kept: no page work */
-		m = mmap(NULL, s, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-			 MAP_ANONYMOUS, -1, 0);
+		m = mmap(NULL, s, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	else if (fd >= 0 && mfd >= 0 && ftruncate(mfd, (off_t)s) == 0)
 		m = mmap(NULL, s, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	/* EINVAL: no THP in this kernel (PREEMPT_RT), nothing to forbid */
 	if (m == MAP_FAILED || fd < 0 ||
-	    (madvise(m, s, j->mode == M_DEVICE ? MADV_HUGEPAGE :
-		     MADV_NOHUGEPAGE) && errno != EINVAL) ||
+	    (madvise(m, s,
+		     j->mode == M_DEVICE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) &&
+	     errno != EINVAL) ||
 	    (j->o->pin && pin_threads() < 0)) {
 		snprintf(err, n, "plain read setup: %s", strerror(errno));
 		goto out;
@@ -105,8 +106,10 @@ static int run_plain(const struct fetch_job *j, struct fres *res, char *err,
 		uint64_t t0 = mono_ns(), t1;
 
 		if (j->mode == M_PLAIN && i > 0) {
-			if (fallocate(mfd, FALLOC_FL_PUNCH_HOLE |
-				      FALLOC_FL_KEEP_SIZE, 0, (off_t)s)) {
+			if (fallocate(mfd,
+				      FALLOC_FL_PUNCH_HOLE |
+					      FALLOC_FL_KEEP_SIZE,
+				      0, (off_t)s)) {
 				snprintf(err, n, "punch: %s", strerror(errno));
 				goto out;
 			}
@@ -323,8 +326,8 @@ int fetch_run(void *arg, void *out, char *err, size_t n)
 		return -1;
 	}
 	rc = j->mode <= M_WARM || j->mode == M_DEVICE ?
-		run_plain(j, res, err, n) :
-		run_pager(j, res, err, n);
+		     run_plain(j, res, err, n) :
+		     run_pager(j, res, err, n);
 	if (!rc && bench_read_bytes(&io1) == 0)
 		res->io_bytes = io1 - io0;
 	return rc;

@@ -25,26 +25,34 @@ int bench_dir_check(const char *dir, uint64_t size, char *err, size_t n)
 	struct stat st;
 
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, n, "bad --dir '%s': not a directory; give an "
-			 "existing directory on a disk", dir);
+		snprintf(err, n,
+			 "bad --dir '%s': not a directory; give an "
+			 "existing directory on a disk",
+			 dir);
 		return -1;
 	}
 	if (statfs(dir, &fs) || statvfs(dir, &vfs)) {
-		snprintf(err, n, "bad --dir '%s': %s; give a readable "
-			 "directory on a disk", dir, strerror(errno));
+		snprintf(err, n,
+			 "bad --dir '%s': %s; give a readable "
+			 "directory on a disk",
+			 dir, strerror(errno));
 		return -1;
 	}
 	/* Bytes read from tmpfs or ramfs never reach a block device. */
 	if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
-		snprintf(err, n, "bad --dir '%s': it is in memory (tmpfs), so "
+		snprintf(err, n,
+			 "bad --dir '%s': it is in memory (tmpfs), so "
 			 "no byte would be read from a disk; give a directory "
-			 "on a disk", dir);
+			 "on a disk",
+			 dir);
 		return -1;
 	}
 	if ((uint64_t)vfs.f_bavail * vfs.f_frsize < size + 64 * MiB) {
-		snprintf(err, n, "bad --dir '%s': less than %" PRIu64 " MiB "
+		snprintf(err, n,
+			 "bad --dir '%s': less than %" PRIu64 " MiB "
 			 "free for the backing file; free space or give "
-			 "another --dir", dir, size / MiB + 64);
+			 "another --dir",
+			 dir, size / MiB + 64);
 		return -1;
 	}
 	return 0;
@@ -89,7 +97,8 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 		f->path[0] = '\0';
 		return -1;
 	}
-	for (uint64_t off = 0; off < size && !child_stop_signal(); off += PIECE) {
+	for (uint64_t off = 0; off < size && !child_stop_signal();
+	     off += PIECE) {
 		uint64_t len = size - off < PIECE ? size - off : PIECE;
 
 		fill(buf, off, len, seed);
@@ -103,8 +112,10 @@ int bench_file_create(struct bench_file *f, const char *dir, uint64_t size,
 	}
 	free(buf);
 	if (child_stop_signal() || fsync(f->fd)) {
-		snprintf(err, n, "%s %s", child_stop_signal() ? "interrupted writing" :
-			 "cannot fsync", f->path);
+		snprintf(err, n, "%s %s",
+			 child_stop_signal() ? "interrupted writing" :
+					       "cannot fsync",
+			 f->path);
 		bench_file_remove(f);
 		return -1;
 	}
@@ -117,8 +128,10 @@ void bench_file_remove(struct bench_file *f)
 		close(f->fd);
 	f->fd = -1;
 	if (f->path[0] && unlink(f->path) && errno != ENOENT)
-		fprintf(stderr, "residctl bench: cannot remove %s: %s; remove "
-			"it by hand\n", f->path, strerror(errno));
+		fprintf(stderr,
+			"residctl bench: cannot remove %s: %s; remove "
+			"it by hand\n",
+			f->path, strerror(errno));
 	f->path[0] = '\0';
 }
 

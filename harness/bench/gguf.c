@@ -41,21 +41,54 @@
 #define MAX_VOCAB 900000 /* the letter strings run out past this */
 
 /* ggml's tensor types and GGUF's value types (the numbers in the file). */
-enum { T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6,
-       T_Q5_1 = 7, T_Q8_0 = 8, T_Q8_1 = 9, T_Q2_K = 10, T_Q3_K = 11,
-       T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14, T_Q8_K = 15, T_BF16 = 30 };
-enum { V_U8, V_I8, V_U16, V_I16, V_U32, V_I32, V_F32, V_BOOL, V_STR,
-       V_ARR, V_U64, V_I64, V_F64, V_COUNT };
+enum {
+	T_F32 = 0,
+	T_F16 = 1,
+	T_Q4_0 = 2,
+	T_Q4_1 = 3,
+	T_Q5_0 = 6,
+	T_Q5_1 = 7,
+	T_Q8_0 = 8,
+	T_Q8_1 = 9,
+	T_Q2_K = 10,
+	T_Q3_K = 11,
+	T_Q4_K = 12,
+	T_Q5_K = 13,
+	T_Q6_K = 14,
+	T_Q8_K = 15,
+	T_BF16 = 30
+};
+enum {
+	V_U8,
+	V_I8,
+	V_U16,
+	V_I16,
+	V_U32,
+	V_I32,
+	V_F32,
+	V_BOOL,
+	V_STR,
+	V_ARR,
+	V_U64,
+	V_I64,
+	V_F64,
+	V_COUNT
+};
 
 /* Elements per block and bytes per block of a tensor type; 0 unknown. */
 static void type_block(uint32_t type, uint32_t *elems, uint32_t *bytes)
 {
-	static const struct { uint32_t type, elems, bytes; } t[] = {
-		{ T_F32, 1, 4 }, { T_F16, 1, 2 }, { T_BF16, 1, 2 },
-		{ T_Q4_0, 32, 18 }, { T_Q4_1, 32, 20 }, { T_Q5_0, 32, 22 },
-		{ T_Q5_1, 32, 24 }, { T_Q8_0, 32, 34 }, { T_Q8_1, 32, 36 },
-		{ T_Q2_K, 256, 84 }, { T_Q3_K, 256, 110 }, { T_Q4_K, 256, 144 },
-		{ T_Q5_K, 256, 176 }, { T_Q6_K, 256, 210 }, { T_Q8_K, 256, 292 },
+	static const struct {
+		uint32_t type, elems, bytes;
+	} t[] = {
+		{ T_F32, 1, 4 },      { T_F16, 1, 2 },
+		{ T_BF16, 1, 2 },     { T_Q4_0, 32, 18 },
+		{ T_Q4_1, 32, 20 },   { T_Q5_0, 32, 22 },
+		{ T_Q5_1, 32, 24 },   { T_Q8_0, 32, 34 },
+		{ T_Q8_1, 32, 36 },   { T_Q2_K, 256, 84 },
+		{ T_Q3_K, 256, 110 }, { T_Q4_K, 256, 144 },
+		{ T_Q5_K, 256, 176 }, { T_Q6_K, 256, 210 },
+		{ T_Q8_K, 256, 292 },
 	};
 
 	*elems = *bytes = 0;
@@ -111,23 +144,27 @@ static int more_bits(uint32_t layer, uint32_t layers)
 static size_t tensor_list(const struct gguf_model *m, struct tensor **out,
 			  uint64_t *data_bytes)
 {
-	const uint64_t h = m->hidden, kv = (uint64_t)m->kv_heads *
-		(m->hidden / m->heads), f = m->ffn, v = m->vocab;
+	const uint64_t h = m->hidden,
+		       kv = (uint64_t)m->kv_heads * (m->hidden / m->heads),
+		       f = m->ffn, v = m->vocab;
 	size_t n = 0, cap = 3 + 12 * (size_t)m->layers;
 	struct tensor *t = calloc(cap, sizeof(*t));
 	uint64_t off = 0;
 
 	if (!t)
 		return 0;
-#define ADD(kind_, ne0, ne1, q6, ...) do { \
-		struct tensor *x = &t[n++]; \
-		snprintf(x->name, NAME, __VA_ARGS__); \
-		x->kind = kind_; \
-		x->ne[0] = ne0; \
-		x->ne[1] = ne1; \
-		x->ndim = kind_ == MATRIX ? 2 : 1; \
-		x->type = kind_ != MATRIX ? T_F32 : m->quant == GGUF_Q8_0 ? \
-			T_Q8_0 : (q6) ? T_Q6_K : T_Q4_K; \
+#define ADD(kind_, ne0, ne1, q6, ...)                      \
+	do {                                               \
+		struct tensor *x = &t[n++];                \
+		snprintf(x->name, NAME, __VA_ARGS__);      \
+		x->kind = kind_;                           \
+		x->ne[0] = ne0;                            \
+		x->ne[1] = ne1;                            \
+		x->ndim = kind_ == MATRIX ? 2 : 1;         \
+		x->type = kind_ != MATRIX       ? T_F32 :  \
+			  m->quant == GGUF_Q8_0 ? T_Q8_0 : \
+			  (q6)                  ? T_Q6_K : \
+						  T_Q4_K;                   \
 	} while (0)
 	ADD(MATRIX, h, v, 0, "token_embd.weight");
 	for (uint32_t l = 0; l < m->layers; l++) {
@@ -281,8 +318,10 @@ static void token_text(uint32_t i, char *out)
 
 static uint32_t token_type(uint32_t i)
 {
-	return i == 0 ? 2 /* unknown */ : i < 3 ? 3 /* control */ :
-	       i < 259 ? 6 /* byte */ : 1 /* normal */;
+	return i == 0  ? 2 /* unknown */ :
+	       i < 3   ? 3 /* control */ :
+	       i < 259 ? 6 /* byte */ :
+			 1 /* normal */;
 }
 
 static void header(struct buf *b, const struct gguf_model *m,
@@ -363,7 +402,8 @@ static uint16_t half(float f)
 			return (uint16_t)sign;
 		r = m >> shift;
 		if ((m & ((1u << shift) - 1)) > (1u << (shift - 1)) ||
-		    ((m & ((1u << shift) - 1)) == (1u << (shift - 1)) && (r & 1)))
+		    ((m & ((1u << shift) - 1)) == (1u << (shift - 1)) &&
+		     (r & 1)))
 			r++;
 		return (uint16_t)(sign | r);
 	}
@@ -428,7 +468,8 @@ static void matrix_block(uint32_t type, uint64_t row, uint64_t *s, uint8_t *p)
 		for (int j = 0; j < 4; j++) {
 			k[j] = (uint8_t)(sc[j] | (sc[j + 4] >> 4) << 6);
 			k[j + 4] = (uint8_t)(mn[j] | (mn[j + 4] >> 4) << 6);
-			k[j + 8] = (uint8_t)((sc[j + 4] & 15) | (mn[j + 4] & 15) << 4);
+			k[j + 8] = (uint8_t)((sc[j + 4] & 15) | (mn[j + 4] & 15)
+									<< 4);
 		}
 		random_bytes(s, p + 16, 128);
 	} else { /* T_Q6_K: ql, qh, then the scales and d */
@@ -528,14 +569,18 @@ int gguf_read_info(const char *path, struct gguf_info *info, char *err,
 	if (gguf_header_read(path, &h, err, n))
 		goto out;
 	if (h.version != 3) {
-		snprintf(err, n, "%s: GGUF version %" PRIu32 "; this reader knows GGUF v3",
+		snprintf(err, n,
+			 "%s: GGUF version %" PRIu32
+			 "; this reader knows GGUF v3",
 			 path, h.version);
 		goto out;
 	}
 	/* the writer lays the tensors out in header order, none overlapping */
 	for (uint64_t i = 0; i < h.n_tensors; i++) {
 		if (h.t[i].begin < end) {
-			snprintf(err, n, "%s: tensor '%s' at file offset %" PRIu64 ": overlapping the one before",
+			snprintf(err, n,
+				 "%s: tensor '%s' at file offset %" PRIu64
+				 ": overlapping the one before",
 				 path, h.t[i].name, h.t[i].begin);
 			goto out;
 		}
@@ -625,15 +670,20 @@ int bench_mkgguf(int argc, char **argv)
 	struct gguf_model m;
 	char err[600], dir[4200];
 	struct cli_opt opts[] = {
-		{ "preset", CLI_CHOICE, &preset, .help = "the model's shapes (required)" },
+		{ "preset", CLI_CHOICE, &preset,
+		  .help = "the model's shapes (required)" },
 		{ "quant", CLI_CHOICE, &quant, .seen = &quant_seen,
 		  .help = "the matrices' types (default q8_0 for tiny, q4km for qwen2.5-3b)" },
 		CLI_SEED(&seed, "the weights' seed (default 1)"),
-		{ "out", CLI_TEXT, &out, .arg = "FILE", .help = "the model to write (required)" },
+		{ "out", CLI_TEXT, &out, .arg = "FILE",
+		  .help = "the model to write (required)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "bench mkgguf", .synopsis = "", .about = about, .opts = opts,
+		.cmd = "bench mkgguf",
+		.synopsis = "",
+		.about = about,
+		.opts = opts,
 	};
 	int rc;
 
@@ -644,14 +694,16 @@ int bench_mkgguf(int argc, char **argv)
 		return rc;
 	if (preset < 0 || !out || !*out) {
 		fprintf(stderr, "residctl bench mkgguf: no %s given; give %s\n",
-			preset < 0 ? "--preset" : "--out", preset < 0 ?
-			"--preset tiny or --preset qwen2.5-3b" : "--out FILE");
+			preset < 0 ? "--preset" : "--out",
+			preset < 0 ? "--preset tiny or --preset qwen2.5-3b" :
+				     "--out FILE");
 		return 2;
 	}
 	if (!quant_seen)
 		quant = preset == 0 ? GGUF_Q8_0 : GGUF_Q4_KM;
 	if (gguf_preset(presets[preset], (enum gguf_quant)quant, seed, &m))
-		return bench_bad("mkgguf", "preset", presets[preset], "give tiny or qwen2.5-3b");
+		return bench_bad("mkgguf", "preset", presets[preset],
+				 "give tiny or qwen2.5-3b");
 	rc = check_out_dir(out, dir, sizeof(dir));
 	if (rc)
 		return rc;
@@ -663,7 +715,8 @@ int bench_mkgguf(int argc, char **argv)
 		fprintf(stderr, "residctl bench mkgguf: %s\n", err);
 		return 1;
 	}
-	printf("mkgguf: %s, %" PRIu64 " bytes, preset %s, %s, seed %" PRIu64 "\n",
+	printf("mkgguf: %s, %" PRIu64 " bytes, preset %s, %s, seed %" PRIu64
+	       "\n",
 	       out, size, m.name, quants[quant], seed);
 	return 0;
 }

@@ -39,10 +39,10 @@ int gguf_write(const char *path, const struct gguf_model *m, uint64_t *size,
 struct gguf_info {
 	uint32_t version, alignment;
 	uint64_t n_kv, n_tensors;
-	uint64_t data_offset;  /* where tensor data begins */
-	uint64_t data_end;     /* end of the last tensor's bytes */
-	uint64_t n_params;     /* elements of all tensors */
-	char arch[64];         /* general.architecture, "" when absent */
+	uint64_t data_offset; /* where tensor data begins */
+	uint64_t data_end;    /* end of the last tensor's bytes */
+	uint64_t n_params;    /* elements of all tensors */
+	char arch[64];        /* general.architecture, "" when absent */
 };
 
 /* 0, or -1 with one line in err naming the byte and what is wrong. */

@@ -40,7 +40,10 @@ struct tensor_def {
 /* The tensors in file order; count, or 0 when out of memory. */
 static size_t tensor_list(const struct mkmodel *m, struct tensor_def **out)
 {
-	static const struct { const char *name; int rows, cols; } per_layer[] = {
+	static const struct {
+		const char *name;
+		int rows, cols;
+	} per_layer[] = {
 		/* 'h' = hidden, 'k' = hidden / 4, 'f' = ffn, 0 = vector */
 		{ "input_layernorm.weight", 'h', 0 },
 		{ "self_attn.q_proj.weight", 'h', 'h' },
@@ -58,19 +61,23 @@ static size_t tensor_list(const struct mkmodel *m, struct tensor_def **out)
 
 	if (!t)
 		return 0;
-	t[n++] = (struct tensor_def){ "model.embed_tokens.weight", m->vocab, m->hidden };
+	t[n++] = (struct tensor_def){ "model.embed_tokens.weight", m->vocab,
+				      m->hidden };
 	for (uint64_t l = 0; l < m->layers; l++)
 		for (size_t k = 0; k < nper; k++, n++) {
 			uint64_t dim[2];
 
 			for (int d = 0; d < 2; d++) {
-				int c = d ? per_layer[k].cols : per_layer[k].rows;
+				int c = d ? per_layer[k].cols :
+					    per_layer[k].rows;
 
-				dim[d] = c == 'h' ? m->hidden : c == 'k' ?
-					(m->hidden + 3) / 4 : c == 'f' ? m->ffn : 0;
+				dim[d] = c == 'h' ? m->hidden :
+					 c == 'k' ? (m->hidden + 3) / 4 :
+					 c == 'f' ? m->ffn :
+						    0;
 			}
-			snprintf(t[n].name, NAME, "model.layers.%" PRIu64 ".%s", l,
-				 per_layer[k].name);
+			snprintf(t[n].name, NAME, "model.layers.%" PRIu64 ".%s",
+				 l, per_layer[k].name);
 			t[n].rows = dim[0];
 			t[n].cols = dim[1];
 		}
@@ -97,16 +104,26 @@ static char *header(const struct tensor_def *t, size_t nt, int f32,
 
 	if (!h)
 		return NULL;
-	k += (size_t)snprintf(h + k, cap - k, "{\"__metadata__\":{\"format\":\"pt\",\"generator\":\"residctl bench mkmodel\"}");
+	k += (size_t)snprintf(
+		h + k, cap - k,
+		"{\"__metadata__\":{\"format\":\"pt\",\"generator\":\"residctl bench mkmodel\"}");
 	for (size_t i = 0; i < nt; i++) {
 		uint64_t b = bytes_of(&t[i], f32);
 
 		if (t[i].cols)
-			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64 ",%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
-					      t[i].name, dtype, t[i].rows, t[i].cols, off, off + b);
+			k += (size_t)snprintf(
+				h + k, cap - k,
+				",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64
+				",%" PRIu64 "],\"data_offsets\":[%" PRIu64
+				",%" PRIu64 "]}",
+				t[i].name, dtype, t[i].rows, t[i].cols, off,
+				off + b);
 		else
-			k += (size_t)snprintf(h + k, cap - k, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64 "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
-					      t[i].name, dtype, t[i].rows, off, off + b);
+			k += (size_t)snprintf(
+				h + k, cap - k,
+				",\"%s\":{\"dtype\":\"%s\",\"shape\":[%" PRIu64
+				"],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}",
+				t[i].name, dtype, t[i].rows, off, off + b);
 		off += b;
 	}
 	h[k++] = '}';
@@ -159,8 +176,11 @@ out:
 
 int bench_mkmodel(int argc, char **argv)
 {
-	struct mkmodel m = { .layers = 8, .hidden = 768, .ffn = 2048,
-			     .vocab = 8192, .seed = 1 };
+	struct mkmodel m = { .layers = 8,
+			     .hidden = 768,
+			     .ffn = 2048,
+			     .vocab = 8192,
+			     .seed = 1 };
 	static const char *const dtypes[] = { "F16", "F32", NULL };
 	const char *path = NULL;
 	uint64_t size = 0;
@@ -180,21 +200,27 @@ int bench_mkmodel(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "bench mkmodel", .synopsis = "FILE", .about = about,
-		.opts = opts, .operands = 1, .required = 1,
+		.cmd = "bench mkmodel",
+		.synopsis = "FILE",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
+		.required = 1,
 		.operand = { .type = CLI_TEXT, .dst = &path },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 
 	if (rc != CLI_RUN)
 		return rc;
-	uint64_t est = (m.f32 ? 4 : 2) * (2 * m.vocab * m.hidden + m.layers *
-			    (2 * m.hidden * m.hidden + m.hidden * m.hidden / 2 +
-			     3 * m.ffn * m.hidden));
+	uint64_t est = (m.f32 ? 4 : 2) * (2 * m.vocab * m.hidden +
+					  m.layers * (2 * m.hidden * m.hidden +
+						      m.hidden * m.hidden / 2 +
+						      3 * m.ffn * m.hidden));
 
 	if (est > 64ull << 30)
-		return bench_bad("mkmodel", "size", "over 64 GiB",
-				 "give fewer --layers or a smaller --hidden/--ffn/--vocab");
+		return bench_bad(
+			"mkmodel", "size", "over 64 GiB",
+			"give fewer --layers or a smaller --hidden/--ffn/--vocab");
 	child_stop_softly();
 	if (mkmodel_write(path, &m, &size, err, sizeof(err))) {
 		fprintf(stderr, "residctl bench mkmodel: %s\n", err);

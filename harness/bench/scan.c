@@ -55,8 +55,9 @@ static void consume(struct worker *w, uint64_t off, uint64_t len)
 		uint64_t v = *p;
 
 		sum += v;
-		bad += v != resid_content_word((uint64_t)((const uint8_t *)p - b),
-					       seed);
+		bad += v !=
+		       resid_content_word((uint64_t)((const uint8_t *)p - b),
+					  seed);
 	}
 	w->sum += sum;
 	w->bad += bad;
@@ -71,7 +72,8 @@ static void announce(struct scan *s, uint64_t from, uint64_t end)
 		uint64_t off, len;
 
 		resid_chunk_range(s->r, c, &off, &len);
-		resid_notify_consumed(s->r, c, end - off < len ? end - off : len);
+		resid_notify_consumed(s->r, c,
+				      end - off < len ? end - off : len);
 	}
 }
 
@@ -80,7 +82,8 @@ static void announce(struct scan *s, uint64_t from, uint64_t end)
 static void consume_announced(struct worker *w, uint64_t off, uint64_t len)
 {
 	for (uint64_t at = 0; at < len; at += ANNOUNCE_STEP) {
-		uint64_t n = len - at < ANNOUNCE_STEP ? len - at : ANNOUNCE_STEP;
+		uint64_t n = len - at < ANNOUNCE_STEP ? len - at :
+							ANNOUNCE_STEP;
 
 		consume(w, off + at, n);
 		announce(w->s, off + at, off + at + n);
@@ -153,7 +156,7 @@ static void *worker_main(void *arg)
 				pthread_barrier_wait(w->bar);
 			uint64_t from = slice * w->id;
 			uint64_t to = w->id + 1 == s->threads ? y->len :
-				from + slice;
+								from + slice;
 
 			if (s->dec)
 				decode(w, l);
@@ -182,8 +185,8 @@ int scan_run(struct scan *s, char *err, size_t n)
 {
 	struct worker w[MAX_THREADS];
 	pthread_barrier_t bar;
-	struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-			     0 };
+	struct gate gate = { PTHREAD_MUTEX_INITIALIZER,
+			     PTHREAD_COND_INITIALIZER, 0 };
 	uint32_t started = 0;
 	int rc = 0;
 
@@ -198,8 +201,9 @@ int scan_run(struct scan *s, char *err, size_t n)
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->threads; i++)
-		w[i] = (struct worker){ .s = s, .all = w, .bar = &bar,
-					.gate = &gate, .id = i };
+		w[i] = (struct worker){
+			.s = s, .all = w, .bar = &bar, .gate = &gate, .id = i
+		};
 	/* Thread 0 is this one; the others are started first. */
 	for (started = 1; started < s->threads; started++)
 		if (pthread_create(&w[started].th, NULL, worker_main,

@@ -41,14 +41,15 @@ int shard_parse(const char *v, struct shard *s, char *err, size_t en)
 			return 0;
 		}
 	}
-	snprintf(err, en, "bad shard '%s'; give K/N with 1 <= K <= N <= "
+	snprintf(err, en,
+		 "bad shard '%s'; give K/N with 1 <= K <= N <= "
 		 "1000000, K counting from 1 (Kubernetes: "
-		 "JOB_COMPLETION_INDEX + 1)", v);
+		 "JOB_COMPLETION_INDEX + 1)",
+		 v);
 	return -1;
 }
 
-int shard_opt(void *dst, const char *where, const char *v, char *err,
-	      size_t n)
+int shard_opt(void *dst, const char *where, const char *v, char *err, size_t n)
 {
 	(void)where;
 	return shard_parse(v, dst, err, n);
@@ -102,11 +103,11 @@ struct campaign *campaign_new(const char *command, const char *identity,
 		return NULL;
 	c->rows = json_array();
 	c->root = json_pack("{s:s, s:{s:s, s:s, s:s, s:o, s:I, s:s}, "
-			    "s:{s:I, s:I}}", "format", CAMPAIGN_FORMAT,
-			    "campaign", "command", command, "identity",
-			    identity, "rev", RESID_REV, "seed", dec(seed),
-			    "size", (json_int_t)size, "unit", unit, "shard",
-			    "k", (json_int_t)(sh->n ? sh->k : 1),
+			    "s:{s:I, s:I}}",
+			    "format", CAMPAIGN_FORMAT, "campaign", "command",
+			    command, "identity", identity, "rev", RESID_REV,
+			    "seed", dec(seed), "size", (json_int_t)size, "unit",
+			    unit, "shard", "k", (json_int_t)(sh->n ? sh->k : 1),
 			    "n", (json_int_t)(sh->n ? sh->n : 1));
 	if (!c->root || !c->rows ||
 	    json_object_set_new(c->root, "rows", c->rows)) {
@@ -121,15 +122,17 @@ struct campaign_row *campaign_row(struct campaign *c, const char *name,
 				  uint64_t size)
 {
 	for (int i = 0; i < c->nrows; i++)
-		if (!strcmp(json_string_value(json_object_get(c->row[i].o,
-							      "name")), name))
+		if (!strcmp(json_string_value(
+				    json_object_get(c->row[i].o, "name")),
+			    name))
 			return &c->row[i];
 	json_t *o = json_pack("{s:s, s:I, s:I, s:{}, s:{}, s:[], s:[], s:[], "
-			      "s:I, s:I, s:I}", "name", name, "order",
-			      (json_int_t)c->nrows, "size", (json_int_t)size,
-			      "counters", "maxima", "require", "samples",
-			      "findings", "findings_total", (json_int_t)0,
-			      "failing", (json_int_t)0, "ran", (json_int_t)0);
+			      "s:I, s:I, s:I}",
+			      "name", name, "order", (json_int_t)c->nrows,
+			      "size", (json_int_t)size, "counters", "maxima",
+			      "require", "samples", "findings",
+			      "findings_total", (json_int_t)0, "failing",
+			      (json_int_t)0, "ran", (json_int_t)0);
 
 	if (!o || c->nrows == MAX_ROWS || json_array_append_new(c->rows, o)) {
 		c->oom = 1; /* the write fails */
@@ -147,8 +150,9 @@ static void add(struct campaign_row *r, json_t *obj, const char *name,
 	json_int_t old = o ? json_integer_value(o) : 0;
 	json_int_t x = (json_int_t)v;
 
-	r->bad |= json_object_set_new(obj, name, json_integer(max ?
-				      (x > old ? x : old) : old + x));
+	r->bad |= json_object_set_new(obj, name,
+				      json_integer(max ? (x > old ? x : old) :
+							 old + x));
 }
 
 static void append(struct campaign_row *r, const char *key, json_t *v)
@@ -213,7 +217,7 @@ void row_first(struct campaign_row *r, uint64_t index, const char *what,
 	json_t *old = json_object_get(r->o, "first");
 
 	if (!old || json_integer_value(json_object_get(old, "index")) >
-	    (json_int_t)index)
+			    (json_int_t)index)
 		r->bad |= json_object_set_new(r->o, "first",
 					      finding(index, 1, what, line));
 }
@@ -225,8 +229,8 @@ int campaign_write(struct campaign *c, const char *path, double seconds)
 
 	for (int i = 0; i < c->nrows; i++)
 		c->oom |= c->row[i].bad;
-	if (c->oom || json_object_set_new(c->root, "seconds",
-					  json_real(seconds))) {
+	if (c->oom ||
+	    json_object_set_new(c->root, "seconds", json_real(seconds))) {
 		fprintf(stderr, "residctl: out of memory for the report %s\n",
 			path);
 		return -1;

@@ -29,11 +29,14 @@ struct shard {
 /* Parses "K/N" into s; -1 with one line in err naming v and the fix. */
 int shard_parse(const char *v, struct shard *s, char *err, size_t n);
 /* --shard K/N, a command's option (cli.h): dst is a struct shard. */
-int shard_opt(void *dst, const char *where, const char *v, char *err,
-	      size_t n);
-#define CLI_SHARD(dst) \
-	{ "shard", CLI_CALL, dst, .arg = "K/N", .help = "run only the units i with " \
-	  "i mod N = K - 1 (K from 1)", .parse = shard_opt }
+int shard_opt(void *dst, const char *where, const char *v, char *err, size_t n);
+#define CLI_SHARD(dst)                                                        \
+	{                                                                     \
+		"shard", CLI_CALL, dst, .arg = "K/N",                         \
+					.help = "run only the units i with "  \
+						"i mod N = K - 1 (K from 1)", \
+					.parse = shard_opt                    \
+	}
 static inline int shard_owns(const struct shard *s, uint64_t i)
 {
 	return s->n <= 1 || i % s->n == s->k - 1;

@@ -21,7 +21,8 @@ static void list(void)
 {
 	for (int p = 0; p < CP_COUNT; p++)
 		printf("%-24s %-8s %s\n", coverage_name(p),
-		       coverage_required(p) ? "required" : "", coverage_what(p));
+		       coverage_required(p) ? "required" : "",
+		       coverage_what(p));
 }
 
 static void table(const char *path, const struct coverage *c)
@@ -34,8 +35,9 @@ static void table(const char *path, const struct coverage *c)
 		       (unsigned long long)c->hits[p],
 		       (unsigned long long)c->in_runs[p],
 		       coverage_required(p) ? "required" : "",
-		       c->hits[p] ? "" : coverage_required(p) ? ", MISSED" :
-		       "missed");
+		       c->hits[p]           ? "" :
+		       coverage_required(p) ? ", MISSED" :
+					      "missed");
 	coverage_line(stdout, "", c);
 }
 
@@ -52,8 +54,11 @@ int cmd_coverage(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "coverage", .synopsis = "[FILE]", .about = about,
-		.opts = opts, .operands = 1,
+		.cmd = "coverage",
+		.synopsis = "[FILE]",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
 		.operand = { .type = CLI_TEXT, .dst = &path },
 	};
 	int rc = cli_parse(&spec, argc, argv);
@@ -63,7 +68,8 @@ int cmd_coverage(int argc, char **argv)
 	if (!path)
 		path = getenv("RESIDCTL_COVERAGE");
 	if (!path || !*path) {
-		fprintf(stderr, "residctl coverage: no FILE and "
+		fprintf(stderr,
+			"residctl coverage: no FILE and "
 			"RESIDCTL_COVERAGE is not set; give the file the "
 			"campaigns wrote\n");
 		return 2;

@@ -41,17 +41,20 @@ static void counters(FILE *f, const json_t *row)
 	size_t n = json_array_size(s);
 
 	if (n)
-		fprintf(f, " median=%" JSON_INTEGER_FORMAT " worst=%"
-			JSON_INTEGER_FORMAT, json_integer_value(
-			json_array_get(s, (n - 1) / 2)), json_integer_value(
-			json_array_get(s, n - 1)));
+		fprintf(f,
+			" median=%" JSON_INTEGER_FORMAT
+			" worst=%" JSON_INTEGER_FORMAT,
+			json_integer_value(json_array_get(s, (n - 1) / 2)),
+			json_integer_value(json_array_get(s, n - 1)));
 }
 
 static void finding(FILE *f, const char *lead, const json_t *x)
 {
 	fprintf(f, "  %s#%" PRIu64 " %s%s\n", lead, u(x, "index"),
-		json_is_true(json_object_get(x, "fails")) ? "" : "(not a "
-		"failure) ", str(x, "what"));
+		json_is_true(json_object_get(x, "fails")) ? "" :
+							    "(not a "
+							    "failure) ",
+		str(x, "what"));
 	if (json_string_value(json_object_get(x, "line")))
 		fprintf(f, "      %s\n", str(x, "line"));
 }
@@ -62,17 +65,20 @@ static void table(FILE *f, const struct merged *m)
 	uint64_t units = 0, failing = 0;
 	size_t i, j;
 
-	fprintf(f, "merge: %s %s, seed %s, rev %s: %" PRIu64 " shards, %"
-		PRIu64 " %s, longest shard %.1f s\n", str(c, "command"),
-		str(c, "identity"), str(c, "seed"), str(c, "rev"), m->shards,
-		u(c, "size"), str(c, "unit"), m->seconds_max);
+	fprintf(f,
+		"merge: %s %s, seed %s, rev %s: %" PRIu64 " shards, %" PRIu64
+		" %s, longest shard %.1f s\n",
+		str(c, "command"), str(c, "identity"), str(c, "seed"),
+		str(c, "rev"), m->shards, u(c, "size"), str(c, "unit"),
+		m->seconds_max);
 	fprintf(f, "%-24s %-4s %10s %9s  %s\n", "row", "", "units", "failures",
 		"counters");
 	json_array_foreach(m->rows, i, row) {
 		fprintf(f, "%-24s %-4s %10" PRIu64 " %9" PRIu64 " ",
-			str(row, "name"), json_is_true(json_object_get(row,
-			"passed")) ? "PASS" : "FAIL", u(row, "ran"),
-			u(row, "failing"));
+			str(row, "name"),
+			json_is_true(json_object_get(row, "passed")) ? "PASS" :
+								       "FAIL",
+			u(row, "ran"), u(row, "failing"));
 		counters(f, row);
 		fputc('\n', f);
 		if (*str(row, "reason"))
@@ -81,18 +87,22 @@ static void table(FILE *f, const struct merged *m)
 			finding(f, "first failure, shrunk: ", x);
 		json_array_foreach(json_object_get(row, "findings"), j, x)
 			finding(f, "", x);
-		if (u(row, "findings_total") > json_array_size(
-			    json_object_get(row, "findings")))
-			fprintf(f, "  ... %" PRIu64 " in all; the first %zu "
-				"listed\n", u(row, "findings_total"),
-				json_array_size(json_object_get(row,
-								"findings")));
+		if (u(row, "findings_total") >
+		    json_array_size(json_object_get(row, "findings")))
+			fprintf(f,
+				"  ... %" PRIu64 " in all; the first %zu "
+				"listed\n",
+				u(row, "findings_total"),
+				json_array_size(
+					json_object_get(row, "findings")));
 		units += u(row, "ran");
 		failing += u(row, "failing");
 	}
-	fprintf(f, "total: %zu passed, %d failed; %" PRIu64 " %s, %" PRIu64
-		" failed\n", json_array_size(m->rows) - (size_t)m->failed,
-		m->failed, units, str(c, "unit"), failing);
+	fprintf(f,
+		"total: %zu passed, %d failed; %" PRIu64 " %s, %" PRIu64
+		" failed\n",
+		json_array_size(m->rows) - (size_t)m->failed, m->failed, units,
+		str(c, "unit"), failing);
 }
 
 static int write_json(const char *path, const struct merged *m)
@@ -128,10 +138,12 @@ static int write_junit(const char *path, const struct merged *m)
 
 	if (!f)
 		return -1;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"residctl-%s\" tests=\"%zu\" failures=\"%d\""
-		" errors=\"0\" time=\"%.3f\">\n", str(m->campaign, "command"),
-		json_array_size(m->rows), m->failed, m->seconds_max);
+		" errors=\"0\" time=\"%.3f\">\n",
+		str(m->campaign, "command"), json_array_size(m->rows),
+		m->failed, m->seconds_max);
 	json_array_foreach(m->rows, i, row) {
 		fprintf(f, "  <testcase classname=\"residctl.%s\" name=\"",
 			str(m->campaign, "command"));
@@ -162,8 +174,8 @@ struct reports {
 	int n;
 };
 
-static int report_opt(void *dst, const char *where, const char *v,
-		      char *err, size_t n)
+static int report_opt(void *dst, const char *where, const char *v, char *err,
+		      size_t n)
 {
 	struct reports *r = dst;
 
@@ -185,8 +197,11 @@ int cmd_merge(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "merge", .synopsis = "REPORT.json...", .about = about,
-		.opts = opts, .operands = 100000,
+		.cmd = "merge",
+		.synopsis = "REPORT.json...",
+		.about = about,
+		.opts = opts,
+		.operands = 100000,
 		.operand = { .type = CLI_CALL, .dst = &in, .parse = report_opt },
 	};
 	struct merged m;
@@ -199,7 +214,7 @@ int cmd_merge(int argc, char **argv)
 	rc = cli_parse(&spec, argc, argv);
 	if (rc == CLI_RUN && !in.n) {
 		fprintf(stderr, "residctl merge: no report given; give every "
-			"shard's REPORT.json\n");
+				"shard's REPORT.json\n");
 		rc = 2;
 	}
 	if (rc != CLI_RUN) {

@@ -80,7 +80,8 @@ static json_t *load(const char *path)
 	    !json_is_object(json_object_get(r, "campaign")) ||
 	    !json_is_array(json_object_get(r, "rows"))) {
 		fail("%s is not a campaign report (%s); write one with "
-		    "--report\n", path, CAMPAIGN_FORMAT);
+		     "--report\n",
+		     path, CAMPAIGN_FORMAT);
 		json_decref(r);
 		return NULL;
 	}
@@ -103,8 +104,10 @@ static void sum_into(json_t *dst, const json_t *src, int max)
 	json_object_foreach((json_t *)src, k, v) {
 		uint64_t a = u(dst, k), b = (uint64_t)json_integer_value(v);
 
-		json_object_set_new(dst, k, json_integer((json_int_t)(max ?
-					(a > b ? a : b) : a + b)));
+		json_object_set_new(dst, k,
+				    json_integer(
+					    (json_int_t)(max ? (a > b ? a : b) :
+							       a + b)));
 	}
 }
 
@@ -121,24 +124,29 @@ static void append_all(json_t *dst, const json_t *src)
 static int join(json_t *m, const json_t *s)
 {
 	if (u(m, "size") != u(s, "size"))
-		return fail("row %s has %" PRIu64 " units in one shard and %"
-			   PRIu64 " in another\n", str(s, "name"),
-			   u(m, "size"), u(s, "size"));
-	json_object_set_new(m, "ran", json_integer((json_int_t)(u(m, "ran") +
-								u(s, "ran"))));
-	json_object_set_new(m, "findings_total", json_integer((json_int_t)
-			    (u(m, "findings_total") + u(s, "findings_total"))));
-	json_object_set_new(m, "failing", json_integer((json_int_t)
-			    (u(m, "failing") + u(s, "failing"))));
+		return fail("row %s has %" PRIu64
+			    " units in one shard and %" PRIu64 " in another\n",
+			    str(s, "name"), u(m, "size"), u(s, "size"));
+	json_object_set_new(m, "ran",
+			    json_integer(
+				    (json_int_t)(u(m, "ran") + u(s, "ran"))));
+	json_object_set_new(m, "findings_total",
+			    json_integer((json_int_t)(u(m, "findings_total") +
+						      u(s, "findings_total"))));
+	json_object_set_new(m, "failing",
+			    json_integer((json_int_t)(u(m, "failing") +
+						      u(s, "failing"))));
 	sum_into(json_object_get(m, "counters"), json_object_get(s, "counters"),
 		 0);
 	sum_into(json_object_get(m, "maxima"), json_object_get(s, "maxima"), 1);
-	append_all(json_object_get(m, "samples"), json_object_get(s, "samples"));
+	append_all(json_object_get(m, "samples"),
+		   json_object_get(s, "samples"));
 	append_all(json_object_get(m, "findings"),
 		   json_object_get(s, "findings"));
 	append_all(json_object_get(m, "interleavings"),
 		   json_object_get(s, "interleavings"));
-	json_t *f = json_object_get(s, "first"), *g = json_object_get(m, "first");
+	json_t *f = json_object_get(s, "first"),
+	       *g = json_object_get(m, "first");
 
 	if (f && (!g || u(f, "index") < u(g, "index")))
 		json_object_set(m, "first", f);
@@ -169,12 +177,14 @@ static void finish(json_t *m, struct merged *mg)
 
 	json_array_foreach(il, i, v)
 		h[i] = strtoull(json_string_value(v) ? json_string_value(v) :
-				"0", NULL, 16);
+						       "0",
+				NULL, 16);
 	d = distinct_u64(h, n);
 	free(h);
 	if (n)
 		json_object_set_new(json_object_get(m, "counters"),
-				    "interleavings", json_integer((json_int_t)d));
+				    "interleavings",
+				    json_integer((json_int_t)d));
 	json_object_del(m, "interleavings");
 
 	n = json_array_size(samples);
@@ -203,17 +213,19 @@ static void finish(json_t *m, struct merged *mg)
 	free(fv);
 
 	if (u(m, "failing"))
-		snprintf(reason, sizeof(reason), "%" PRIu64 " of %" PRIu64
-			 " %s failed", u(m, "failing"), u(m, "ran"),
+		snprintf(reason, sizeof(reason),
+			 "%" PRIu64 " of %" PRIu64 " %s failed",
+			 u(m, "failing"), u(m, "ran"),
 			 str(mg->campaign, "unit"));
 	json_array_foreach(json_object_get(m, "require"), i, v) {
 		const char *c = json_string_value(v);
 		const json_t *cs = json_object_get(m, "counters");
 
 		if (c && !u(cs, c) && !u(cs, "not_run") && !reason[0])
-			snprintf(reason, sizeof(reason), "%s never happened in "
-				 "%" PRIu64 " %s", c, u(m, "ran"),
-				 str(mg->campaign, "unit"));
+			snprintf(reason, sizeof(reason),
+				 "%s never happened in "
+				 "%" PRIu64 " %s",
+				 c, u(m, "ran"), str(mg->campaign, "unit"));
 	}
 	json_object_set_new(m, "passed", json_boolean(!reason[0]));
 	json_object_set_new(m, "reason", json_string(reason));
@@ -260,8 +272,9 @@ static int whole(const char *path, const json_t *r, uint64_t k, uint64_t n,
 		ran += u(s, "ran");
 	if (ran != want)
 		return fail("shard %" PRIu64 "/%" PRIu64 " (%s) ran %" PRIu64
-			   " of its %" PRIu64 " units: cut short; run it "
-			   "again\n", k, n, path, ran, want);
+			    " of its %" PRIu64 " units: cut short; run it "
+			    "again\n",
+			    k, n, path, ran, want);
 	return 0;
 }
 
@@ -278,8 +291,8 @@ static int take_shard(struct merged *m, const json_t *r, char *const *paths,
 	char a[1024], b[1024];
 
 	if (nn < 1 || nn > 1000000 || k < 1 || k > nn) {
-		fail("%s has no valid shard (k %" PRIu64 ", n %" PRIu64
-		    ")\n", paths[i], k, nn);
+		fail("%s has no valid shard (k %" PRIu64 ", n %" PRIu64 ")\n",
+		     paths[i], k, nn);
 		return -1;
 	}
 	if (!i) {
@@ -291,19 +304,21 @@ static int take_shard(struct merged *m, const json_t *r, char *const *paths,
 		describe(c, a, sizeof(a));
 		describe(m->campaign, b, sizeof(b));
 		fail("%s is of another campaign than %s: %s, not %s; "
-		    "merge the reports of one campaign\n", paths[i],
-		    paths[0], a, b);
+		     "merge the reports of one campaign\n",
+		     paths[i], paths[0], a, b);
 		return -1;
 	}
 	if (nn != *shards) {
-		fail("%s is shard %" PRIu64 "/%" PRIu64 " but %s is of %"
-		    PRIu64 " shards; merge the reports of one "
-		    "split\n", paths[i], k, nn, paths[0], *shards);
+		fail("%s is shard %" PRIu64 "/%" PRIu64 " but %s is of %" PRIu64
+		     " shards; merge the reports of one "
+		     "split\n",
+		     paths[i], k, nn, paths[0], *shards);
 		return -1;
 	}
 	if ((*who)[k]) {
 		fail("shard %" PRIu64 "/%" PRIu64 " is given twice: %s "
-		    "and %s\n", k, nn, (*who)[k], paths[i]);
+		     "and %s\n",
+		     k, nn, (*who)[k], paths[i]);
 		return -1;
 	}
 	(*who)[k] = paths[i];
@@ -346,9 +361,10 @@ int merge_load(char *const *paths, int n, struct merged *m)
 			goto out;
 	for (uint64_t k = 1; k <= shards; k++)
 		if (!who[k]) {
-			fail("shard %" PRIu64 "/%" PRIu64 " is missing (%d of %"
-			    PRIu64 " reports given); merge every shard\n", k,
-			    shards, n, shards);
+			fail("shard %" PRIu64 "/%" PRIu64
+			     " is missing (%d of %" PRIu64
+			     " reports given); merge every shard\n",
+			     k, shards, n, shards);
 			goto out;
 		}
 	m->shards = shards;

@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 struct merged {
-	json_t *campaign;      /* the identity every shard carries */
+	json_t *campaign; /* the identity every shard carries */
 	uint64_t shards;
-	double seconds_max;    /* the longest shard */
+	double seconds_max; /* the longest shard */
 	/* In the campaign's order; each with "passed" and "reason", its
 	 * interleavings counted, samples sorted, findings the union's lowest
 	 * FINDINGS_MAX by index, "first" the lowest-index first failure. */
 	json_t *rows;
-	int failed;            /* rows that failed */
+	int failed; /* rows that failed */
 };
 
 /* Reads paths[0..n), checks they are the N shards of one campaign, each

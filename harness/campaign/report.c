@@ -8,7 +8,8 @@
 
 /* The row's verdict in the table: unknown stands out of the column. */
 static const char *const verdict_word[] = {
-	[VERDICT_PASS] = "PASS", [VERDICT_FAIL] = "FAIL",
+	[VERDICT_PASS] = "PASS",
+	[VERDICT_FAIL] = "FAIL",
 	[VERDICT_UNKNOWN] = "UNKNOWN",
 };
 
@@ -36,10 +37,11 @@ void report_table(FILE *f, const struct scen_result *res, int n)
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
-		fprintf(f, "%-5s %-4s %-13s %-12s %14" PRIu64 " %10" PRIu64
-			" %8.2f ", r->id, verdict_word[r->verdict],
-			r->backing, r->chunks, r->checks, r->mismatches,
-			r->seconds);
+		fprintf(f,
+			"%-5s %-4s %-13s %-12s %14" PRIu64 " %10" PRIu64
+			" %8.2f ",
+			r->id, verdict_word[r->verdict], r->backing, r->chunks,
+			r->checks, r->mismatches, r->seconds);
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, " %s=%" PRIu64, r->counters[j].name,
 				r->counters[j].value);
@@ -77,11 +79,20 @@ void xml_str(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
 		}
 	}
 }
@@ -136,20 +147,23 @@ int report_json(const char *path, const struct scen_result *res, int n,
 
 	if (!f)
 		return -1;
-	fprintf(f, "{\n  \"seed\": %" PRIu64 ",\n  \"manifest\": %s,\n"
-		"  \"scenarios\": [\n", seed,
-		manifest_json && *manifest_json ? manifest_json : "null");
+	fprintf(f,
+		"{\n  \"seed\": %" PRIu64 ",\n  \"manifest\": %s,\n"
+		"  \"scenarios\": [\n",
+		seed, manifest_json && *manifest_json ? manifest_json : "null");
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
 		passed += r->passed;
-		fprintf(f, "    {\"id\": \"%s\", \"backing\": \"%s\", "
+		fprintf(f,
+			"    {\"id\": \"%s\", \"backing\": \"%s\", "
 			"\"chunks\": \"%s\", \"passed\": %s, \"verdict\": "
-			"\"%s\", \"checks\": %" PRIu64 ", \"mismatches\": %"
-			PRIu64 ", \"seconds\": %.3f, \"message\": ", r->id,
-			r->backing, r->chunks, r->passed ? "true" : "false",
-			verdict_name(r->verdict), r->checks,
-			r->mismatches, r->seconds);
+			"\"%s\", \"checks\": %" PRIu64
+			", \"mismatches\": %" PRIu64
+			", \"seconds\": %.3f, \"message\": ",
+			r->id, r->backing, r->chunks,
+			r->passed ? "true" : "false", verdict_name(r->verdict),
+			r->checks, r->mismatches, r->seconds);
 		json_str(f, r->message);
 		gate_legs_json(f, r->id);
 		fputs(", \"counters\": {", f);
@@ -182,28 +196,34 @@ int report_junit(const char *path, const struct scen_result *res, int n)
 		unknown += res[i].verdict == VERDICT_UNKNOWN;
 		secs += res[i].seconds;
 	}
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuite name=\"residctl-gate\" tests=\"%d\" failures=\"%d\""
-		" errors=\"%d\" time=\"%.3f\">\n", n, failed, unknown, secs);
+		" errors=\"%d\" time=\"%.3f\">\n",
+		n, failed, unknown, secs);
 	for (int i = 0; i < n; i++) {
 		const struct scen_result *r = &res[i];
 
 		/* One name per row: the scenario and its leg. */
-		fprintf(f, "  <testcase classname=\"residctl.gate\" name=\"%s "
-			"(%s, %s chunks)\" time=\"%.3f\">\n", r->id, r->backing,
-			r->chunks, r->seconds);
+		fprintf(f,
+			"  <testcase classname=\"residctl.gate\" name=\"%s "
+			"(%s, %s chunks)\" time=\"%.3f\">\n",
+			r->id, r->backing, r->chunks, r->seconds);
 		if (!r->passed) {
 			/* A row that could not be judged is an error. */
 			const char *tag = r->verdict == VERDICT_UNKNOWN ?
-				"error" : "failure";
+						  "error" :
+						  "failure";
 
 			fprintf(f, "    <%s message=\"", tag);
 			xml_str(f, r->message);
 			fprintf(f, "\">mismatches=%" PRIu64 "</%s>\n",
 				r->mismatches, tag);
 		}
-		fprintf(f, "    <system-out>checks=%" PRIu64 " mismatches=%"
-			PRIu64, r->checks, r->mismatches);
+		fprintf(f,
+			"    <system-out>checks=%" PRIu64
+			" mismatches=%" PRIu64,
+			r->checks, r->mismatches);
 		for (int j = 0; j < r->ncounters; j++)
 			fprintf(f, " %s=%" PRIu64, r->counters[j].name,
 				r->counters[j].value);

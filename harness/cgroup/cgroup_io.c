@@ -19,8 +19,8 @@ static int fits(int w, size_t n)
 	return w >= 0 && (size_t)w < n;
 }
 
-typedef void (*rule_text)(const struct devclass *dc, unsigned maj,
-			  unsigned min, int iops, char *buf, size_t n);
+typedef void (*rule_text)(const struct devclass *dc, unsigned maj, unsigned min,
+			  int iops, char *buf, size_t n);
 
 static void v2_text(const struct devclass *dc, unsigned maj, unsigned min,
 		    int iops, char *buf, size_t n)
@@ -75,7 +75,8 @@ static int enter_v2(struct cg_io_slot *io, const struct cg_memory *mem,
 	rc = has_io(ctl, err, n);
 	if (rc <= 0) {
 		if (!rc)
-			snprintf(err, n, "device class: no io controller in %s: enable io in its parent's cgroup.subtree_control, or use --device-class host",
+			snprintf(err, n,
+				 "device class: no io controller in %s: enable io in its parent's cgroup.subtree_control, or use --device-class host",
 				 ctl);
 		return -1;
 	}
@@ -103,7 +104,8 @@ static int enter_v2(struct cg_io_slot *io, const struct cg_memory *mem,
 	}
 	rc = write_rule(max, v2_text, 0, dc, dev);
 	if (rc) {
-		snprintf(err, n, "device class: writing %u:%u to %s: %s: the kernel refuses to throttle this device",
+		snprintf(err, n,
+			 "device class: writing %u:%u to %s: %s: the kernel refuses to throttle this device",
 			 dev->alt_maj, dev->alt_min, max, strerror(-rc));
 		return -1;
 	}
@@ -128,25 +130,30 @@ static int enter_v1(struct cg_io_slot *io, pid_t pid, const char *tag,
 	}
 	rc = cg_find_v1(&env, "blkio", blk, err, n);
 	if (rc == 1)
-		snprintf(err, n, "device class: no blkio controller mounted (%s): mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio, or use --device-class host",
+		snprintf(err, n,
+			 "device class: no blkio controller mounted (%s): mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio, or use --device-class host",
 			 env.mountinfo);
 	if (rc)
 		goto out;
 	rc = -1;
 	if (!fits(snprintf(io->dir, sizeof(io->dir), "%s/residctl-%d-%s",
-			   blk->dir, (int)pid, tag), sizeof(io->dir)) ||
+			   blk->dir, (int)pid, tag),
+		  sizeof(io->dir)) ||
 	    !fits(snprintf(io->procs, sizeof(io->procs), "%s/cgroup.procs",
-			   io->dir), sizeof(io->procs)) ||
+			   io->dir),
+		  sizeof(io->procs)) ||
 	    !fits(snprintf(io->back, sizeof(io->back), "%s/cgroup.procs",
-			   blk->dir), sizeof(io->back))) {
+			   blk->dir),
+		  sizeof(io->back))) {
 		snprintf(err, n, "device class: path below %s too long",
 			 blk->dir);
 		goto out;
 	}
 	if (mkdir(io->dir, 0755)) {
 		snprintf(err, n, "device class: mkdir %s: %s%s", io->dir,
-			 strerror(errno), errno == EACCES || errno == EPERM ?
-			 ": run as root" : "");
+			 strerror(errno),
+			 errno == EACCES || errno == EPERM ? ": run as root" :
+							     "");
 		goto out;
 	}
 	io->made = 1;
@@ -158,7 +165,8 @@ static int enter_v1(struct cg_io_slot *io, pid_t pid, const char *tag,
 		snprintf(path, sizeof(path), "%s/%s", io->dir, file[k]);
 		e = write_rule(path, devclass_v1_text, k, dc, dev);
 		if (e) {
-			snprintf(err, n, "device class: writing %u:%u to %s: %s: the kernel refuses to throttle this device",
+			snprintf(err, n,
+				 "device class: writing %u:%u to %s: %s: the kernel refuses to throttle this device",
 				 dev->alt_maj, dev->alt_min, path,
 				 strerror(-e));
 			goto out;

@@ -38,8 +38,8 @@ int cg_limit_writes(const struct cg_memory *cur, uint64_t limit,
 	int v = cur->version, k = 0, swap_first;
 	uint64_t swap_value;
 
-	if ((v != CG_V1 && v != CG_V2) || limit == 0 ||
-	    limit == CG_UNLIMITED || limit % RESID_PAGE)
+	if ((v != CG_V1 && v != CG_V2) || limit == 0 || limit == CG_UNLIMITED ||
+	    limit % RESID_PAGE)
 		return -1;
 	/* v1 refuses limit > memsw: when raising past the current memsw,
 	 * memsw must move first; otherwise limit first. v2's two files are
@@ -80,7 +80,8 @@ int cg_describe(const struct cg_memory *m, char *buf, size_t n)
 		if (cg_format_limit(CG_V2, m->limit, lim, sizeof(lim)) ||
 		    cg_format_limit(CG_V2, m->swap_limit, swp, sizeof(swp)))
 			return -1;
-		w = snprintf(buf, n, "cgroup %s dir=%s %s=%s %s=%s swap_total=%" PRIu64,
+		w = snprintf(buf, n,
+			     "cgroup %s dir=%s %s=%s %s=%s swap_total=%" PRIu64,
 			     cg_version_name(m->version), m->dir,
 			     cg_limit_file(m->version), lim,
 			     cg_swap_file(m->version),

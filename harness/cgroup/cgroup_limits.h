@@ -6,7 +6,7 @@
 
 #include "cgroupfs.h"
 
-const char *cg_version_name(int version);   /* "none", "v1", "v2" */
+const char *cg_version_name(int version); /* "none", "v1", "v2" */
 /* A value as the kernel accepts it; CG_UNLIMITED is "max" (v2), "-1" (v1). */
 int cg_format_limit(int version, uint64_t v, char *buf, size_t n);
 

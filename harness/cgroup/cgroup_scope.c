@@ -42,7 +42,7 @@ struct slot {
 	char held_procs[CG_PATH_MAX];  /* its cgroup.procs */
 	char pidstr[16];
 	char leak[CG_PATH_MAX + 96];
-	struct cg_io_slot io;          /* the device class's throttle */
+	struct cg_io_slot io; /* the device class's throttle */
 };
 
 static struct slot slots[CG_SCOPE_MAX];
@@ -95,7 +95,7 @@ static struct slot *slot_of(const struct cg_scope *s)
 		return NULL;
 	sl = &slots[s->slot];
 	return sl->armed && sl->gen == s->gen && sl->pid == getpid() ? sl :
-	       NULL;
+								       NULL;
 }
 
 static int lcg_init(char *err, size_t n)
@@ -107,7 +107,8 @@ static int lcg_init(char *err, size_t n)
 		return 0;
 	rc = cgroup_init();
 	if (rc) {
-		snprintf(err, n, "cgroup: libcgroup cgroup_init: %s: check that a cgroup filesystem is mounted (/proc/self/mountinfo)",
+		snprintf(err, n,
+			 "cgroup: libcgroup cgroup_init: %s: check that a cgroup filesystem is mounted (/proc/self/mountinfo)",
 			 cgroup_strerror(rc));
 		return -1;
 	}
@@ -124,10 +125,12 @@ static void lcg_fail(const struct cg_scope *s, const struct slot *sl,
 	/* libcgroup turns a failed mkdir's EACCES into "not allowed" */
 	if (e == EACCES || e == EPERM || rc == ECGROUPNOTOWNER ||
 	    (rc == ECGROUPNOTALLOWED && geteuid() != 0))
-		snprintf(err, n, "cgroup: %s %s: permission denied: run as root, or give this user write access to %s",
+		snprintf(err, n,
+			 "cgroup: %s %s: permission denied: run as root, or give this user write access to %s",
 			 what, s->mem.dir, s->parent.dir);
 	else if (e == EBUSY && sl->subtree)
-		snprintf(err, n, "cgroup: %s %s: a process entered %s while memory was being enabled below it (v2 no-internal-process rule): run residctl again",
+		snprintf(err, n,
+			 "cgroup: %s %s: a process entered %s while memory was being enabled below it (v2 no-internal-process rule): run residctl again",
 			 what, s->mem.dir, s->parent.dir);
 	else
 		snprintf(err, n, "cgroup: %s %s: libcgroup: %s", what,
@@ -175,23 +178,29 @@ static int scope_paths(struct cg_scope *s, struct slot *sl, const char *tag,
 	const char *prel = strcmp(p->rel, "/") ? p->rel : "";
 
 	if (!fits(snprintf(s->mem.rel, sizeof(s->mem.rel), "%s/residctl-%d-%s",
-			   prel, (int)s->pid, tag), sizeof(s->mem.rel)) ||
+			   prel, (int)s->pid, tag),
+		  sizeof(s->mem.rel)) ||
 	    !fits(snprintf(s->mem.dir, sizeof(s->mem.dir), "%s/residctl-%d-%s",
-			   p->dir, (int)s->pid, tag), sizeof(s->mem.dir)) ||
+			   p->dir, (int)s->pid, tag),
+		  sizeof(s->mem.dir)) ||
 	    !fits(snprintf(sl->procs, sizeof(sl->procs), "%s/cgroup.procs",
-			   p->dir), sizeof(sl->procs)) ||
+			   p->dir),
+		  sizeof(sl->procs)) ||
 	    !fits(snprintf(sl->subtree_ctl, sizeof(sl->subtree_ctl),
 			   "%s/cgroup.subtree_control", p->dir),
 		  sizeof(sl->subtree_ctl)) ||
 	    !fits(snprintf(sl->held_dir, sizeof(sl->held_dir), "%s-held",
-			   s->mem.dir), sizeof(sl->held_dir)) ||
+			   s->mem.dir),
+		  sizeof(sl->held_dir)) ||
 	    !fits(snprintf(sl->held_procs, sizeof(sl->held_procs),
 			   "%s-held/cgroup.procs", s->mem.dir),
 		  sizeof(sl->held_procs)) ||
 	    !fits(snprintf(sl->leak, sizeof(sl->leak),
 			   "residctl: cgroup %s (or its -held sibling) was not removed: rmdir it by hand\n",
-			   s->mem.dir), sizeof(sl->leak))) {
-		snprintf(err, n, "cgroup: %s/residctl-%d-%s: path longer than %d bytes",
+			   s->mem.dir),
+		  sizeof(sl->leak))) {
+		snprintf(err, n,
+			 "cgroup: %s/residctl-%d-%s: path longer than %d bytes",
 			 p->dir, (int)s->pid, tag, CG_PATH_MAX - 1);
 		return -1;
 	}
@@ -201,8 +210,7 @@ static int scope_paths(struct cg_scope *s, struct slot *sl, const char *tag,
 }
 
 /* The libcgroup group with the mapped writes, in their order. */
-static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
-		       size_t n)
+static int scope_group(struct cg_scope *s, uint64_t limit, char *err, size_t n)
 {
 	struct cg_memory fresh = {
 		.version = s->parent.version,
@@ -221,14 +229,17 @@ static int scope_group(struct cg_scope *s, uint64_t limit, char *err,
 	int nw = cg_limit_writes(&fresh, limit, w), rc;
 
 	if (nw < 0) {
-		snprintf(err, n, "cgroup: limit %" PRIu64 " for %s: use a positive multiple of %llu bytes",
+		snprintf(err, n,
+			 "cgroup: limit %" PRIu64
+			 " for %s: use a positive multiple of %llu bytes",
 			 limit, s->mem.dir, RESID_PAGE);
 		return -1;
 	}
 	s->cg = cgroup_new_cgroup(s->mem.rel);
 	ctl = s->cg ? cgroup_add_controller(s->cg, "memory") : NULL;
 	if (!ctl) {
-		snprintf(err, n, "cgroup: libcgroup could not describe %s (out of memory?)",
+		snprintf(err, n,
+			 "cgroup: libcgroup could not describe %s (out of memory?)",
 			 s->mem.dir);
 		return -1;
 	}
@@ -295,7 +306,8 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 	if (sl->moved) {
 		rc = cgroup_change_cgroup_path(s->parent.rel, s->pid, memctl);
 		if (rc && !bad) {
-			snprintf(err, n, "cgroup: moving the process back to %s: libcgroup: %s",
+			snprintf(err, n,
+				 "cgroup: moving the process back to %s: libcgroup: %s",
 				 s->parent.dir, cgroup_strerror(rc));
 			bad = 1;
 		} else if (!rc) {
@@ -305,7 +317,8 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 	if (sl->held && !sl->subtree) {
 		rc = release_held(sl);
 		if (rc && !bad) {
-			snprintf(err, n, "cgroup: moving the processes of %s back to its parent: %s",
+			snprintf(err, n,
+				 "cgroup: moving the processes of %s back to its parent: %s",
 				 sl->held_dir, strerror(-rc));
 			bad = 1;
 		}
@@ -321,7 +334,8 @@ static int scope_teardown(struct cg_scope *s, struct slot *sl, char *err,
 			busy_pause();
 		}
 		if (rc && !bad) {
-			snprintf(err, n, "cgroup: deleting %s: libcgroup: %s: rmdir it by hand",
+			snprintf(err, n,
+				 "cgroup: deleting %s: libcgroup: %s: rmdir it by hand",
 				 s->mem.dir, cgroup_strerror(rc));
 			bad = 1;
 		}
@@ -371,7 +385,8 @@ static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
 
 	if (mkdir(sl->held_dir, 0755)) {
 		if (errno == EACCES || errno == EPERM)
-			snprintf(err, n, "cgroup: mkdir %s: permission denied: run as root, or give this user write access to %s",
+			snprintf(err, n,
+				 "cgroup: mkdir %s: permission denied: run as root, or give this user write access to %s",
 				 sl->held_dir, s->parent.dir);
 		else
 			snprintf(err, n, "cgroup: mkdir %s: %s", sl->held_dir,
@@ -382,15 +397,15 @@ static int scope_evacuate(struct cg_scope *s, struct slot *sl, char *err,
 	sl->moved = 1; /* this process leaves P with the others */
 	rc = cg_empty_into(sl->procs, sl->held_procs);
 	if (rc) {
-		snprintf(err, n, "cgroup: moving the processes of %s into %s: %s",
+		snprintf(err, n,
+			 "cgroup: moving the processes of %s into %s: %s",
 			 s->parent.dir, sl->held_dir, strerror(-rc));
 		return -1;
 	}
 	return 0;
 }
 
-static int scope_verify(struct cg_scope *s, uint64_t limit, char *err,
-			size_t n)
+static int scope_verify(struct cg_scope *s, uint64_t limit, char *err, size_t n)
 {
 	struct cg_env env;
 	char why[CG_PATH_MAX + 160];
@@ -399,7 +414,10 @@ static int scope_verify(struct cg_scope *s, uint64_t limit, char *err,
 	if (cg_read_limits(&env, &s->mem, err, n))
 		return -1;
 	if (s->mem.limit != limit) {
-		snprintf(err, n, "cgroup: %s/%s reads %" PRIu64 " after writing %" PRIu64 ": check what else manages this cgroup",
+		snprintf(err, n,
+			 "cgroup: %s/%s reads %" PRIu64
+			 " after writing %" PRIu64
+			 ": check what else manages this cgroup",
 			 s->mem.dir, cg_limit_file(s->mem.version),
 			 s->mem.limit, limit);
 		return -1;
@@ -425,7 +443,8 @@ static int scope_check_inside(const struct cg_scope *s, char *err, size_t n)
 			 env.proc_self_cgroup);
 	} else if (cg_find_memory(&env, now, err, n) == 0) {
 		if (strcmp(now->dir, s->mem.dir))
-			snprintf(err, n, "cgroup: %s puts the process in %s, not %s",
+			snprintf(err, n,
+				 "cgroup: %s puts the process in %s, not %s",
 				 env.proc_self_cgroup, now->dir, s->mem.dir);
 		else
 			rc = 0;
@@ -453,7 +472,8 @@ int cg_scope_enter_class(struct cg_scope *s, const char *tag,
 	s->slot = -1;
 	s->pid = getpid();
 	if (!tag_ok(tag)) {
-		snprintf(err, n, "cgroup: scope tag \"%.40s\": use 1 to 32 of [A-Za-z0-9_-]",
+		snprintf(err, n,
+			 "cgroup: scope tag \"%.40s\": use 1 to 32 of [A-Za-z0-9_-]",
 			 tag);
 		return -1;
 	}
@@ -461,14 +481,16 @@ int cg_scope_enter_class(struct cg_scope *s, const char *tag,
 	if (cg_find_memory(&env, &s->parent, err, n))
 		return -1;
 	if (s->parent.version == CG_NONE) {
-		snprintf(err, n, "cgroup: no memory controller in %s: enable it (v2: add memory to the parent's cgroup.subtree_control; v1: mount -t cgroup -o memory memory /sys/fs/cgroup/memory)",
+		snprintf(err, n,
+			 "cgroup: no memory controller in %s: enable it (v2: add memory to the parent's cgroup.subtree_control; v1: mount -t cgroup -o memory memory /sys/fs/cgroup/memory)",
 			 env.mountinfo);
 		return -1;
 	}
 	s->mem.version = s->parent.version;
 	sl = slot_claim(s);
 	if (!sl) {
-		snprintf(err, n, "cgroup: more than %d scopes live at once; leave one first",
+		snprintf(err, n,
+			 "cgroup: more than %d scopes live at once; leave one first",
 			 CG_SCOPE_MAX);
 		return -1;
 	}
@@ -545,7 +567,8 @@ static void slot_teardown_raw(struct slot *sl)
 	if (sl->subtree && cg_write_str(sl->subtree_ctl, "-memory") == 0)
 		sl->subtree = 0;
 	/* cgroup.procs moves every thread, on v1 and v2 */
-	if (sl->moved && !sl->subtree && cg_write_str(sl->procs, sl->pidstr) == 0)
+	if (sl->moved && !sl->subtree &&
+	    cg_write_str(sl->procs, sl->pidstr) == 0)
 		sl->moved = 0;
 	if (sl->held && !sl->subtree)
 		release_held(sl);

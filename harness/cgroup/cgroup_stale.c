@@ -28,10 +28,10 @@
 #define HELD "-held"
 
 struct sweep {
-	char said[1024];   /* what was removed, for the one line */
+	char said[1024]; /* what was removed, for the one line */
 	size_t used;
 	unsigned removed, killed, failed;
-	long long btime;   /* boot time, seconds since the epoch */
+	long long btime; /* boot time, seconds since the epoch */
 	long hz;
 };
 
@@ -144,10 +144,10 @@ static void remove_tree(struct sweep *w, const char *dir, int depth)
 /* A stale -held leaf holds its parent's own processes (v2, a delegated
  * scope): they go back to the parent, once memory is no longer enabled
  * below it, and are never killed. */
-static void release_held(struct sweep *w, const char *parent,
-			 const char *held)
+static void release_held(struct sweep *w, const char *parent, const char *held)
 {
-	char ctl[CG_PATH_MAX + 32], from[CG_PATH_MAX + 16], to[CG_PATH_MAX + 16];
+	char ctl[CG_PATH_MAX + 32], from[CG_PATH_MAX + 16],
+		to[CG_PATH_MAX + 16];
 
 	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", parent);
 	snprintf(from, sizeof(from), "%s/cgroup.procs", held);
@@ -158,7 +158,8 @@ static void release_held(struct sweep *w, const char *parent,
 		say(w, "", held);
 	} else {
 		w->failed++;
-		say(w, "NOT released (move its processes to the parent, then rmdir it): ",
+		say(w,
+		    "NOT released (move its processes to the parent, then rmdir it): ",
 		    held);
 	}
 }
@@ -173,7 +174,9 @@ static pid_t owner_of(const char *name)
 		return 0;
 	pid = strtol(name + strlen(PREFIX), &end, 10);
 	return end != name + strlen(PREFIX) && *end == '-' && pid > 0 &&
-	       pid < (1L << 22) ? (pid_t)pid : 0;
+			       pid < (1L << 22) ?
+		       (pid_t)pid :
+		       0;
 }
 
 static int is_held(const char *name)
@@ -199,7 +202,7 @@ static void walk(struct sweep *w, const char *dir, int depth, int held)
 
 		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
 		    snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >=
-		    (int)sizeof(sub))
+			    (int)sizeof(sub))
 			continue;
 		owner = owner_of(e->d_name);
 		if (owner && is_held(e->d_name) == held &&
@@ -253,7 +256,8 @@ void cg_stale_sweep(void)
 	if (cg_find_v1(&env, "blkio", m, err, sizeof(err)) == 0)
 		sweep_hierarchy(w, m);
 	if (w->removed || w->failed)
-		fprintf(stderr, "residctl: stale cgroups of gone residctl processes: %u removed, %u not, %u processes killed: %s%s\n",
+		fprintf(stderr,
+			"residctl: stale cgroups of gone residctl processes: %u removed, %u not, %u processes killed: %s%s\n",
 			w->removed, w->failed, w->killed, w->said,
 			w->used + 1 >= sizeof(w->said) ? " ..." : "");
 out:

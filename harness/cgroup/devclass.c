@@ -62,8 +62,8 @@ int devclass_parse(const char *s, struct devclass *dc, char *err, size_t n)
 		memcpy(rate, s, rl);
 		rate[rl] = '\0';
 		if (!cli_bytes(rate, &dc->rbps) && dc->rbps &&
-		    (!comma || (!parse_count(comma + 1, &dc->riops) &&
-				dc->riops))) {
+		    (!comma ||
+		     (!parse_count(comma + 1, &dc->riops) && dc->riops))) {
 			strcpy(dc->name, s);
 			return 0;
 		}
@@ -109,7 +109,8 @@ int devclass_device(const char *path, struct devclass_dev *d, char *err,
 	d->min = d->alt_min = minor(st.st_dev);
 	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", d->maj, d->min);
 	if (d->maj == 0 || access(sys, F_OK)) {
-		snprintf(err, n, "device class: %s is on device %u:%u, which is no block device (tmpfs, overlay, a btrfs subvolume?): put the file on a disk's file system, or use --device-class host",
+		snprintf(err, n,
+			 "device class: %s is on device %u:%u, which is no block device (tmpfs, overlay, a btrfs subvolume?): put the file on a disk's file system, or use --device-class host",
 			 path, d->maj, d->min);
 		return -1;
 	}
@@ -120,7 +121,8 @@ int devclass_device(const char *path, struct devclass_dev *d, char *err,
 		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/../dev",
 			 d->maj, d->min);
 		if (read_dev(sys, &d->alt_maj, &d->alt_min)) {
-			snprintf(err, n, "device class: cannot read %s, the disk of partition %u:%u holding %s",
+			snprintf(err, n,
+				 "device class: cannot read %s, the disk of partition %u:%u holding %s",
 				 sys, d->maj, d->min, path);
 			return -1;
 		}
@@ -131,8 +133,8 @@ int devclass_device(const char *path, struct devclass_dev *d, char *err,
 void devclass_v1_text(const struct devclass *dc, unsigned maj, unsigned min,
 		      int iops, char *buf, size_t n)
 {
-	snprintf(buf, n, "%u:%u %" PRIu64, maj, min, iops ? dc->riops :
-		 dc->rbps);
+	snprintf(buf, n, "%u:%u %" PRIu64, maj, min,
+		 iops ? dc->riops : dc->rbps);
 }
 
 static void v2_value(char *buf, size_t n, uint64_t v)

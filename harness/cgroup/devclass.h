@@ -15,7 +15,8 @@ struct devclass {
 };
 
 /* The forms accepted, for help text and errors. */
-#define DEVCLASS_FORMS "host, sata, nvme3, nvme4 or RATE[,IOPS] " \
+#define DEVCLASS_FORMS                             \
+	"host, sata, nvme3, nvme4 or RATE[,IOPS] " \
 	"(RATE bytes/s with K, M, G = 1024^n; IOPS with K, M = 1000^n)"
 
 /* host (no limit), a named class, or RATE[,IOPS]. 0, or -1 with one line
@@ -30,10 +31,12 @@ static inline int devclass_throttles(const struct devclass *dc)
 /* --device-class for cli_parse (a CLI_CALL into a struct devclass). */
 int devclass_cli(void *dst, const char *where, const char *v, char *err,
 		 size_t n);
-#define DEVCLASS_OPT(dc) \
-	{ "device-class", CLI_CALL, (dc), .arg = "CLASS", \
-	  .parse = devclass_cli, \
-	  .help = "hold reads to host|sata|nvme3|nvme4|RATE[,IOPS] (default host)" }
+#define DEVCLASS_OPT(dc)                                                                         \
+	{                                                                                        \
+		"device-class", CLI_CALL, (dc),                                                  \
+			.arg = "CLASS", .parse = devclass_cli,                                   \
+			.help = "hold reads to host|sata|nvme3|nvme4|RATE[,IOPS] (default host)" \
+	}
 
 /* The block device a throttle for path's reads is written for: the disk
  * holding st_dev (a partition's own MAJ:MIN first, its whole disk as

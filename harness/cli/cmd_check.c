@@ -99,9 +99,13 @@ static int leg_kept(const struct leg_filter *f, unsigned leg)
 static int add_rows(const struct scenario *s, unsigned legs,
 		    const struct leg_filter *f, struct row *rows, int n)
 {
-	static const unsigned order[] = { 0, LEG_FILE, LEG_UNEQUAL,
-		LEG_FILE | LEG_UNEQUAL, LEG_HUGE, LEG_HUGE | LEG_FILE,
-		LEG_HUGE | LEG_UNEQUAL };
+	static const unsigned order[] = { 0,
+					  LEG_FILE,
+					  LEG_UNEQUAL,
+					  LEG_FILE | LEG_UNEQUAL,
+					  LEG_HUGE,
+					  LEG_HUGE | LEG_FILE,
+					  LEG_HUGE | LEG_UNEQUAL };
 
 	for (int i = 0; i < 7; i++)
 		if ((order[i] & legs) == order[i] && leg_kept(f, order[i])) {
@@ -115,8 +119,10 @@ static int add_rows(const struct scenario *s, unsigned legs,
 static const char *leg_name(const struct scenario *s, unsigned leg)
 {
 	static const char *const names[] = {
-		"synthetic, equal chunks", "file, equal chunks",
-		"synthetic, unequal chunks", "file, unequal chunks",
+		"synthetic, equal chunks",
+		"file, equal chunks",
+		"synthetic, unequal chunks",
+		"file, unequal chunks",
 		"synthetic, equal chunks, huge tmpfs",
 		"file, equal chunks, huge tmpfs",
 		"synthetic, unequal chunks, huge tmpfs",
@@ -139,22 +145,23 @@ static void list(void)
 /* Fits the user's faults to each scenario. One a scenario named on the
  * command line cannot fire is refused; run as part of the whole gate, a
  * scenario that cannot fire them runs without. -1 with err set. */
-static int fit_faults(const struct row *rows, int n, int named,
-		      int sim, const struct fault_plan *user,
-		      struct fault_plan *fitted, char *err, size_t errn)
+static int fit_faults(const struct row *rows, int n, int named, int sim,
+		      const struct fault_plan *user, struct fault_plan *fitted,
+		      char *err, size_t errn)
 {
 	int fits = 0;
 
 	for (int i = 0; i < n; i++) {
 		uint32_t can = sim ? sim_gate_can_fire(rows[i].s) :
-			rows[i].s->no_seam ? 0 : FAULT_UNTRACED;
+			       rows[i].s->no_seam ? 0 :
+						    FAULT_UNTRACED;
 
 		fitted[i] = *user;
 		fitted[i].swarm &= can;
 		if (!user->on)
 			continue;
-		if (fault_plan_fit(&fitted[i], can, rows[i].s->id, err,
-				   errn) == 0) {
+		if (fault_plan_fit(&fitted[i], can, rows[i].s->id, err, errn) ==
+		    0) {
 			fits++;
 		} else if (named) {
 			return -1;
@@ -190,14 +197,14 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 					 NULL, NULL))) {
 		scen_fail(res, "out of memory for the fault seam");
 		rc = -1;
-	} else if (s->needs_cgroup &&
-	    cg_scope_enter(&scope, s->id, SCOPE_LIMIT, err, sizeof(err)) < 0) {
+	} else if (s->needs_cgroup && cg_scope_enter(&scope, s->id, SCOPE_LIMIT,
+						     err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
 		rc = -1;
 	} else {
 		o.seam = fault_seam_ops(fs);
 		rc = s->needs_cgroup ? scen_run_child(s, &o, STALL_S, res) :
-			scen_run_counted(s, &o, res);
+				       scen_run_counted(s, &o, res);
 		if (s->needs_cgroup && cg_scope_leave(&scope) < 0)
 			scen_fail(res, "could not remove its cgroup %s",
 				  scope.mem.dir);
@@ -213,8 +220,8 @@ static void run_one(const struct scenario *s, const struct run_opts *opts,
 }
 
 /* The simulated campaign's report: what decides its schedules. */
-static struct campaign *new_campaign(const struct row *rows,
-				     int n, uint64_t schedules, uint64_t seed,
+static struct campaign *new_campaign(const struct row *rows, int n,
+				     uint64_t schedules, uint64_t seed,
 				     const struct fault_plan *user,
 				     const struct shard *sh)
 {
@@ -225,7 +232,8 @@ static struct campaign *new_campaign(const struct row *rows,
 	bugs_format(bugs_enabled(), bugs, sizeof(bugs));
 	if (fault_plan_format(user, spec, sizeof(spec)) < 0)
 		snprintf(spec, sizeof(spec), "?");
-	len = (size_t)snprintf(id, sizeof(id), "schedules=%llu bugs=%s "
+	len = (size_t)snprintf(id, sizeof(id),
+			       "schedules=%llu bugs=%s "
 			       "faults=%s scenarios=",
 			       (unsigned long long)schedules, bugs,
 			       spec[0] ? spec : "-");
@@ -233,8 +241,10 @@ static struct campaign *new_campaign(const struct row *rows,
 		if (len < sizeof(id))
 			len += (size_t)snprintf(id + len, sizeof(id) - len,
 						"%s%s%s", i ? "," : "",
-						rows[i].s->id, rows[i].leg &
-						LEG_UNEQUAL ? "+unequal" : "");
+						rows[i].s->id,
+						rows[i].leg & LEG_UNEQUAL ?
+							"+unequal" :
+							"");
 		size += sim_gate_units(rows[i].s, schedules);
 	}
 	return campaign_new("check --sim", id, seed, size, "schedules", sh);
@@ -267,11 +277,15 @@ static int choose(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	if (!s)
-		snprintf(err, n, "unknown scenario '%s'; see residctl check "
-			 "--list", v);
+		snprintf(err, n,
+			 "unknown scenario '%s'; see residctl check "
+			 "--list",
+			 v);
 	else if (!s->run)
-		snprintf(err, n, "%s runs only on the simulated kernel; use "
-			 "residctl explore %s", s->id, s->id);
+		snprintf(err, n,
+			 "%s runs only on the simulated kernel; use "
+			 "residctl explore %s",
+			 s->id, s->id);
 	else if (k->n < CHECK_MAX_ROWS)
 		k->chosen[k->n] = s;
 	/* Counted past the limit, for make_rows's refusal. */
@@ -302,33 +316,40 @@ static int parse(struct check *k, int argc, char **argv)
 		  .help = "keep only the legs on 4 KiB pages or huge folios" },
 		{ "sim", CLI_FLAG, &k->sim,
 		  .help = "run on the simulated kernel instead" },
-		CLI_SCHEDULES(&k->schedules, "schedules per scenario with "
+		CLI_SCHEDULES(&k->schedules,
+			      "schedules per scenario with "
 			      "--sim (default 400 quick, 4000 full)"),
-		{ "failures-per-row", CLI_U64, &k->failures_per_row,
-		  .arg = "N", .min = 0, .max = 1000000000,
-		  .what = "--failures-per-row", .help = "with --sim, a row "
-		  "stops exploring after N failures (default 3, with --report "
-		  "0; 0: never)" },
+		{ "failures-per-row", CLI_U64, &k->failures_per_row, .arg = "N",
+		  .min = 0, .max = 1000000000, .what = "--failures-per-row",
+		  .help = "with --sim, a row "
+			  "stops exploring after N failures (default 3, with --report "
+			  "0; 0: never)" },
 		{ "seconds", CLI_U64, &k->seconds, .arg = "S", .min = 1,
-		  .max = 100000000, .what = "--seconds", .help = "with --sim, "
-		  "the whole campaign's time budget (default 1800)" },
+		  .max = 100000000, .what = "--seconds",
+		  .help = "with --sim, "
+			  "the whole campaign's time budget (default 1800)" },
 		CLI_SHARD(&k->part.shard),
 		CLI_REPORT(&k->report),
 		CLI_BUG,
 		CLI_FAULT(&k->user, "inject faults into every run"),
-		{ "swarm", CLI_FLAG, &k->swarm, .help = "draw each run's fault "
-		  "points from its seed (default with --sim)" },
+		{ "swarm", CLI_FLAG, &k->swarm,
+		  .help = "draw each run's fault "
+			  "points from its seed (default with --sim)" },
 		{ "no-swarm", CLI_UNFLAG, &k->swarm,
 		  .help = "inject only the --fault rules" },
 		{ "chunk", CLI_BYTES, &k->o.storm_chunk, .arg = "BYTES",
 		  .what = "chunk size", .min = 1, .max = 16 << 20,
-		  .align = RESID_PAGE, .help = "the storms' chunk size on "
-		  "their equal legs (default 1M; 16 MiB region)" },
+		  .align = RESID_PAGE,
+		  .help = "the storms' chunk size on "
+			  "their equal legs (default 1M; 16 MiB region)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "check", .synopsis = "[SCENARIO...]", .about = about,
-		.opts = opts, .operands = INT_MAX,
+		.cmd = "check",
+		.synopsis = "[SCENARIO...]",
+		.about = about,
+		.opts = opts,
+		.operands = INT_MAX,
 		.operand = { .type = CLI_CALL, .dst = k, .parse = choose },
 	};
 
@@ -346,9 +367,10 @@ static int make_rows(struct check *k)
 	const struct leg_filter *f = &k->filter;
 
 	if (k->n > CHECK_MAX_ROWS) {
-		fprintf(stderr, "residctl check: %d scenarios named, more than "
-			"the %d rows one check runs; name fewer\n", k->n,
-			CHECK_MAX_ROWS);
+		fprintf(stderr,
+			"residctl check: %d scenarios named, more than "
+			"the %d rows one check runs; name fewer\n",
+			k->n, CHECK_MAX_ROWS);
 		return -1;
 	}
 	k->named = k->n > 0;
@@ -358,42 +380,54 @@ static int make_rows(struct check *k)
 				k->chosen[k->n++] = scenarios[i];
 	/* The simulated kernel has no files: its legs are the chunks. */
 	if (k->sim && f->file == 1) {
-		fprintf(stderr, "residctl check: --backing file is for the real "
+		fprintf(stderr,
+			"residctl check: --backing file is for the real "
 			"kernel; drop it with --sim\n");
 		return -1;
 	}
 	for (int i = 0; i < k->n; i++) {
 		if (k->sim && k->chosen[i]->real_only) {
 			if (k->named) {
-				fprintf(stderr, "residctl check: %s runs only "
+				fprintf(stderr,
+					"residctl check: %s runs only "
 					"on the real kernel; drop --sim\n",
 					k->chosen[i]->id);
 				return -1;
 			}
 			continue;
 		}
-		k->nrows = add_rows(k->chosen[i], k->sim ?
-				    sim_gate_legs(k->chosen[i]) :
-				    k->chosen[i]->legs, f, k->rows, k->nrows);
+		k->nrows = add_rows(k->chosen[i],
+				    k->sim ? sim_gate_legs(k->chosen[i]) :
+					     k->chosen[i]->legs,
+				    f, k->rows, k->nrows);
 	}
 	if (k->nrows > CHECK_MAX_ROWS) {
-		fprintf(stderr, "residctl check: %d rows (a scenario on a leg) "
+		fprintf(stderr,
+			"residctl check: %d rows (a scenario on a leg) "
 			"asked for, more than the %d one check runs; name fewer "
 			"scenarios or keep fewer legs (--backing, --chunks, "
-			"--pages)\n", k->nrows, CHECK_MAX_ROWS);
+			"--pages)\n",
+			k->nrows, CHECK_MAX_ROWS);
 		return -1;
 	}
 	if (!k->nrows) {
-		fprintf(stderr, "residctl check: no leg of the scenarios named "
+		fprintf(stderr,
+			"residctl check: no leg of the scenarios named "
 			"is %s%s%s%s%s; see residctl check --help for which "
 			"scenarios have file, unequal and huge legs\n",
-			f->file < 0 ? "" : f->file ? "file-backed" :
-			"synthetic", f->file >= 0 && f->unequal >= 0 ?
-			" with " : "", f->unequal < 0 ? "" :
-			f->unequal ? "unequal chunks" : "equal chunks",
+			f->file < 0 ? "" :
+			f->file     ? "file-backed" :
+				      "synthetic",
+			f->file >= 0 && f->unequal >= 0 ? " with " : "",
+			f->unequal < 0 ? "" :
+			f->unequal     ? "unequal chunks" :
+					 "equal chunks",
 			f->huge >= 0 && (f->file >= 0 || f->unequal >= 0) ?
-			", " : "", f->huge < 0 ? "" : f->huge ?
-			"on huge folios" : "on 4 KiB pages");
+				", " :
+				"",
+			f->huge < 0 ? "" :
+			f->huge     ? "on huge folios" :
+				      "on 4 KiB pages");
 		return -1;
 	}
 	return 0;
@@ -428,24 +462,25 @@ static int build(struct check *k)
 	k->o.profile = k->profile ? PROFILE_FULL : PROFILE_QUICK;
 	if (make_rows(k) < 0)
 		return -1;
-	if ((k->schedules || k->seconds || k->failures_per_row !=
-	     UINT64_MAX) && !k->sim) {
+	if ((k->schedules || k->seconds || k->failures_per_row != UINT64_MAX) &&
+	    !k->sim) {
 		fprintf(stderr, "residctl check: --%s goes with --sim\n",
-			k->schedules ? "schedules" : k->seconds ? "seconds" :
-			"failures-per-row");
+			k->schedules ? "schedules" :
+			k->seconds   ? "seconds" :
+				       "failures-per-row");
 		return -1;
 	}
 	/* merge wants every unit of a report run: no cap unless asked. */
 	if (k->failures_per_row == UINT64_MAX)
-		k->failures_per_row = k->report ? 0 :
-			SIM_GATE_FAILURES_PER_ROW;
+		k->failures_per_row = k->report ? 0 : SIM_GATE_FAILURES_PER_ROW;
 	if (!k->seconds)
 		k->seconds = SIM_GATE_SECONDS;
 	k->part.failures_per_row = k->failures_per_row;
 	if ((k->part.shard.n || k->report) && !k->sim) {
-		fprintf(stderr, "residctl check: --%s goes with --sim: the real "
-			"gate is one run per scenario\n", k->report &&
-			!k->part.shard.n ? "report" : "shard");
+		fprintf(stderr,
+			"residctl check: --%s goes with --sim: the real "
+			"gate is one run per scenario\n",
+			k->report && !k->part.shard.n ? "report" : "shard");
 		return -1;
 	}
 	if (k->sim && !k->schedules)
@@ -454,8 +489,8 @@ static int build(struct check *k)
 		k->user.swarm = FAULT_UNTRACED;
 	else if (!k->swarm)
 		k->user.swarm = 0;
-	if (fit_faults(k->rows, k->nrows, k->named, k->sim, &k->user,
-		       k->fitted, err, sizeof(err)) < 0) {
+	if (fit_faults(k->rows, k->nrows, k->named, k->sim, &k->user, k->fitted,
+		       err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl check: %s\n", err);
 		return -1;
 	}
@@ -469,9 +504,9 @@ static int build(struct check *k)
 	for (int i = 0; i < k->nrows; i++)
 		k->files += !!(k->rows[i].leg & (LEG_FILE | LEG_HUGE));
 	probe_json(&k->p, k->manifest, sizeof(k->manifest));
-	if (k->report && !(k->camp = new_campaign(k->rows, k->nrows,
-						  k->schedules, k->o.seed,
-						  &k->user, &k->part.shard))) {
+	if (k->report &&
+	    !(k->camp = new_campaign(k->rows, k->nrows, k->schedules, k->o.seed,
+				     &k->user, &k->part.shard))) {
 		fprintf(stderr, "residctl check: out of memory\n");
 		return -1;
 	}
@@ -483,8 +518,8 @@ static int make_dirs(struct check *k)
 {
 	char err[1024];
 
-	if (k->files && content_dir_make(k->dir, sizeof(k->dir), err,
-					 sizeof(err)) < 0) {
+	if (k->files &&
+	    content_dir_make(k->dir, sizeof(k->dir), err, sizeof(err)) < 0) {
 		fprintf(stderr, "residctl check: %s\n", err);
 		return -1;
 	}
@@ -508,8 +543,9 @@ static int run_rows(struct check *k)
 	       k->o.profile == PROFILE_FULL ? "full" : "quick");
 	if (shard_split(&k->part.shard))
 		printf("  shard %" PRIu64 "/%" PRIu64 ": schedule i runs when "
-		       "i mod %" PRIu64 " = %" PRIu64 "\n", k->part.shard.k,
-		       k->part.shard.n, k->part.shard.n, k->part.shard.k - 1);
+		       "i mod %" PRIu64 " = %" PRIu64 "\n",
+		       k->part.shard.k, k->part.shard.n, k->part.shard.n,
+		       k->part.shard.k - 1);
 	if (make_dirs(k) < 0)
 		return -1;
 	if (k->sim)
@@ -517,7 +553,7 @@ static int run_rows(struct check *k)
 	for (int i = 0; i < k->nrows; i++) {
 		const struct row *r = &k->rows[i];
 		uint64_t units = k->sim ? sim_gate_units(r->s, k->schedules) :
-			0;
+					  0;
 
 		printf("  running %s (%s%s%s): %s ...\n", r->s->id,
 		       r->s->reads ? r->s->reads : "", r->s->reads ? ", " : "",
@@ -555,8 +591,8 @@ static int report(struct check *k, double seconds)
 	if (k->sim)
 		coverage_line(stdout, "", &cov);
 	report_table(stdout, k->res, k->nrows);
-	if (k->json && report_json(k->json, k->res, k->nrows, k->manifest,
-				   k->o.seed) < 0)
+	if (k->json &&
+	    report_json(k->json, k->res, k->nrows, k->manifest, k->o.seed) < 0)
 		return 2;
 	if (k->junit && report_junit(k->junit, k->res, k->nrows) < 0)
 		return 2;
@@ -575,9 +611,11 @@ static int report(struct check *k, double seconds)
 
 	if (fault_plan_format(&k->user, spec, sizeof(spec)) < 0)
 		snprintf(spec, sizeof(spec), "...");
-	printf("replay: residctl check %s--seed %" PRIu64 " --profile %s%s%s%s\n",
-	       k->sim ? "--sim " : "", k->o.seed, k->o.profile == PROFILE_FULL ?
-	       "full" : "quick", k->sim && !k->user.swarm ? " --no-swarm" : "",
+	printf("replay: residctl check %s--seed %" PRIu64
+	       " --profile %s%s%s%s\n",
+	       k->sim ? "--sim " : "", k->o.seed,
+	       k->o.profile == PROFILE_FULL ? "full" : "quick",
+	       k->sim && !k->user.swarm ? " --no-swarm" : "",
 	       spec[0] ? " --fault " : "", spec);
 	return rc;
 }

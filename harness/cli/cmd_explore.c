@@ -49,12 +49,12 @@ static int write_json(const char *path, const struct explore_opts *o,
 		return -1;
 	fprintf(f, "{\n  \"scenario\": ");
 	json_str(f, o->p->id);
-	fprintf(f, ",\n  \"chunks\": \"%s\"", o->unequal ? "unequal" :
-		"equal");
-	fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"schedules\": %" PRIu64
+	fprintf(f, ",\n  \"chunks\": \"%s\"", o->unequal ? "unequal" : "equal");
+	fprintf(f,
+		",\n  \"seed\": %" PRIu64 ",\n  \"schedules\": %" PRIu64
 		",\n  \"distinct\": %" PRIu64 ",\n  \"failures\": %" PRIu64
-		",\n  \"code_probes\": ", o->seed, r->schedules, r->distinct,
-		r->failures);
+		",\n  \"code_probes\": ",
+		o->seed, r->schedules, r->distinct, r->failures);
 	coverage_json(f, &r->cov);
 	fputs("\n}\n", f);
 	return close_tmp(f, tmp, path);
@@ -93,16 +93,18 @@ static void list(void)
 }
 
 /* The operand: the simulated scenario. */
-static int scenario_opt(void *dst, const char *where, const char *v,
-			char *err, size_t n)
+static int scenario_opt(void *dst, const char *where, const char *v, char *err,
+			size_t n)
 {
 	struct explore_opts *o = dst;
 
 	(void)where;
 	if ((o->p = simprog_find(v)))
 		return 0;
-	snprintf(err, n, "no simulated scenario '%s'; see residctl explore "
-		 "--list", v);
+	snprintf(err, n,
+		 "no simulated scenario '%s'; see residctl explore "
+		 "--list",
+		 v);
 	return -1;
 }
 
@@ -114,8 +116,8 @@ struct explore_args {
 	uint64_t shrink_seconds, seconds;
 };
 
-static int strategy_opt(void *dst, const char *where, const char *v,
-			char *err, size_t n)
+static int strategy_opt(void *dst, const char *where, const char *v, char *err,
+			size_t n)
 {
 	struct explore_args *a = dst;
 
@@ -124,8 +126,10 @@ static int strategy_opt(void *dst, const char *where, const char *v,
 		a->strategy = v;
 		return 0;
 	}
-	snprintf(err, n, "unknown strategy '%s'; use random, pct:D (D 1..9) "
-		 "or dfs:P (P 0..9)", v);
+	snprintf(err, n,
+		 "unknown strategy '%s'; use random, pct:D (D 1..9) "
+		 "or dfs:P (P 0..9)",
+		 v);
 	return -1;
 }
 
@@ -137,12 +141,13 @@ static int parse(struct explore_args *a, int argc, char **argv)
 		{ "list", CLI_ACTION, NULL, .act = list,
 		  .help = "list the simulated scenarios" },
 		{ "strategy", CLI_CALL, a, .parse = strategy_opt,
-		  .arg = "random|pct:D|dfs:P", .help = "how each schedule is "
-		  "chosen (default pct:3)" },
+		  .arg = "random|pct:D|dfs:P",
+		  .help = "how each schedule is "
+			  "chosen (default pct:3)" },
 		CLI_SCHEDULES(&o->schedules, "schedules to run (default 1000)"),
 		CLI_FAULT(&a->user, "add faults to the scenario's own"),
 		CLI_JSON(&a->json, "write the summary and the code probes hit "
-			 "and missed"),
+				   "and missed"),
 		CLI_SHARD(&o->shard),
 		CLI_REPORT(&a->report),
 		{ "chunks", CLI_CHOICE, &o->unequal, .choices = chunks,
@@ -157,24 +162,32 @@ static int parse(struct explore_args *a, int argc, char **argv)
 		  .min = 1, .max = 1000000, .what = "--shrink-seconds",
 		  .help = "stop shrinking after S seconds (default 20)" },
 		{ "shrink-mb", CLI_U64, &o->budget.mb, .arg = "M", .min = 1,
-		  .max = 1000000, .help = "stop "
-		  "shrinking when the process grew by M MiB (default 256)" },
+		  .max = 1000000,
+		  .help = "stop "
+			  "shrinking when the process grew by M MiB (default 256)" },
 		{ "max-failures", CLI_U64, &o->max_failures, .arg = "N",
 		  .min = 1, .max = 1000000000, .what = "--max-failures",
 		  .help = "stop exploring after N failures (default: never)" },
 		{ "seconds", CLI_U64, &a->seconds, .arg = "S", .min = 1,
-		  .max = 100000000, .what = "--seconds", .help = "stop "
-		  "exploring and shrinking after S seconds (default 1800)" },
+		  .max = 100000000, .what = "--seconds",
+		  .help = "stop "
+			  "exploring and shrinking after S seconds (default 1800)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "explore", .synopsis = "SCENARIO", .about = about,
-		.opts = opts, .operands = 1,
+		.cmd = "explore",
+		.synopsis = "SCENARIO",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
 		.operand = { .type = CLI_CALL, .dst = o, .parse = scenario_opt },
 	};
 
-	*o = (struct explore_opts){ .strategy = SIM_PCT, .depth = 3,
-				    .schedules = 1000, .seed = 1, .shrink = 1 };
+	*o = (struct explore_opts){ .strategy = SIM_PCT,
+				    .depth = 3,
+				    .schedules = 1000,
+				    .seed = 1,
+				    .shrink = 1 };
 	a->strategy = "pct:3";
 	return cli_parse(&spec, argc, argv);
 }
@@ -188,7 +201,7 @@ static int build(struct explore_args *a, struct campaign **camp,
 
 	if (!o->p) {
 		fprintf(stderr, "residctl explore: no SCENARIO given; see "
-			"residctl explore --list\n");
+				"residctl explore --list\n");
 		return -1;
 	}
 	if (simprog_faults(o->p, &a->user, &a->faults, err, sizeof(err)) < 0) {
@@ -196,14 +209,15 @@ static int build(struct explore_args *a, struct campaign **camp,
 		return -1;
 	}
 	if (shard_split(&o->shard) && o->strategy == SIM_DFS) {
-		fprintf(stderr, "residctl explore: --shard splits seeds, and "
+		fprintf(stderr,
+			"residctl explore: --shard splits seeds, and "
 			"%s is one search tree; shard random or pct:D\n",
 			a->strategy);
 		return -1;
 	}
 	o->budget.seconds = (double)a->shrink_seconds;
-	o->deadline = mono_now() + (double)(a->seconds ? a->seconds :
-					  EXPLORE_SECONDS);
+	o->deadline = mono_now() +
+		      (double)(a->seconds ? a->seconds : EXPLORE_SECONDS);
 	o->faults = &a->faults;
 	o->progress = isatty(STDERR_FILENO);
 	o->announce = stderr;

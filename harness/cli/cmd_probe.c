@@ -21,10 +21,11 @@ static const char about[] =
 static void huge_folios(const struct probe *p)
 {
 	const char *memfd = strcmp(p->shmem_pmd, "inherit") && p->shmem_pmd[0] ?
-		p->shmem_pmd : p->shmem_thp;
+				    p->shmem_pmd :
+				    p->shmem_thp;
 	int by_memfd = !strcmp(memfd, "always") ||
-		!strcmp(memfd, "within_size") || !strcmp(memfd, "advise") ||
-		!strcmp(memfd, "force");
+		       !strcmp(memfd, "within_size") ||
+		       !strcmp(memfd, "advise") || !strcmp(memfd, "force");
 
 	if (!p->pmd) {
 		printf("huge folios in B  no: the kernel has no transparent huge "
@@ -32,12 +33,16 @@ static void huge_folios(const struct probe *p)
 		return;
 	}
 	printf("huge folios in B  for regions whose chunks start on multiples "
-	       "of %" PRIu64 " KiB:\n", p->pmd >> 10);
+	       "of %" PRIu64 " KiB:\n",
+	       p->pmd >> 10);
 	printf("  memfd           %s (shmem_enabled [%s], its %" PRIu64
-	       " KiB size [%s])\n", by_memfd ? "yes" : "no", p->shmem_thp,
-	       p->pmd >> 10, p->shmem_pmd[0] ? p->shmem_pmd : "-");
-	printf("  tmpfs huge=     %s\n", p->huge_tmpfs ? "yes: a tmpfs with "
-	       "huge= can be mounted here" : p->huge_why);
+	       " KiB size [%s])\n",
+	       by_memfd ? "yes" : "no", p->shmem_thp, p->pmd >> 10,
+	       p->shmem_pmd[0] ? p->shmem_pmd : "-");
+	printf("  tmpfs huge=     %s\n", p->huge_tmpfs ?
+						 "yes: a tmpfs with "
+						 "huge= can be mounted here" :
+						 p->huge_why);
 	if (by_memfd)
 		return;
 	printf("  to enable       mkdir -p /mnt/resid-huge && mount -t tmpfs -o "
@@ -58,7 +63,8 @@ int cmd_probe(int argc, char **argv)
 		  .help = "print the manifest as JSON" },
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "probe", .about = about,
+	const struct cli_spec spec = { .cmd = "probe",
+				       .about = about,
 				       .opts = opts };
 	int rc = cli_parse(&spec, argc, argv);
 
@@ -88,16 +94,18 @@ int cmd_probe(int argc, char **argv)
 	printf("  missing_shmem   %s\n  minor_shmem     %s\n",
 	       p.features & UFFD_FEATURE_MISSING_SHMEM ? "yes" : "no",
 	       p.features & UFFD_FEATURE_MINOR_SHMEM ? "yes" : "no");
-	printf("  poison          %s\n", p.features & UFFD_FEATURE_POISON ?
-	       "yes: a failed chunk is poisoned, the kernel raises SIGBUS" :
-	       "no: a failed chunk's faulting thread gets tgkill(SIGBUS)");
-	printf("/dev/userfaultfd  %s\n", p.dev_userfaultfd ? "present" : "absent");
+	printf("  poison          %s\n",
+	       p.features & UFFD_FEATURE_POISON ?
+		       "yes: a failed chunk is poisoned, the kernel raises SIGBUS" :
+		       "no: a failed chunk's faulting thread gets tgkill(SIGBUS)");
+	printf("/dev/userfaultfd  %s\n",
+	       p.dev_userfaultfd ? "present" : "absent");
 	printf("vm.unprivileged_userfaultfd %s\n", p.unprivileged);
 	if (cg_describe(&p.cg, line, sizeof(line)) == 0)
 		printf("memory cgroup     %s\n", line);
 	if (p.swap_cond < 0)
-		printf("swap              %s\n", p.swap_why[0] ? p.swap_why :
-		       "not checked");
+		printf("swap              %s\n",
+		       p.swap_why[0] ? p.swap_why : "not checked");
 	else
 		printf("swap              %s in the scenarios' cgroups\n",
 		       cg_swap_cond_name(p.swap_cond));

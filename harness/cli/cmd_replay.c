@@ -20,8 +20,11 @@ int cmd_replay(int argc, char **argv)
 	char err[256];
 	const char *line = NULL;
 	const struct cli_spec spec = {
-		.cmd = "replay", .synopsis = "'LINE'", .about = about,
-		.operands = 1, .operand = { .type = CLI_TEXT, .dst = &line },
+		.cmd = "replay",
+		.synopsis = "'LINE'",
+		.about = about,
+		.operands = 1,
+		.operand = { .type = CLI_TEXT, .dst = &line },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 
@@ -29,7 +32,7 @@ int cmd_replay(int argc, char **argv)
 		return rc;
 	if (!line) {
 		fprintf(stderr, "residctl replay: give exactly one LINE, in "
-			"quotes; see residctl replay --help\n");
+				"quotes; see residctl replay --help\n");
 		return 2;
 	}
 	if (replay_decode(line, &rp, err, sizeof(err)) < 0) {
@@ -38,8 +41,9 @@ int cmd_replay(int argc, char **argv)
 	}
 	replay_run(&rp, &out);
 	printf("replay %s%s: %s%s%s\n  %" PRIu64 " steps, %" PRIu64
-	       " preemptions, event log %016" PRIx64 "\n", rp.p->id,
-	       rp.unequal ? " (unequal chunks)" : "", sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
+	       " preemptions, event log %016" PRIx64 "\n",
+	       rp.p->id, rp.unequal ? " (unequal chunks)" : "",
+	       sim_verdict_name(out.verdict), out.why[0] ? ": " : "", out.why,
 	       out.steps, out.preemptions, out.log_hash);
 	for (int p = 0; p < FP_COUNT; p++)
 		if (rp.faults.on & 1u << p)

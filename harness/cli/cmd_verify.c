@@ -36,10 +36,11 @@ static int use_table(struct resid_config *cfg, const struct layout *lay,
 		     const char *table)
 {
 	if (lay->region_len > cfg->region_len) {
-		fprintf(stderr, "residctl verify: the layout %s ends at byte %"
-			PRIu64 ", past the %" PRIu64 " bytes of the backing; "
-			"give the file the table describes\n", table,
-			lay->region_len, cfg->region_len);
+		fprintf(stderr,
+			"residctl verify: the layout %s ends at byte %" PRIu64
+			", past the %" PRIu64 " bytes of the backing; "
+			"give the file the table describes\n",
+			table, lay->region_len, cfg->region_len);
 		return 2;
 	}
 	cfg->region_len = lay->region_len;
@@ -63,7 +64,7 @@ static uint32_t unit(struct resid_region *r, const struct layout *lay,
 	}
 	*off = u ? lay->layers[u].off : 0;
 	*len = (u + 1 < lay->nlayers ? lay->layers[u + 1].off : region_len) -
-		*off;
+	       *off;
 	return lay->layers[u].chunk;
 }
 
@@ -93,25 +94,29 @@ static int parse(struct verify *v, int argc, char **argv)
 		  .min = 1, .what = "budget",
 		  .fix = "give bytes, at least one chunk, e.g. 8M",
 		  .help = "default: a quarter of the region, at least the "
-		  "largest chunk" },
+			  "largest chunk" },
 		{ "policy", CLI_CALL, &cfg->policy, .parse = cli_policy,
-		  .arg = "lru|learned|declared", .help = "the eviction policy" },
+		  .arg = "lru|learned|declared",
+		  .help = "the eviction policy" },
 		{ "passes", CLI_U64, &v->passes, .arg = "N", .min = 1,
-		  .what = "pass count", .help = "passes over the region "
-		  "(default 2)" },
+		  .what = "pass count",
+		  .help = "passes over the region "
+			  "(default 2)" },
 		{ "prefetch", CLI_U64, &v->prefetch, .arg = "N", .max = 64,
 		  .what = "prefetch depth", .help = "chunks fetched ahead" },
 		{ "workers", CLI_U64, &v->workers, .arg = "N", .min = 1,
-		  .max = 256, .what = "worker count",
-		  .help = "fetch workers" },
+		  .max = 256, .what = "worker count", .help = "fetch workers" },
 		CLI_SEED(&cfg->seed, "the synthetic content's seed"),
 		{ "table", CLI_TEXT, &v->table, .arg = "LAYOUT",
 		  .help = "read layer by layer, the chunks from LAYOUT" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "verify", .synopsis = "(FILE | --synthetic BYTES)",
-		.about = about, .opts = opts, .operands = 1,
+		.cmd = "verify",
+		.synopsis = "(FILE | --synthetic BYTES)",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
 		.operand = { .type = CLI_TEXT, .dst = &v->path },
 	};
 
@@ -132,11 +137,12 @@ static int region(struct verify *v)
 
 	if (!v->path == !v->synthetic) {
 		fprintf(stderr, "residctl verify: give a FILE or --synthetic "
-			"BYTES (one of them)\n");
+				"BYTES (one of them)\n");
 		return 2;
 	}
 	if (v->table && (v->chunk || v->region)) {
-		fprintf(stderr, "residctl verify: bad option with --table '%s'; "
+		fprintf(stderr,
+			"residctl verify: bad option with --table '%s'; "
 			"the table gives the chunks and the region; drop it\n",
 			v->chunk ? "--chunk" : "--region");
 		return 2;
@@ -153,14 +159,17 @@ static int region(struct verify *v)
 
 		v->fd = open(v->path, O_RDONLY | O_CLOEXEC);
 		if (v->fd < 0) {
-			fprintf(stderr, "residctl verify: cannot open %s: %s; "
-				"give a readable file\n", v->path,
-				strerror(errno));
+			fprintf(stderr,
+				"residctl verify: cannot open %s: %s; "
+				"give a readable file\n",
+				v->path, strerror(errno));
 			return 2;
 		}
 		if (fstat(v->fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
-			fprintf(stderr, "residctl verify: %s is not a non-empty "
-				"regular file; give one\n", v->path);
+			fprintf(stderr,
+				"residctl verify: %s is not a non-empty "
+				"regular file; give one\n",
+				v->path);
 			return 2;
 		}
 		cfg->backing = RESID_BACKING_FILE;
@@ -173,16 +182,16 @@ static int region(struct verify *v)
 	if (v->table && use_table(cfg, &v->lay, v->table))
 		return 2;
 	if (!cfg->budget_bytes)
-		cfg->budget_bytes = budget_share(cfg->region_len, 0.25,
-						 v->table ?
-						 layout_largest_chunk(&v->lay) :
-						 cfg->chunk_size);
+		cfg->budget_bytes =
+			budget_share(cfg->region_len, 0.25,
+				     v->table ? layout_largest_chunk(&v->lay) :
+						cfg->chunk_size);
 	return 0;
 }
 
 /* Reads every unit of every pass; 0, or the oracle's own read error. */
-static int read_all(struct verify *v, struct resid_region *r,
-		    uint64_t *checked, uint64_t *mismatches)
+static int read_all(struct verify *v, struct resid_region *r, uint64_t *checked,
+		    uint64_t *mismatches)
 {
 	const struct expected want = { .seed = v->cfg.seed, .fd = v->fd };
 	const struct layout *lay = v->table ? &v->lay : NULL;
@@ -198,19 +207,21 @@ static int read_all(struct verify *v, struct resid_region *r,
 							&len)) < 0)
 				break;
 			if (v->fd < 0) {
-				read_check(&want, resid_base(r) + off, off,
-					   len, checked, mismatches);
+				read_check(&want, resid_base(r) + off, off, len,
+					   checked, mismatches);
 				continue;
 			}
-			oracle = read_check_file(v->fd, resid_base(r) + off, off,
-						 len, mismatches, NULL);
+			oracle = read_check_file(v->fd, resid_base(r) + off,
+						 off, len, mismatches, NULL);
 			if (oracle < 0)
-				fprintf(stderr, "residctl verify: the oracle's "
-					"own read of %s in [%" PRIu64 ", +%"
-					PRIu64 ") failed: %s; not a pager "
+				fprintf(stderr,
+					"residctl verify: the oracle's "
+					"own read of %s in [%" PRIu64
+					", +%" PRIu64
+					") failed: %s; not a pager "
 					"mismatch: check the file and its "
-					"disk\n", v->path, off, len,
-					strerror(-oracle));
+					"disk\n",
+					v->path, off, len, strerror(-oracle));
 			else
 				*checked += len;
 		}
@@ -235,10 +246,11 @@ static int verify(struct verify *v)
 		printf("manifest: %s\n", manifest);
 	oracle = read_all(v, r, &checked, &mismatches);
 	resid_get_stats(r, &s);
-	printf("verify: %" PRIu64 " bytes checked, %" PRIu64 " mismatches, %"
-	       PRIu64 " fetches, %" PRIu64 " evictions, resident max %" PRIu64
-	       " of budget %" PRIu64 "\n", checked, mismatches, s.fetches,
-	       s.evictions, s.resident_max, s.budget);
+	printf("verify: %" PRIu64 " bytes checked, %" PRIu64
+	       " mismatches, %" PRIu64 " fetches, %" PRIu64
+	       " evictions, resident max %" PRIu64 " of budget %" PRIu64 "\n",
+	       checked, mismatches, s.fetches, s.evictions, s.resident_max,
+	       s.budget);
 	resid_close(r);
 	if (oracle < 0)
 		return 2;

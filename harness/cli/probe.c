@@ -72,7 +72,8 @@ static int trial_scope(char *err, size_t n)
 		return -1;
 	cond = sc.cond;
 	if (cg_scope_leave(&sc) < 0) {
-		snprintf(err, n, "cgroup: could not remove the trial cgroup %.300s",
+		snprintf(err, n,
+			 "cgroup: could not remove the trial cgroup %.300s",
 			 sc.mem.dir);
 		return -1;
 	}
@@ -83,20 +84,34 @@ static int trial_scope(char *err, size_t n)
  * userfaultfd.h names them (UFFD_FEATURE_*, _UFFDIO_*; 7.3 added RWP and
  * RWP_ASYNC); a bit without a name here prints as bitN. */
 static const char *const feature_names[] = {
-	"PAGEFAULT_FLAG_WP", "EVENT_FORK", "EVENT_REMAP", "EVENT_REMOVE",
-	"MISSING_HUGETLBFS", "MISSING_SHMEM", "EVENT_UNMAP", "SIGBUS",
-	"THREAD_ID", "MINOR_HUGETLBFS", "MINOR_SHMEM", "EXACT_ADDRESS",
-	"WP_HUGETLBFS_SHMEM", "WP_UNPOPULATED", "POISON", "WP_ASYNC", "MOVE",
-	"RWP", "RWP_ASYNC",
+	"PAGEFAULT_FLAG_WP",
+	"EVENT_FORK",
+	"EVENT_REMAP",
+	"EVENT_REMOVE",
+	"MISSING_HUGETLBFS",
+	"MISSING_SHMEM",
+	"EVENT_UNMAP",
+	"SIGBUS",
+	"THREAD_ID",
+	"MINOR_HUGETLBFS",
+	"MINOR_SHMEM",
+	"EXACT_ADDRESS",
+	"WP_HUGETLBFS_SHMEM",
+	"WP_UNPOPULATED",
+	"POISON",
+	"WP_ASYNC",
+	"MOVE",
+	"RWP",
+	"RWP_ASYNC",
 };
 static const char *const ioctl_names[64] = {
-	"REGISTER", "UNREGISTER", "WAKE", "COPY", "ZEROPAGE", "MOVE",
-	"WRITEPROTECT", "CONTINUE", "POISON", "RWPROTECT", "SET_MODE",
-	[63] = "API",
+	"REGISTER", "UNREGISTER", "WAKE",         "COPY",
+	"ZEROPAGE", "MOVE",       "WRITEPROTECT", "CONTINUE",
+	"POISON",   "RWPROTECT",  "SET_MODE",     [63] = "API",
 };
 
-static void bit_names(uint64_t v, const char *const *names, size_t n,
-		      char *buf, size_t cap)
+static void bit_names(uint64_t v, const char *const *names, size_t n, char *buf,
+		      size_t cap)
 {
 	size_t len = 0;
 
@@ -104,12 +119,15 @@ static void bit_names(uint64_t v, const char *const *names, size_t n,
 	for (size_t i = 0; i < 64 && len < cap; i++) {
 		if (!(v & (1ull << i)))
 			continue;
-		len += (size_t)snprintf(buf + len, cap - len, "%s", len ? " " : "");
+		len += (size_t)snprintf(buf + len, cap - len, "%s",
+					len ? " " : "");
 		if (len >= cap)
 			break;
 		len += (size_t)(i < n && names[i] ?
-			snprintf(buf + len, cap - len, "%s", names[i]) :
-			snprintf(buf + len, cap - len, "bit%zu", i));
+					snprintf(buf + len, cap - len, "%s",
+						 names[i]) :
+					snprintf(buf + len, cap - len, "bit%zu",
+						 i));
 	}
 }
 
@@ -126,26 +144,31 @@ void probe_ioctl_names(const struct probe *p, char *buf, size_t cap)
 
 void probe_decide(struct probe *p, const char *cg_err)
 {
-	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM;
+	const uint64_t need = UFFD_FEATURE_MISSING_SHMEM |
+			      UFFD_FEATURE_MINOR_SHMEM;
 
 	p->can_run = 0;
 	if (!p->uffd_ok)
-		snprintf(p->verdict, sizeof(p->verdict), "no: userfaultfd: %s "
+		snprintf(p->verdict, sizeof(p->verdict),
+			 "no: userfaultfd: %s "
 			 "(run as root, or set vm.unprivileged_userfaultfd=1)",
 			 p->uffd_error);
 	else if ((p->features & need) != need)
-		snprintf(p->verdict, sizeof(p->verdict), "no: the kernel lacks "
+		snprintf(p->verdict, sizeof(p->verdict),
+			 "no: the kernel lacks "
 			 "UFFD_FEATURE_MINOR_SHMEM (Linux >= 5.13 needed)");
 	else if (cg_err)
 		snprintf(p->verdict, sizeof(p->verdict), "no: %s", cg_err);
 	else if (p->cg.version == CG_NONE)
-		snprintf(p->verdict, sizeof(p->verdict), "no: no memory cgroup "
+		snprintf(p->verdict, sizeof(p->verdict),
+			 "no: no memory cgroup "
 			 "controller for this process (v2: add memory to the "
 			 "parent's cgroup.subtree_control; v1: mount -t cgroup "
 			 "-o memory memory /sys/fs/cgroup/memory; kernels since "
 			 "6.11 may have no v1 memory controller)");
 	else if (p->swap_cond < 0)
-		snprintf(p->verdict, sizeof(p->verdict), "no: swap is possible "
+		snprintf(p->verdict, sizeof(p->verdict),
+			 "no: swap is possible "
 			 "in the scenarios' cgroups");
 	else {
 		p->can_run = 1;
@@ -158,8 +181,10 @@ static void probe_huge(struct probe *p)
 	char path[128];
 
 	p->pmd = huge_leg_folio();
-	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/"
-		 "hugepages-%" PRIu64 "kB/shmem_enabled", p->pmd >> 10);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/transparent_hugepage/"
+		 "hugepages-%" PRIu64 "kB/shmem_enabled",
+		 p->pmd >> 10);
 	read_word(path, p->shmem_pmd, sizeof(p->shmem_pmd));
 	selected(p->shmem_pmd);
 	p->huge_tmpfs = huge_leg_available(p->huge_why, sizeof(p->huge_why));
@@ -204,25 +229,31 @@ int probe_json(const struct probe *p, char *buf, size_t cap)
 	probe_feature_names(p, fnames, sizeof(fnames));
 	probe_ioctl_names(p, inames, sizeof(inames));
 	n = snprintf(buf, cap,
-		"{\"kernel\":\"%s\",\"uffd\":%s,\"uffd_features\":\"%#" PRIx64
-		"\",\"uffd_ioctls\":\"%#" PRIx64 "\",\"uffd_feature_names\":\"%s\","
-		"\"uffd_ioctl_names\":\"%s\",\"minor_shmem\":%s,"
-		"\"poison\":%s,"
-		"\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
-		"\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
-		"\"swap_total\":%" PRIu64 ",\"swap_condition\":\"%s\","
-		"\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"pmd_folio\":%" PRIu64 ","
-		"\"huge_tmpfs\":%s,\"revision\":\"%s\","
-		"\"can_run\":%s}",
-		p->release, p->uffd_ok ? "true" : "false", p->features,
-		p->ioctls, fnames, inames,
-		p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
-		p->features & UFFD_FEATURE_POISON ? "true" : "false",
-		p->dev_userfaultfd ? "true" : "false", p->unprivileged,
-		cg_version_name(p->cg.version), p->cg.dir, p->cg.swap_total,
-		p->swap_cond >= 0 ? cg_swap_cond_name(p->swap_cond) :
-		p->swap_why[0] ? "none held" : "not checked", p->thp, p->shmem_thp,
-		p->pmd, p->huge_tmpfs ? "true" : "false", RESID_REV, p->can_run ? "true" : "false");
+		     "{\"kernel\":\"%s\",\"uffd\":%s,\"uffd_features\":\"%#" PRIx64
+		     "\",\"uffd_ioctls\":\"%#" PRIx64
+		     "\",\"uffd_feature_names\":\"%s\","
+		     "\"uffd_ioctl_names\":\"%s\",\"minor_shmem\":%s,"
+		     "\"poison\":%s,"
+		     "\"dev_userfaultfd\":%s,\"unprivileged_userfaultfd\":\"%s\","
+		     "\"cgroup_version\":\"%s\",\"cgroup_dir\":\"%s\","
+		     "\"swap_total\":%" PRIu64 ",\"swap_condition\":\"%s\","
+		     "\"thp\":\"%s\",\"shmem_thp\":\"%s\",\"pmd_folio\":%" PRIu64
+		     ","
+		     "\"huge_tmpfs\":%s,\"revision\":\"%s\","
+		     "\"can_run\":%s}",
+		     p->release, p->uffd_ok ? "true" : "false", p->features,
+		     p->ioctls, fnames, inames,
+		     p->features & UFFD_FEATURE_MINOR_SHMEM ? "true" : "false",
+		     p->features & UFFD_FEATURE_POISON ? "true" : "false",
+		     p->dev_userfaultfd ? "true" : "false", p->unprivileged,
+		     cg_version_name(p->cg.version), p->cg.dir,
+		     p->cg.swap_total,
+		     p->swap_cond >= 0 ? cg_swap_cond_name(p->swap_cond) :
+		     p->swap_why[0]    ? "none held" :
+					 "not checked",
+		     p->thp, p->shmem_thp, p->pmd,
+		     p->huge_tmpfs ? "true" : "false", RESID_REV,
+		     p->can_run ? "true" : "false");
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }

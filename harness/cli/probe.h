@@ -10,15 +10,15 @@
 
 struct probe {
 	char release[128];
-	int uffd_ok;             /* a userfaultfd could be opened */
+	int uffd_ok; /* a userfaultfd could be opened */
 	char uffd_error[128];
 	uint64_t features, ioctls;
-	int dev_userfaultfd;     /* /dev/userfaultfd exists */
-	char unprivileged[16];   /* vm.unprivileged_userfaultfd */
+	int dev_userfaultfd;   /* /dev/userfaultfd exists */
+	char unprivileged[16]; /* vm.unprivileged_userfaultfd */
 	struct cg_memory cg;
-	int swap_cond;           /* the I-3 condition in the scenarios' child
+	int swap_cond;      /* the I-3 condition in the scenarios' child
 				  * cgroup (a trial one), -1: none held */
-	char swap_why[512];      /* why not, when -1 */
+	char swap_why[512]; /* why not, when -1 */
 	char thp[64], shmem_thp[64];
 	/* Huge folios in B (design.md §8): the PMD folio (0: no THP), what a
 	 * memfd gets at that size (the size's own shmem_enabled unless it
@@ -29,7 +29,7 @@ struct probe {
 	int huge_tmpfs;
 	char huge_why[512];
 	int can_run;
-	char verdict[640];       /* why not, or "yes" */
+	char verdict[640]; /* why not, or "yes" */
 };
 
 /* Reads the manifest, makes and removes a trial scenario cgroup, decides. */

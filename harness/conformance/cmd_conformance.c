@@ -42,24 +42,27 @@ static void obs_line(FILE *f, const char *side, const struct conf_obs *o)
 
 	errname(o->rc, rc, sizeof(rc));
 	errname(o->mapped, mapped, sizeof(mapped));
-	fprintf(f, "          %-5s rc %s, mapped %s, messages [%s], pages %s, "
+	fprintf(f,
+		"          %-5s rc %s, mapped %s, messages [%s], pages %s, "
 		"st_blocks %" PRIu64 ", large %" PRIu64 ", shmem %+" PRId64
 		", readers [%s]%s%s\n",
 		side, rc, mapped, o->msgs, o->pages, o->st_blocks, o->large,
-		o->shmem,
-		o->readers, o->sweep[0] ? ", reads through A " : "", o->sweep);
+		o->shmem, o->readers, o->sweep[0] ? ", reads through A " : "",
+		o->sweep);
 }
 
 static void obs_json(FILE *f, const struct conf_obs *o)
 {
-	fprintf(f, "{\"rc\": %" PRId64 ", \"mapped\": %" PRId64
-		", \"messages\": ", o->rc, o->mapped);
+	fprintf(f,
+		"{\"rc\": %" PRId64 ", \"mapped\": %" PRId64 ", \"messages\": ",
+		o->rc, o->mapped);
 	json_str(f, o->msgs);
 	fputs(", \"pages\": ", f);
 	json_str(f, o->pages);
-	fprintf(f, ", \"st_blocks\": %" PRIu64 ", \"large\": %" PRIu64
-		", \"shmem\": %" PRId64 ", \"readers\": ", o->st_blocks,
-		o->large, o->shmem);
+	fprintf(f,
+		", \"st_blocks\": %" PRIu64 ", \"large\": %" PRIu64
+		", \"shmem\": %" PRId64 ", \"readers\": ",
+		o->st_blocks, o->large, o->shmem);
 	json_str(f, o->readers);
 	fputs(", \"reads_through_a\": ", f);
 	json_str(f, o->sweep);
@@ -72,7 +75,7 @@ static const struct conf_step *step_of(const struct conf_case *c, int i)
 	static const struct conf_step end = { C_END, 0, 0 };
 
 	return i < CONF_MAX_STEPS && c->steps[i].op != C_END ? &c->steps[i] :
-		&end;
+							       &end;
 }
 
 /* Prints the case's row (and steps); returns 1 when the sides agree. */
@@ -92,7 +95,8 @@ static int judge(const struct conf_case *c, const struct conf_run *lx,
 		printf("        sim could not run it: %s\n", sim->error);
 	for (int i = 0; i < lx->nobs && i < sim->nobs; i++) {
 		if (!conf_diff(&lx->obs[i], &sim->obs[i], tol, diff,
-			       sizeof(diff)) && !verbose)
+			       sizeof(diff)) &&
+		    !verbose)
 			continue;
 		conf_step_name(step_of(c, i), name, sizeof(name));
 		printf("        step %d %s%s%s\n", i + 1, name,
@@ -164,8 +168,10 @@ static int case_opt(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	if (!c) {
-		snprintf(err, n, "unknown case '%s'; see residctl conformance "
-			 "--list", v);
+		snprintf(err, n,
+			 "unknown case '%s'; see residctl conformance "
+			 "--list",
+			 v);
 		return -1;
 	}
 	if (k->n < CONF_MAX_CASES)
@@ -184,9 +190,10 @@ static int run_cases(struct conf_call *k, const char *json, int verbose)
 	char err[512];
 
 	if (n > CONF_MAX_CASES) {
-		fprintf(stderr, "residctl conformance: %d cases named, more "
-			"than the %d one call runs; name fewer\n", n,
-			CONF_MAX_CASES);
+		fprintf(stderr,
+			"residctl conformance: %d cases named, more "
+			"than the %d one call runs; name fewer\n",
+			n, CONF_MAX_CASES);
 		return 2;
 	}
 	err[0] = '\0';
@@ -207,7 +214,8 @@ static int run_cases(struct conf_call *k, const char *json, int verbose)
 		return 2;
 	}
 	printf("residctl conformance: this kernel against the simulated one, "
-	       "%d cases (memory.stat tolerance %" PRIu64 " bytes)\n", n, tol);
+	       "%d cases (memory.stat tolerance %" PRIu64 " bytes)\n",
+	       n, tol);
 	for (int i = 0; i < n; i++)
 		agree += judge(chosen[i], &k->lx[i], &k->sim[i], tol, verbose);
 	printf("total: %d agree, %d differ\n", agree, n - agree);
@@ -231,8 +239,11 @@ int cmd_conformance(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "conformance", .synopsis = "[CASE...]", .about = about,
-		.opts = opts, .operands = INT_MAX,
+		.cmd = "conformance",
+		.synopsis = "[CASE...]",
+		.about = about,
+		.opts = opts,
+		.operands = INT_MAX,
 		.operand = { .type = CLI_CALL, .dst = k, .parse = case_opt },
 	};
 	int rc;

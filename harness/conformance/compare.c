@@ -7,9 +7,10 @@
 #include "conformance/conformance.h"
 
 static const char *const op_names[] = {
-	[C_END] = "end", [C_FILL] = "FILL", [C_CONTINUE] = "CONTINUE",
-	[C_WAKE] = "WAKE", [C_PUNCH] = "PUNCH", [C_READ_UFFD] = "READ uffd",
-	[C_TOUCH] = "TOUCH A", [C_CLOSE_UFFD] = "CLOSE uffd",
+	[C_END] = "end",           [C_FILL] = "FILL",
+	[C_CONTINUE] = "CONTINUE", [C_WAKE] = "WAKE",
+	[C_PUNCH] = "PUNCH",       [C_READ_UFFD] = "READ uffd",
+	[C_TOUCH] = "TOUCH A",     [C_CLOSE_UFFD] = "CLOSE uffd",
 	[C_DROP] = "DONTNEED A",
 };
 
@@ -30,12 +31,12 @@ int conf_diff(const struct conf_obs *a, const struct conf_obs *b,
 	int k = 0;
 
 	buf[0] = '\0';
-#define FIELD(bad, name)                                                   \
-	do {                                                               \
-		if ((bad) && used < n) {                                   \
+#define FIELD(bad, name)                                                       \
+	do {                                                                   \
+		if ((bad) && used < n) {                                       \
 			used += (size_t)snprintf(buf + used, n - used, "%s%s", \
-						 k++ ? ", " : "", name);   \
-		}                                                          \
+						 k++ ? ", " : "", name);       \
+		}                                                              \
 	} while (0)
 	FIELD(a->rc != b->rc, "rc");
 	FIELD(a->mapped != b->mapped, "mapped");

@@ -22,12 +22,12 @@
 
 enum conf_op {
 	C_END,
-	C_FILL,       /* backing read into B over [off, +len), content written */
-	C_CONTINUE,   /* UFFDIO_CONTINUE over A [off, +len) */
-	C_WAKE,       /* UFFDIO_WAKE over A [off, +len) */
-	C_PUNCH,      /* fallocate(PUNCH_HOLE | KEEP_SIZE) over [off, +len) */
-	C_READ_UFFD,  /* read(uffd), non-blocking, up to 8 messages */
-	C_TOUCH,      /* a new thread reads [off, +len) through A; waits until
+	C_FILL,      /* backing read into B over [off, +len), content written */
+	C_CONTINUE,  /* UFFDIO_CONTINUE over A [off, +len) */
+	C_WAKE,      /* UFFDIO_WAKE over A [off, +len) */
+	C_PUNCH,     /* fallocate(PUNCH_HOLE | KEEP_SIZE) over [off, +len) */
+	C_READ_UFFD, /* read(uffd), non-blocking, up to 8 messages */
+	C_TOUCH,     /* a new thread reads [off, +len) through A; waits until
 		       * it has read or has faulted (its message is read) */
 	C_CLOSE_UFFD, /* close the uffd: its faulters are let go */
 	C_DROP,       /* madvise(MADV_DONTNEED) over A [off, +len) */
@@ -41,7 +41,7 @@ struct conf_step {
 struct conf_case {
 	const char *name;
 	const char *what;
-	uint32_t pages;     /* the memfd's size */
+	uint32_t pages; /* the memfd's size */
 	struct conf_step steps[CONF_MAX_STEPS];
 	/* The file is made with O_TMPFILE on a tmpfs mounted huge=always
 	 * (the huge path's, design.md §8); the simulated kernel's folio is then
@@ -56,19 +56,19 @@ const struct conf_case *conf_case_find(const char *name);
 /* What one side saw after a step (the last entry: after the uffd is closed
  * and every reader joined). Every field is compared. */
 struct conf_obs {
-	int64_t rc;           /* the call's return: -errno, a count, 0 */
-	int64_t mapped;       /* CONTINUE's mapped field */
-	char msgs[96];        /* messages read: "MISSING@1 MINOR@2", "" */
-	char pages[40];       /* per page: - hole, c page cache, M mapped in
+	int64_t rc;         /* the call's return: -errno, a count, 0 */
+	int64_t mapped;     /* CONTINUE's mapped field */
+	char msgs[96];      /* messages read: "MISSING@1 MINOR@2", "" */
+	char pages[40];     /* per page: - hole, c page cache, M mapped in
 			       * A; or "cache N mapped M" past 32 pages */
-	uint64_t st_blocks;   /* fstat of the memfd */
-	uint64_t large;       /* bytes mapped in A in large folios (the
+	uint64_t st_blocks; /* fstat of the memfd */
+	uint64_t large;     /* bytes mapped in A in large folios (the
 			       * census of I-9's check) */
-	int64_t shmem;        /* memory.stat shmem minus the case's start;
+	int64_t shmem;      /* memory.stat shmem minus the case's start;
 			       * compared within the sides' lag tolerance */
-	char readers[96];     /* each reader: blocked, content, zeros, or
+	char readers[96];   /* each reader: blocked, content, zeros, or
 			       * mixed:N (N bytes not the content) */
-	char sweep[40];       /* the last entry only: every page read through
+	char sweep[40];     /* the last entry only: every page read through
 			       * A once the uffd is closed, C content, 0
 			       * zeros, x mixed; or counts past 32 pages */
 };
@@ -76,7 +76,7 @@ struct conf_obs {
 struct conf_run {
 	struct conf_obs obs[CONF_MAX_STEPS + 1];
 	int nobs;
-	char error[256];      /* the case could not run (setup, a hang) */
+	char error[256]; /* the case could not run (setup, a hang) */
 };
 
 struct conf_reader;
@@ -109,11 +109,11 @@ struct conf_reader {
 	const uint8_t *addr;
 	uint64_t off, len;
 	resid_thread th;
-	int fd;               /* signalled when the read is done */
-	int tid;              /* atomic; Linux: the thread, to see where it
+	int fd;   /* signalled when the read is done */
+	int tid;  /* atomic; Linux: the thread, to see where it
 			       * sleeps (known to the caller through the
 			       * kernel, which TSan does not see) */
-	int done;             /* atomic */
+	int done; /* atomic */
 	uint64_t wrong, zeros;
 };
 

@@ -56,7 +56,7 @@ static int setup(struct ctx *x)
 	if ((rc = SEAM(x, uffd_api, x->uffd, &api)) < 0)
 		return fail(x, "UFFDIO_API", rc);
 	rc = x->c->huge ? SEAM(x, tmpfile_create, x->side->huge_dir) :
-		SEAM(x, memfd_create, "residctl-conformance");
+			  SEAM(x, memfd_create, "residctl-conformance");
 	if (rc < 0)
 		return fail(x, x->c->huge ? "O_TMPFILE" : "memfd_create", rc);
 	x->memfd = (int)rc;
@@ -65,7 +65,8 @@ static int setup(struct ctx *x)
 	if ((rc = SEAM(x, map, x->memfd, x->len, PROT_READ, &a)) < 0)
 		return fail(x, "mmap A", rc);
 	x->a = a;
-	if ((rc = SEAM(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) < 0)
+	if ((rc = SEAM(x, map, x->memfd, x->len, PROT_READ | PROT_WRITE, &b)) <
+	    0)
 		return fail(x, "mmap B", rc);
 	x->b = b;
 	/* EINVAL: a kernel without THP has nothing to forbid (design.md §2.7).
@@ -119,11 +120,15 @@ static long read_msgs(struct ctx *x, char *buf, size_t n)
 	for (long i = 0; i < got && used < n; i++) {
 		uint64_t addr = m[i].arg.pagefault.address;
 
-		used += (size_t)snprintf(buf + used, n - used, "%s%s@%" PRId64,
-			i ? " " : "", m[i].event != UFFD_EVENT_PAGEFAULT ?
-			"EVENT" : m[i].arg.pagefault.flags &
-			UFFD_PAGEFAULT_FLAG_MINOR ? "MINOR" : "MISSING",
-			(int64_t)(addr - (uintptr_t)x->a) / CONF_PAGE);
+		used += (size_t)
+			snprintf(buf + used, n - used, "%s%s@%" PRId64,
+				 i ? " " : "",
+				 m[i].event != UFFD_EVENT_PAGEFAULT ? "EVENT" :
+				 m[i].arg.pagefault.flags &
+						 UFFD_PAGEFAULT_FLAG_MINOR ?
+								      "MINOR" :
+								      "MISSING",
+				 (int64_t)(addr - (uintptr_t)x->a) / CONF_PAGE);
 	}
 	return got;
 }
@@ -136,10 +141,14 @@ static int touch(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 	long rc;
 
 	if (x->nreaders == CONF_MAX_READERS || s->len > CONF_PAGE)
-		return fail(x, "the table: too many readers or a read over "
-			    "a page", -EINVAL);
-	*r = (struct conf_reader){ .side = x->side, .addr = x->a + s->off,
-				   .off = s->off, .len = s->len };
+		return fail(x,
+			    "the table: too many readers or a read over "
+			    "a page",
+			    -EINVAL);
+	*r = (struct conf_reader){ .side = x->side,
+				   .addr = x->a + s->off,
+				   .off = s->off,
+				   .len = s->len };
 	if ((rc = SEAM(x, notify_open)) < 0)
 		return fail(x, "eventfd", rc);
 	r->fd = (int)rc;
@@ -190,7 +199,8 @@ static void describe_readers(struct ctx *x, char *buf, size_t n)
 		else if (r->zeros == r->len)
 			snprintf(what, sizeof(what), "zeros");
 		else
-			snprintf(what, sizeof(what), "mixed:%" PRIu64, r->wrong);
+			snprintf(what, sizeof(what), "mixed:%" PRIu64,
+				 r->wrong);
 		used += (size_t)snprintf(buf + used, n - used, "%sr%d:%s",
 					 i ? " " : "", i, what);
 	}
@@ -252,7 +262,8 @@ static int step(struct ctx *x, const struct conf_step *s, struct conf_obs *o)
 		o->rc = fill_b(x, s);
 		break;
 	case C_CONTINUE:
-		o->rc = SEAM(x, uffd_continue, x->uffd, addr, s->len, &o->mapped);
+		o->rc = SEAM(x, uffd_continue, x->uffd, addr, s->len,
+			     &o->mapped);
 		break;
 	case C_WAKE:
 		o->rc = SEAM(x, uffd_wake, x->uffd, addr, s->len);
@@ -295,8 +306,10 @@ static void sweep(struct ctx *x, char *buf, size_t n)
 		for (uint32_t i = 0; i < CONF_PAGE; i++)
 			zeros += !page[i];
 		kind = !resid_content_mismatches(page, off, CONF_PAGE,
-						 CONF_SEED) ? 0 :
-			zeros == CONF_PAGE ? 1 : 2;
+						 CONF_SEED) ?
+			       0 :
+		       zeros == CONF_PAGE ? 1 :
+					    2;
 		k[kind]++;
 		if (x->c->pages <= 32 && p + 1 < n)
 			buf[p] = "C0x"[kind];

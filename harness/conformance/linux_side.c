@@ -25,15 +25,14 @@ struct lx {
 	int pagemap;
 };
 
-static void lx_read_a(struct conf_side *side, const uint8_t *addr,
-		      uint8_t *dst, uint64_t len)
+static void lx_read_a(struct conf_side *side, const uint8_t *addr, uint8_t *dst,
+		      uint64_t len)
 {
 	(void)side;
 	memcpy(dst, addr, len);
 }
 
-static int lx_drop_a(struct conf_side *side, const uint8_t *addr,
-		     uint64_t len)
+static int lx_drop_a(struct conf_side *side, const uint8_t *addr, uint64_t len)
 {
 	(void)side;
 	return madvise((void *)addr, len, MADV_DONTNEED) < 0 ? -errno : 0;
@@ -72,15 +71,17 @@ static int asleep_on_fault(int tid)
 static int lx_settle(struct conf_side *side, struct conf_reader *r, int n)
 {
 	for (int i = 0; i < n; i++) {
-		int polls = 0, tid = __atomic_load_n(&r[i].tid, __ATOMIC_ACQUIRE);
+		int polls = 0,
+		    tid = __atomic_load_n(&r[i].tid, __ATOMIC_ACQUIRE);
 
 		while (!__atomic_load_n(&r[i].done, __ATOMIC_ACQUIRE) &&
 		       !asleep_on_fault(tid)) {
 			if (++polls > SETTLE_POLLS) {
-				snprintf(side->why, sizeof(side->why), "reader "
+				snprintf(side->why, sizeof(side->why),
+					 "reader "
 					 "%d (tid %d) neither finished nor slept "
-					 "on its fault in %d s", i, tid,
-					 SETTLE_POLLS / 1000);
+					 "on its fault in %d s",
+					 i, tid, SETTLE_POLLS / 1000);
 				return -1;
 			}
 			usleep(1000);
@@ -113,9 +114,9 @@ static void run_huge(struct conf_side *side, const struct conf_case *c,
 		     struct conf_run *out)
 {
 	char dir[] = "/tmp/residctl-conf-huge-XXXXXX";
-	struct conf_run *shared = mmap(NULL, sizeof(*out), PROT_READ |
-				       PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-				       -1, 0);
+	struct conf_run *shared = mmap(NULL, sizeof(*out),
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int status = 0;
 	pid_t pid = -1;
 
@@ -135,16 +136,16 @@ static void run_huge(struct conf_side *side, const struct conf_case *c,
 		/* The parent's pagemap describes the parent's pages. */
 		close(lx->pagemap);
 		lx->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-		if (huge_leg_enter(dir, shared->error,
-				   sizeof(shared->error)) < 0)
+		if (huge_leg_enter(dir, shared->error, sizeof(shared->error)) <
+		    0)
 			_exit(1);
 		side->huge_dir = dir;
 		conf_exec(side, c, shared);
 		_exit(0);
 	}
-	if (pid < 0 || child_reap(pid, &status, 0) < 0 ||
-	    !WIFEXITED(status))
-		snprintf(shared->error, sizeof(shared->error), "the huge "
+	if (pid < 0 || child_reap(pid, &status, 0) < 0 || !WIFEXITED(status))
+		snprintf(shared->error, sizeof(shared->error),
+			 "the huge "
 			 "case's child failed");
 	*out = *shared;
 	munmap(shared, sizeof(*out));
@@ -157,8 +158,13 @@ int conf_run_linux(const struct conf_case *const *cases, int n,
 {
 	struct lx lx;
 	struct conf_side side = {
-		.name = "linux", .k = &resid_seam_linux, .read_a = lx_read_a,
-		.drop_a = lx_drop_a, .settle = lx_settle, .page_state = lx_page_state, .priv = &lx,
+		.name = "linux",
+		.k = &resid_seam_linux,
+		.read_a = lx_read_a,
+		.drop_a = lx_drop_a,
+		.settle = lx_settle,
+		.page_state = lx_page_state,
+		.priv = &lx,
 	};
 	struct cg_scope scope;
 	struct probe p;
@@ -178,8 +184,8 @@ int conf_run_linux(const struct conf_case *const *cases, int n,
 			 strerror(errno));
 		return -1;
 	}
-	if (cg_scope_enter(&scope, "conformance", SCOPE_LIMIT, err,
-			   errlen) < 0) {
+	if (cg_scope_enter(&scope, "conformance", SCOPE_LIMIT, err, errlen) <
+	    0) {
 		close(lx.pagemap);
 		return -1;
 	}

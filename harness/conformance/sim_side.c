@@ -14,8 +14,7 @@ static void sim_read_a(struct conf_side *side, const uint8_t *addr,
 	sim_read(side->priv, addr, dst, len);
 }
 
-static int sim_drop_a(struct conf_side *side, const uint8_t *addr,
-		      uint64_t len)
+static int sim_drop_a(struct conf_side *side, const uint8_t *addr, uint64_t len)
 {
 	return sim_drop(side->priv, addr, len);
 }
@@ -28,8 +27,8 @@ static int sim_settle(struct conf_side *side, struct conf_reader *r, int n)
 	return 0;
 }
 
-static char sim_page(struct conf_side *side, const uint8_t *a,
-		     const uint8_t *b, uint64_t page)
+static char sim_page(struct conf_side *side, const uint8_t *a, const uint8_t *b,
+		     uint64_t page)
 {
 	int in_cache, mapped;
 
@@ -57,19 +56,26 @@ int conf_run_sim(const struct conf_case *const *cases, int n,
 		 struct conf_run *out, char *err, size_t errlen)
 {
 	for (int i = 0; i < n; i++) {
-		struct sim_config sc = { .seed = 1, .strategy = SIM_RANDOM,
-			.folio_bytes = cases[i]->huge ? huge_leg_folio() : 0 };
+		struct sim_config sc = {
+			.seed = 1,
+			.strategy = SIM_RANDOM,
+			.folio_bytes = cases[i]->huge ? huge_leg_folio() : 0
+		};
 		struct sim *s = sim_create(&sc);
 		struct conf_side side = {
-			.name = "sim", .read_a = sim_read_a,
-			.drop_a = sim_drop_a, .settle = sim_settle, .page_state = sim_page,
+			.name = "sim",
+			.read_a = sim_read_a,
+			.drop_a = sim_drop_a,
+			.settle = sim_settle,
+			.page_state = sim_page,
 			.huge_dir = SIM_HUGE_DIR,
 		};
 		struct job j = { &side, cases[i], &out[i] };
 		enum sim_verdict v;
 
 		if (!s) {
-			snprintf(err, errlen, "out of memory for the simulation");
+			snprintf(err, errlen,
+				 "out of memory for the simulation");
 			return -1;
 		}
 		side.k = sim_seam(s);

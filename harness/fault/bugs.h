@@ -37,9 +37,13 @@ int bugs_from_env(char *err, size_t n);
  * those on (main reads RESIDCTL_BUGS for every command). */
 int bugs_opt(void *dst, const char *where, const char *value, char *err,
 	     size_t n);
-#define CLI_BUG \
-	{ "bug", CLI_CALL, NULL, .arg = "N[,N..]", .help = "switch historical bugs back " \
-	  "on (all; see residctl repro --list); RESIDCTL_BUGS too", \
-	  .parse = bugs_opt }
+#define CLI_BUG                                                                           \
+	{                                                                                 \
+		"bug", CLI_CALL, NULL,                                                    \
+			.arg = "N[,N..]",                                                 \
+			.help = "switch historical bugs back "                            \
+				"on (all; see residctl repro --list); RESIDCTL_BUGS too", \
+			.parse = bugs_opt                                                 \
+	}
 
 #endif

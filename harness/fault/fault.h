@@ -12,7 +12,9 @@
 
 #include "seam.h"
 
-/* The points, as (enum, name without "resid/", what fires). */
+/* The points, as (enum, name without "resid/", what fires): a table that
+ * docs/extending.md adds to, kept as written. */
+/* clang-format off */
 #define FAULT_POINTS(X)                                                       \
 	X(FP_READ_EIO, "backing_read/eio")    /* backing read fails, EIO */    \
 	X(FP_READ_EINTR, "backing_read/eintr") /* backing read fails, EINTR */ \
@@ -32,6 +34,7 @@
 	X(FP_WRITE_SHORT, "memfd_write/short") /* it writes half */           \
 	X(FP_DROP_A, "drop_a")                /* MADV_DONTNEED on A: EAGAIN */ \
 	/* a new point: its line above this one */
+/* clang-format on */
 
 #define FAULT_ENUM(e, s) e,
 enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
@@ -48,15 +51,15 @@ enum fault_point { FAULT_POINTS(FAULT_ENUM) FP_COUNT };
 const char *fault_name(int point);
 
 struct fault_rule {
-	char prob[24];        /* as given, e.g. "0.5"; "" with calls */
-	uint64_t threshold;   /* fire when a draw >> 11 is below */
-	uint16_t ncalls;      /* fire on calls[0..ncalls), ascending */
+	char prob[24];      /* as given, e.g. "0.5"; "" with calls */
+	uint64_t threshold; /* fire when a draw >> 11 is below */
+	uint16_t ncalls;    /* fire on calls[0..ncalls), ascending */
 	uint64_t calls[FAULT_MAX_CALLS];
 };
 
 struct fault_plan {
-	uint32_t on;          /* a bit per point with a rule */
-	int all;              /* all=P: only the points a run can fire */
+	uint32_t on; /* a bit per point with a rule */
+	int all;     /* all=P: only the points a run can fire */
 	/* Swarm (the spec "swarm"): the points each run may draw from its
 	 * seed (fault_plan_swarm); 0: none. A rule of `on` wins over it. */
 	uint32_t swarm;
@@ -68,15 +71,18 @@ struct fault_plan {
  * without "resid/", or all. Every item is checked before any is added.
  * -1 with one line in err naming `where` (an unknown name lists the
  * known ones). */
-int fault_plan_add(struct fault_plan *plan, const char *where,
-		   const char *list, char *err, size_t n);
+int fault_plan_add(struct fault_plan *plan, const char *where, const char *list,
+		   char *err, size_t n);
 /* --fault SPEC, a command's option (cli.h), and RESIDCTL_FAULTS: dst is a
  * struct fault_plan. */
-int fault_plan_opt(void *dst, const char *where, const char *spec,
-		   char *err, size_t n);
-#define CLI_FAULT(plan, help_) \
-	{ "fault", CLI_CALL, plan, .arg = "NAME=P|NAME@N", .help = help_, \
-	  .env = "RESIDCTL_FAULTS", .parse = fault_plan_opt }
+int fault_plan_opt(void *dst, const char *where, const char *spec, char *err,
+		   size_t n);
+#define CLI_FAULT(plan, help_)                                            \
+	{                                                                 \
+		"fault", CLI_CALL, plan,                                  \
+			.arg = "NAME=P|NAME@N", .help = help_,            \
+			.env = "RESIDCTL_FAULTS", .parse = fault_plan_opt \
+	}
 /* Fits plan to a run that can fire only the points in `can`: all=P keeps
  * what the run can fire. -1 with one line in err when a point it names
  * (or all of them) cannot fire there; `run` names the run. */
@@ -121,8 +127,7 @@ uint64_t fault_seam_fired(const struct fault_seam *fs, int point);
 uint64_t fault_seam_calls(const struct fault_seam *fs, int point);
 /* What fired, as a plan of call numbers; -1 when more than
  * FAULT_MAX_CALLS of a point fired (the plan is then incomplete). */
-int fault_seam_fired_plan(const struct fault_seam *fs,
-			  struct fault_plan *out);
+int fault_seam_fired_plan(const struct fault_seam *fs, struct fault_plan *out);
 /* fired[] of every point, for a report. */
 void fault_seam_fired_all(const struct fault_seam *fs,
 			  uint64_t fired[FP_COUNT]);
@@ -130,7 +135,7 @@ void fault_seam_fired_all(const struct fault_seam *fs,
 /* Adds fired[] to a "fired:NAME" counter of a scenario's row for each
  * point plan names, so the row says how many fired per point. */
 struct scen_result;
-void fault_report(const struct fault_plan *plan,
-		  const uint64_t fired[FP_COUNT], struct scen_result *res);
+void fault_report(const struct fault_plan *plan, const uint64_t fired[FP_COUNT],
+		  struct scen_result *res);
 
 #endif

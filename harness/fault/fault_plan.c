@@ -102,9 +102,11 @@ static int unknown(const char *where, const char *s, size_t len, size_t k,
 			break;
 		used += (size_t)w;
 	}
-	return err_line(err, n, "%s \"%.*s\": unknown point \"%.*s\"; use one of "
-		   "%sall or swarm (the \"" PREFIX "\" prefix is optional)", where,
-		   (int)len, s, (int)k, s, known);
+	return err_line(err, n,
+			"%s \"%.*s\": unknown point \"%.*s\"; use one of "
+			"%sall or swarm (the \"" PREFIX
+			"\" prefix is optional)",
+			where, (int)len, s, (int)k, s, known);
 }
 
 /* Checks the spec s[0..len) and, when plan is set, adds it. */
@@ -120,18 +122,21 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	int p;
 
 	if (!len)
-		return err_line(err, n, "%s: an empty spec; write NAME=P or NAME@N, "
-			   "several separated by single commas", where);
+		return err_line(err, n,
+				"%s: an empty spec; write NAME=P or NAME@N, "
+				"several separated by single commas",
+				where);
 	if (len == 5 && !memcmp(s, "swarm", 5)) {
 		if (plan)
 			plan->swarm = FAULT_ALL;
 		return 0;
 	}
 	if (k >= len)
-		return err_line(err, n, "%s \"%.*s\": no value; write NAME=P "
-			   "(probability 0..1) or NAME@N (the Nth call, "
-			   "N >= 1; N+M+.. for several), e.g. wake=0.01",
-			   where, (int)len, s);
+		return err_line(err, n,
+				"%s \"%.*s\": no value; write NAME=P "
+				"(probability 0..1) or NAME@N (the Nth call, "
+				"N >= 1; N+M+.. for several), e.g. wake=0.01",
+				where, (int)len, s);
 	if (k == 3 && !memcmp(s, "all", 3)) {
 		mask = FAULT_ALL;
 	} else {
@@ -147,16 +152,18 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	}
 	if (s[k] == '@') {
 		if (vlen >= sizeof(val) || parse_calls(val, &r))
-			return err_line(err, n, "%s \"%.*s\": calls \"%.*s\" are "
-				   "not whole numbers >= 1, each once, at most "
-				   "%d; write e.g. %.*s@3 or %.*s@3+7", where,
-				   (int)len, s, (int)vlen, v, FAULT_MAX_CALLS,
-				   (int)k, s, (int)k, s);
+			return err_line(err, n,
+					"%s \"%.*s\": calls \"%.*s\" are "
+					"not whole numbers >= 1, each once, at most "
+					"%d; write e.g. %.*s@3 or %.*s@3+7",
+					where, (int)len, s, (int)vlen, v,
+					FAULT_MAX_CALLS, (int)k, s, (int)k, s);
 	} else if (vlen >= sizeof(r.prob) ||
 		   parse_probability(val, &r.threshold)) {
-		return err_line(err, n, "%s \"%.*s\": probability \"%.*s\" is "
-			   "not a decimal from 0 to 1; write e.g. %.*s=0.01",
-			   where, (int)len, s, (int)vlen, v, (int)k, s);
+		return err_line(err, n,
+				"%s \"%.*s\": probability \"%.*s\" is "
+				"not a decimal from 0 to 1; write e.g. %.*s=0.01",
+				where, (int)len, s, (int)vlen, v, (int)k, s);
 	} else {
 		memcpy(r.prob, val, vlen + 1);
 	}
@@ -172,8 +179,8 @@ static int add_one(struct fault_plan *plan, const char *where, const char *s,
 	return 0;
 }
 
-int fault_plan_add(struct fault_plan *plan, const char *where,
-		   const char *list, char *err, size_t n)
+int fault_plan_add(struct fault_plan *plan, const char *where, const char *list,
+		   char *err, size_t n)
 {
 	/* A dry run first, so an error adds nothing. */
 	for (int apply = 0; apply < 2; apply++) {
@@ -192,8 +199,8 @@ int fault_plan_add(struct fault_plan *plan, const char *where,
 	return 0;
 }
 
-int fault_plan_opt(void *dst, const char *where, const char *spec,
-		   char *err, size_t n)
+int fault_plan_opt(void *dst, const char *where, const char *spec, char *err,
+		   size_t n)
 {
 	return fault_plan_add(dst, where, spec, err, n);
 }
@@ -204,12 +211,15 @@ int fault_plan_fit(struct fault_plan *plan, uint32_t can, const char *run,
 	uint32_t cannot = plan->on & ~can;
 
 	if (plan->all && !(plan->on & can))
-		return err_line(err, n, "fault all: %s makes no seam call a fault "
-			   "can fire on; drop --fault for it", run);
+		return err_line(err, n,
+				"fault all: %s makes no seam call a fault "
+				"can fire on; drop --fault for it",
+				run);
 	if (cannot && !plan->all)
-		return err_line(err, n, "fault %s cannot fire in %s: it makes no "
-			   "such seam call; drop it or name another scenario",
-			   names[__builtin_ctz(cannot)] + PREFIX_LEN, run);
+		return err_line(err, n,
+				"fault %s cannot fire in %s: it makes no "
+				"such seam call; drop it or name another scenario",
+				names[__builtin_ctz(cannot)] + PREFIX_LEN, run);
 	/* A swarm is whatever the run can fire: never refused. */
 	plan->swarm &= can;
 	plan->on &= can;
@@ -324,8 +334,8 @@ uint64_t fault_swarm_chunk(uint64_t seed)
 
 /* Adds to the counter: a storm's child and the run's own seam both report.
  * A swarm names every point it may draw. */
-void fault_report(const struct fault_plan *plan,
-		  const uint64_t fired[FP_COUNT], struct scen_result *res)
+void fault_report(const struct fault_plan *plan, const uint64_t fired[FP_COUNT],
+		  struct scen_result *res)
 {
 	for (int p = 0; p < FP_COUNT; p++) {
 		uint64_t v = fired[p];

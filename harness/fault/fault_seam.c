@@ -23,14 +23,14 @@
 /* Relaxed: a count must not order the pager's threads, or ThreadSanitizer
  * would miss the races the storms run it for. */
 struct point {
-	_Atomic uint64_t calls;     /* calls the point belongs to */
-	_Atomic uint64_t fired;     /* faults injected */
+	_Atomic uint64_t calls;       /* calls the point belongs to */
+	_Atomic uint64_t fired;       /* faults injected */
 	uint64_t at[FAULT_MAX_CALLS]; /* the first calls that fired */
 };
 
 struct fault_seam {
-	struct resid_seam ops;      /* ctx is this instance */
-	struct resid_seam in;       /* the wrapped seam */
+	struct resid_seam ops; /* ctx is this instance */
+	struct resid_seam in;  /* the wrapped seam */
 	struct fault_plan plan;
 	uint64_t seed;
 	fault_draw_fn draw;
@@ -45,7 +45,7 @@ static void fiu_start(void)
 {
 	if (fiu_init(0) < 0)
 		fprintf(stderr, "residctl: libfiu failed to initialise; faults "
-			"come only from the harness's own plans\n");
+				"come only from the harness's own plans\n");
 }
 
 /* Uniform in [0, 2^64) per (seed, point, n). The seed is mixed first so
@@ -88,7 +88,8 @@ static uint32_t ask(struct fault_seam *f, int first, int last, uint64_t *n)
 		return 0;
 	for (int p = first; p <= last; p++) {
 		n[p - first] = atomic_fetch_add_explicit(&f->pt[p].calls, 1,
-							 memory_order_relaxed) + 1;
+							 memory_order_relaxed) +
+			       1;
 		if (planned(f, p, n[p - first]) || fiu_fail(fault_name(p)))
 			fire |= 1u << p;
 	}
@@ -103,8 +104,7 @@ static int inject(struct fault_seam *f, uint32_t fire, int p, uint64_t n)
 
 	if (!(fire & 1u << p))
 		return 0;
-	k = atomic_fetch_add_explicit(&f->pt[p].fired, 1,
-				      memory_order_relaxed);
+	k = atomic_fetch_add_explicit(&f->pt[p].fired, 1, memory_order_relaxed);
 	if (k < FAULT_MAX_CALLS)
 		f->pt[p].at[k] = n;
 	return 1;
@@ -278,25 +278,25 @@ static void fw_cond_wait(void *ctx, resid_cond *c, resid_mutex *m)
 }
 
 /* Every other op goes straight to the wrapped seam, with its ctx. */
-#define PASS(ret, op, params, ...)                                      \
-	static ret pass_##op params                                     \
-	{                                                               \
-		struct fault_seam *f = ctx;                             \
-		return f->in.op(f->in.ctx, __VA_ARGS__);                \
+#define PASS(ret, op, params, ...)                       \
+	static ret pass_##op params                      \
+	{                                                \
+		struct fault_seam *f = ctx;              \
+		return f->in.op(f->in.ctx, __VA_ARGS__); \
 	}
-#define PASS_VOID(op, params, ...)                                      \
-	static void pass_##op params                                    \
-	{                                                               \
-		struct fault_seam *f = ctx;                             \
-		f->in.op(f->in.ctx, __VA_ARGS__);                       \
+#define PASS_VOID(op, params, ...)                \
+	static void pass_##op params              \
+	{                                         \
+		struct fault_seam *f = ctx;       \
+		f->in.op(f->in.ctx, __VA_ARGS__); \
 	}
 
 PASS(int, uffd_open, (void *ctx, int flags), flags)
 PASS(int, uffd_api, (void *ctx, int fd, struct uffdio_api *api), fd, api)
-PASS(int, uffd_register, (void *ctx, int fd, struct uffdio_register *reg),
-     fd, reg)
-PASS(int, uffd_poison, (void *ctx, int fd, uint64_t addr, uint64_t len),
-     fd, addr, len)
+PASS(int, uffd_register, (void *ctx, int fd, struct uffdio_register *reg), fd,
+     reg)
+PASS(int, uffd_poison, (void *ctx, int fd, uint64_t addr, uint64_t len), fd,
+     addr, len)
 PASS(int, sigbus_thread, (void *ctx, uint32_t tid), tid)
 PASS(int, protect_none, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, notify_signal, (void *ctx, int fd), fd)
@@ -305,30 +305,34 @@ PASS(int, tmpfile_create, (void *ctx, const char *dir), dir)
 PASS(int, ftruncate, (void *ctx, int fd, uint64_t len), fd, len)
 PASS(int, fstat_blocks, (void *ctx, int fd, uint64_t *blocks), fd, blocks)
 PASS(int, memfd_present, (void *ctx, int fd, uint64_t *bytes), fd, bytes)
-PASS(int, map, (void *ctx, int fd, uint64_t len, int prot, void **out),
-     fd, len, prot, out)
+PASS(int, map, (void *ctx, int fd, uint64_t len, int prot, void **out), fd, len,
+     prot, out)
 PASS(int, unmap, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, nohugepage, (void *ctx, void *addr, uint64_t len), addr, len)
 PASS(int, hugepage, (void *ctx, void *addr, uint64_t len), addr, len)
-PASS(int, folio_census, (void *ctx, const void *addr, uint64_t len,
-			 uint64_t *large), addr, len, large)
+PASS(int, folio_census,
+     (void *ctx, const void *addr, uint64_t len, uint64_t *large), addr, len,
+     large)
 PASS(int, close, (void *ctx, int fd), fd)
 PASS(int, backing_open,
-     (void *ctx, const char *path, int direct, uint64_t *size),
-     path, direct, size)
-PASS(int, backing_dontneed, (void *ctx, int fd, uint64_t off, uint64_t len),
-     fd, off, len)
+     (void *ctx, const char *path, int direct, uint64_t *size), path, direct,
+     size)
+PASS(int, backing_dontneed, (void *ctx, int fd, uint64_t off, uint64_t len), fd,
+     off, len)
 /* A reader's job calls back through the region's seam, this one, so its
  * reads meet the read points like any other. */
-PASS(int, reader_open, (void *ctx, resid_reader *rd, resid_read_fn fn,
-			void *arg), rd, fn, arg)
-PASS_VOID(read_start, (void *ctx, resid_reader rd, void *buf, size_t len,
-		       uint64_t off), rd, buf, len, off)
+PASS(int, reader_open,
+     (void *ctx, resid_reader *rd, resid_read_fn fn, void *arg), rd, fn, arg)
+PASS_VOID(read_start,
+	  (void *ctx, resid_reader rd, void *buf, size_t len, uint64_t off), rd,
+	  buf, len, off)
 PASS(long, read_wait, (void *ctx, resid_reader rd), rd)
 PASS_VOID(reader_close, (void *ctx, resid_reader rd), rd)
 PASS_VOID(sleep_ns, (void *ctx, uint64_t ns), ns)
-PASS(int, thread_start, (void *ctx, resid_thread *t, void *(*fn)(void *),
-			 void *arg, const char *name), t, fn, arg, name)
+PASS(int, thread_start,
+     (void *ctx, resid_thread *t, void *(*fn)(void *), void *arg,
+      const char *name),
+     t, fn, arg, name)
 PASS(int, thread_join, (void *ctx, resid_thread t), t)
 PASS_VOID(mutex_init, (void *ctx, resid_mutex *m), m)
 PASS_VOID(mutex_destroy, (void *ctx, resid_mutex *m), m)
@@ -471,13 +475,15 @@ const struct resid_seam *fault_seam_ops(const struct fault_seam *f)
 uint64_t fault_seam_fired(const struct fault_seam *f, int point)
 {
 	return fault_name(point) ? atomic_load_explicit(&f->pt[point].fired,
-							memory_order_relaxed) : 0;
+							memory_order_relaxed) :
+				   0;
 }
 
 uint64_t fault_seam_calls(const struct fault_seam *f, int point)
 {
 	return fault_name(point) ? atomic_load_explicit(&f->pt[point].calls,
-							memory_order_relaxed) : 0;
+							memory_order_relaxed) :
+				   0;
 }
 
 void fault_seam_fired_all(const struct fault_seam *f, uint64_t fired[FP_COUNT])

@@ -14,13 +14,15 @@ int hz_advice(struct hz_out *o, int advice)
 	const char *read;
 	int left;
 
-	if (hz_open(&r, o, HZ_PMD, 0, UFFDIO_REGISTER_MODE_MISSING |
-		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
+	if (hz_open(&r, o, HZ_PMD, 0,
+		    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		    0) < 0 ||
 	    hz_write(&r, 0, PAGES) < 0 || hz_continue_ok(&r, 0, PAGES) < 0 ||
 	    (left = hz_present(&r, 0, PAGES)) < 0)
 		return -1;
 	if (left != PAGES)
-		return hz_fail(o, "CONTINUE'd pages not mapped", 0, "hz_advice");
+		return hz_fail(o, "CONTINUE'd pages not mapped", 0,
+			       "hz_advice");
 	o->of = PAGES;
 	o->err = hz_advise(r.a, 0, PAGES, advice);
 	if ((left = hz_present(&r, 0, PAGES)) < 0)

@@ -46,13 +46,17 @@ static int hazard_opt(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	if (i < 0) {
-		snprintf(err, n, "unknown hazard '%s'; see residctl hazards "
-			 "--list", v);
+		snprintf(err, n,
+			 "unknown hazard '%s'; see residctl hazards "
+			 "--list",
+			 v);
 		return -1;
 	}
 	if (on[i]) {
-		snprintf(err, n, "hazard '%s' named twice; name each of the "
-			 "%d hazards at most once", v, HZ_COUNT);
+		snprintf(err, n,
+			 "hazard '%s' named twice; name each of the "
+			 "%d hazards at most once",
+			 v, HZ_COUNT);
 		return -1;
 	}
 	on[i] = 1;
@@ -83,9 +87,9 @@ static void num(FILE *f, const char *name, int v)
 		fprintf(f, "%d", v);
 }
 
-static int write_json(const char *path, const char *release,
-		      const int *on, const struct hz_out *out,
-		      char outcome[][512], char verdicts[][512])
+static int write_json(const char *path, const char *release, const int *on,
+		      const struct hz_out *out, char outcome[][512],
+		      char verdicts[][512])
 {
 	char tmp[4200];
 	FILE *f = open_tmp(path, tmp, sizeof(tmp));
@@ -116,8 +120,10 @@ static int write_json(const char *path, const char *release,
 		num(f, "dropped", o->dropped);
 		num(f, "of", o->of);
 		num(f, "zeros", o->zeros);
-		fprintf(f, ", \"refused\": %s", o->refused < 0 ? "null" :
-			o->refused ? "true" : "false");
+		fprintf(f, ", \"refused\": %s",
+			o->refused < 0 ? "null" :
+			o->refused     ? "true" :
+					 "false");
 		fputs(", \"fault\": ", f);
 		json_str(f, o->fault);
 		fputs(", \"key\": ", f);
@@ -187,9 +193,14 @@ int cmd_hazards(int argc, char **argv)
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "hazards", .synopsis = "[HAZARD...]", .about = about,
-		.opts = opts, .operands = INT_MAX,
-		.operand = { .type = CLI_CALL, .dst = r.on, .parse = hazard_opt },
+		.cmd = "hazards",
+		.synopsis = "[HAZARD...]",
+		.about = about,
+		.opts = opts,
+		.operands = INT_MAX,
+		.operand = { .type = CLI_CALL,
+			     .dst = r.on,
+			     .parse = hazard_opt },
 	};
 	int rc = cli_parse(&spec, argc, argv);
 

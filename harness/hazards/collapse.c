@@ -28,8 +28,8 @@ static int folio_huge(struct hz_region *r, size_t page)
 	int fd, rc;
 
 	(void)*(volatile char *)(r->b + page * HZ_PAGE);
-	if (pread(r->pagemap, &e, sizeof(e), ((uintptr_t)r->b / HZ_PAGE +
-						page) * sizeof(e)) != sizeof(e))
+	if (pread(r->pagemap, &e, sizeof(e),
+		  ((uintptr_t)r->b / HZ_PAGE + page) * sizeof(e)) != sizeof(e))
 		return hz_fail(r->o, "pread /proc/self/pagemap", errno,
 			       "folio_huge");
 	if (!(e & ((1ull << 55) - 1)) && geteuid())
@@ -58,7 +58,8 @@ static int fill_small(struct hz_region *r, size_t first, size_t n)
 	if (hz_fill(r, first, n) < 0 || (huge = folio_huge(r, first)) < 0)
 		return -1;
 	return huge == 1 ? hz_fail(r->o, "B's write took a huge folio", 0,
-			      "fill_small") : 0;
+				   "fill_small") :
+			   0;
 }
 
 /* The collapse of A or B's first 2 MiB: o->err, o->refused. */
@@ -68,7 +69,8 @@ static int collapse(struct hz_region *r, char *map, const char *which)
 	char what[64];
 
 	if (err) {
-		snprintf(what, sizeof(what), "madvise(%s, MADV_HUGEPAGE)", which);
+		snprintf(what, sizeof(what), "madvise(%s, MADV_HUGEPAGE)",
+			 which);
 		return hz_fail(r->o, what, err, "collapse");
 	}
 	r->o->err = hz_advise(map, 0, HZ_PMD_PAGES, MADV_COLLAPSE);
@@ -83,8 +85,9 @@ int hz_collapse_b(struct hz_out *o, int memfd)
 	const char *read;
 	int left, huge;
 
-	if (hz_open(&r, o, HZ_PMD, !memfd, UFFDIO_REGISTER_MODE_MISSING |
-		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
+	if (hz_open(&r, o, HZ_PMD, !memfd,
+		    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		    0) < 0 ||
 	    fill_small(&r, 0, HZ_PMD_PAGES) < 0 ||
 	    hz_continue_ok(&r, 0, HZ_PMD_PAGES) < 0 ||
 	    collapse(&r, r.b, "B") < 0 ||
@@ -92,11 +95,12 @@ int hz_collapse_b(struct hz_out *o, int memfd)
 		return -1;
 	o->of = HZ_PMD_PAGES;
 	o->dropped = HZ_PMD_PAGES - left;
-	if (hz_touch_answer(&r, 1, &read) < 0 ||
-	    (huge = folio_huge(&r, 0)) < 0)
+	if (hz_touch_answer(&r, 1, &read) < 0 || (huge = folio_huge(&r, 0)) < 0)
 		return -1;
 	snprintf(o->key, sizeof(o->key), "folio after: %s; the touch read %s",
-		 huge == 2 ? "unknown (not root)" : huge ? "huge" : "4 KiB",
+		 huge == 2 ? "unknown (not root)" :
+		 huge      ? "huge" :
+			     "4 KiB",
 		 read);
 	return 0;
 }
@@ -126,7 +130,8 @@ int hz_collapse_a(struct hz_out *o, int arg)
 		return -1;
 	if (hole) {
 		if (fill_small(&r, 0, HZ_PMD_PAGES) < 0 ||
-		    hz_punch(&r, MID, 1) < 0 || hz_continue_ok(&r, 0, MID) < 0 ||
+		    hz_punch(&r, MID, 1) < 0 ||
+		    hz_continue_ok(&r, 0, MID) < 0 ||
 		    hz_continue_ok(&r, MID + 1, HZ_PMD_PAGES - MID - 1) < 0)
 			return -1;
 		o->of = HZ_PMD_PAGES - 1;
@@ -134,14 +139,17 @@ int hz_collapse_a(struct hz_out *o, int arg)
 		if (hz_fill(&r, 0, HEAD) < 0 || (huge = folio_huge(&r, 0)) < 0)
 			return -1;
 		if (!huge)
-			return hz_fail(o, "B's write on huge=always took a 4 KiB "
-				       "folio", 0, "hz_collapse_a");
+			return hz_fail(o,
+				       "B's write on huge=always took a 4 KiB "
+				       "folio",
+				       0, "hz_collapse_a");
 		if (hz_continue_ok(&r, 0, HEAD) < 0)
 			return -1;
 		o->of = HEAD;
 	}
 	/* never CONTINUE'd: the hole, or the folio's tail */
-	size_t nfirst = hole ? MID : HEAD, nlen = hole ? 1 : HZ_PMD_PAGES - HEAD;
+	size_t nfirst = hole ? MID : HEAD,
+	       nlen = hole ? 1 : HZ_PMD_PAGES - HEAD;
 
 	if ((b0 = hz_blocks(&r)) < 0 || collapse(&r, r.a, "A") < 0 ||
 	    (b1 = hz_blocks(&r)) < 0 ||
@@ -152,16 +160,21 @@ int hz_collapse_a(struct hz_out *o, int arg)
 	o->zeros = zero;
 	o->dropped = o->of - (left - never);
 	/* the page never CONTINUE'd, if the collapse left it unmapped */
-	if (!hz_present(&r, touch, 1) &&
-	    hz_touch_answer(&r, touch, &read) < 0)
+	if (!hz_present(&r, touch, 1) && hz_touch_answer(&r, touch, &read) < 0)
 		return -1;
 	if (hole)
-		snprintf(o->key, sizeof(o->key), "st_blocks %s; the hole's "
-			 "touch read %s", b1 > b0 ? "grew" : b1 == b0 ?
-			 "kept" : "shrank", read);
+		snprintf(o->key, sizeof(o->key),
+			 "st_blocks %s; the hole's "
+			 "touch read %s",
+			 b1 > b0  ? "grew" :
+			 b1 == b0 ? "kept" :
+				    "shrank",
+			 read);
 	else
-		snprintf(o->key, sizeof(o->key), "%d of %zu tail pages mapped; "
-			 "a tail touch read %s", never, nlen, read);
+		snprintf(o->key, sizeof(o->key),
+			 "%d of %zu tail pages mapped; "
+			 "a tail touch read %s",
+			 never, nlen, read);
 	snprintf(o->note, sizeof(o->note), "st_blocks %" PRId64 " -> %" PRId64,
 		 b0, b1);
 	return 0;

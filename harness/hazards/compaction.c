@@ -31,8 +31,9 @@ int hz_compaction(struct hz_out *o, int arg)
 	int fd, left, zero, right, moved = 0;
 
 	(void)arg;
-	if (hz_open(&r, o, HZ_PMD, 0, UFFDIO_REGISTER_MODE_MISSING |
-		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
+	if (hz_open(&r, o, HZ_PMD, 0,
+		    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		    0) < 0 ||
 	    hz_fill(&r, 0, PAGES) < 0 || hz_continue_ok(&r, 0, PAGES) < 0 ||
 	    frames(&r, before) < 0)
 		return -1;

@@ -14,8 +14,9 @@ int hz_cont_range(struct hz_out *o, int hole)
 	int64_t mapped, again;
 	int err2, left;
 
-	if (hz_open(&r, o, HZ_PMD, 0, UFFDIO_REGISTER_MODE_MISSING |
-		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
+	if (hz_open(&r, o, HZ_PMD, 0,
+		    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		    0) < 0 ||
 	    hz_fill(&r, 0, HZ_PMD_PAGES) < 0 ||
 	    (hole ? hz_punch(&r, MID, 1) : hz_continue_ok(&r, MID, 1)) < 0)
 		return -1;
@@ -27,9 +28,11 @@ int hz_cont_range(struct hz_out *o, int hole)
 				   HZ_PMD_PAGES - mapped / HZ_PAGE, &again);
 	if ((left = hz_present(&r, 0, HZ_PMD_PAGES)) < 0)
 		return -1;
-	snprintf(o->key, sizeof(o->key), "mapped %" PRId64 " (bytes before "
+	snprintf(o->key, sizeof(o->key),
+		 "mapped %" PRId64 " (bytes before "
 		 "the middle: %u); from there: %s, mapped %" PRId64 "; %d of "
-		 "%u pages mapped", mapped, MID * HZ_PAGE,
+		 "%u pages mapped",
+		 mapped, MID * HZ_PAGE,
 		 err2 < 0 ? "not retried" : hz_errname(err2), again, left,
 		 HZ_PMD_PAGES);
 	return 0;

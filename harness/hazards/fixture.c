@@ -29,13 +29,24 @@ int hz_fail(struct hz_out *o, const char *what, int err, const char *where)
 
 const char *hz_errname(int err)
 {
-	static const struct { int e; const char *n; } names[] = {
-		{ 0, "0" }, { EAGAIN, "EAGAIN" }, { EBUSY, "EBUSY" },
-		{ EEXIST, "EEXIST" }, { EFAULT, "EFAULT" },
-		{ EINVAL, "EINVAL" }, { ENOENT, "ENOENT" },
-		{ ENOMEM, "ENOMEM" }, { EPERM, "EPERM" },
-		{ ENOSPC, "ENOSPC" }, { EIO, "EIO" }, { ESRCH, "ESRCH" },
-		{ EOPNOTSUPP, "EOPNOTSUPP" }, { EACCES, "EACCES" },
+	static const struct {
+		int e;
+		const char *n;
+	} names[] = {
+		{ 0, "0" },
+		{ EAGAIN, "EAGAIN" },
+		{ EBUSY, "EBUSY" },
+		{ EEXIST, "EEXIST" },
+		{ EFAULT, "EFAULT" },
+		{ EINVAL, "EINVAL" },
+		{ ENOENT, "ENOENT" },
+		{ ENOMEM, "ENOMEM" },
+		{ EPERM, "EPERM" },
+		{ ENOSPC, "ENOSPC" },
+		{ EIO, "EIO" },
+		{ ESRCH, "ESRCH" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" },
+		{ EACCES, "EACCES" },
 	};
 	static char other[16];
 
@@ -88,7 +99,8 @@ static int open_uffd(struct hz_region *r, uint64_t features)
 	 * a second descriptor asks for what this hazard wants of it */
 	if (probe < 0 && errno == EPERM) {
 		r->o->na = 1;
-		snprintf(r->o->note, sizeof(r->o->note), "userfaultfd: EPERM "
+		snprintf(r->o->note, sizeof(r->o->note),
+			 "userfaultfd: EPERM "
 			 "(needs root or vm.unprivileged_userfaultfd=1)");
 		return -1;
 	}
@@ -102,9 +114,10 @@ static int open_uffd(struct hz_region *r, uint64_t features)
 	r->features = api.features;
 	if ((features & api.features) != features) {
 		r->o->na = 1;
-		snprintf(r->o->note, sizeof(r->o->note), "the kernel lacks uffd "
-			 "features %#llx", (unsigned long long)(features &
-			 ~api.features));
+		snprintf(r->o->note, sizeof(r->o->note),
+			 "the kernel lacks uffd "
+			 "features %#llx",
+			 (unsigned long long)(features & ~api.features));
 		return -1;
 	}
 	r->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
@@ -112,7 +125,8 @@ static int open_uffd(struct hz_region *r, uint64_t features)
 		return hz_fail(r->o, "userfaultfd", errno, "the second one");
 	api = (struct uffdio_api){ .api = UFFD_API, .features = features };
 	if (ioctl(r->uffd, UFFDIO_API, &api) < 0)
-		return hz_fail(r->o, "UFFDIO_API", errno, "the features wanted");
+		return hz_fail(r->o, "UFFDIO_API", errno,
+			       "the features wanted");
 	return 0;
 }
 
@@ -123,7 +137,8 @@ static int open_file(struct hz_region *r, int huge)
 	if (!huge) {
 		r->fd = memfd_create("residctl-hazard", MFD_CLOEXEC);
 		return r->fd < 0 ? hz_fail(r->o, "memfd_create", errno,
-					   "the region") : 0;
+					   "the region") :
+				   0;
 	}
 	/* this child's own namespace: the machine's /tmp stays as it is */
 	if (huge_leg_enter("/tmp", r->o->note, sizeof(r->o->note)) < 0) {
@@ -133,7 +148,8 @@ static int open_file(struct hz_region *r, int huge)
 	r->fd = open("/tmp/region", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 		     0600);
 	return r->fd < 0 ? hz_fail(r->o, "open /tmp/region", errno,
-				   "the huge tmpfs") : 0;
+				   "the huge tmpfs") :
+			   0;
 }
 
 int hz_open(struct hz_region *r, struct hz_out *o, size_t len, int huge,
@@ -157,7 +173,8 @@ int hz_open(struct hz_region *r, struct hz_out *o, size_t len, int huge,
 		return -1;
 	/* A as the pager has it; EINVAL: no THP, nothing to forbid */
 	if (madvise(r->a, len, MADV_NOHUGEPAGE) < 0 && errno != EINVAL)
-		return hz_fail(o, "madvise(A, MADV_NOHUGEPAGE)", errno, "hz_open");
+		return hz_fail(o, "madvise(A, MADV_NOHUGEPAGE)", errno,
+			       "hz_open");
 	reg.range.start = (uintptr_t)r->a;
 	reg.range.len = len;
 	if (ioctl(r->uffd, UFFDIO_REGISTER, &reg) < 0)
@@ -187,8 +204,7 @@ int hz_write(struct hz_region *r, size_t first, size_t n)
 	return 0;
 }
 
-int hz_continue(struct hz_region *r, size_t first, size_t n,
-		int64_t *mapped)
+int hz_continue(struct hz_region *r, size_t first, size_t n, int64_t *mapped)
 {
 	struct uffdio_continue c = {
 		.range = { .start = (uintptr_t)r->a + first * HZ_PAGE,
@@ -212,14 +228,15 @@ int hz_punch(struct hz_region *r, size_t first, size_t n)
 {
 	if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      first * HZ_PAGE, n * HZ_PAGE) < 0)
-		return hz_fail(r->o, "fallocate(PUNCH_HOLE)", errno, "hz_punch");
+		return hz_fail(r->o, "fallocate(PUNCH_HOLE)", errno,
+			       "hz_punch");
 	return 0;
 }
 
 int hz_advise(char *map, size_t first, size_t n, int advice)
 {
-	return madvise(map + first * HZ_PAGE, n * HZ_PAGE, advice) < 0 ?
-		errno : 0;
+	return madvise(map + first * HZ_PAGE, n * HZ_PAGE, advice) < 0 ? errno :
+									 0;
 }
 
 int hz_present(struct hz_region *r, size_t first, size_t n)
@@ -291,8 +308,9 @@ int hz_touch_start(struct hz_touch *t, struct hz_region *r, size_t page)
 	if (rc)
 		return hz_fail(r->o, "pthread_create", rc, "the toucher");
 	t->thread = (unsigned long)th;
-	return pthread_detach(th) ? hz_fail(r->o, "pthread_detach", rc,
-					    "the toucher") : 0;
+	return pthread_detach(th) ?
+		       hz_fail(r->o, "pthread_detach", rc, "the toucher") :
+		       0;
 }
 
 int hz_touch_wait(struct hz_touch *t, int ms)
@@ -312,19 +330,22 @@ int hz_fault(struct hz_region *r, int ms, char kind[16], size_t *page)
 	int rc = poll(&p, 1, ms);
 
 	if (rc < 0)
-		return hz_fail(r->o, "poll of the userfaultfd", errno, "hz_fault");
+		return hz_fail(r->o, "poll of the userfaultfd", errno,
+			       "hz_fault");
 	if (!rc)
 		return 0;
 	if (read(r->uffd, &m, sizeof(m)) != sizeof(m))
-		return errno == EAGAIN ? 0 :
-			hz_fail(r->o, "read of the userfaultfd", errno, "hz_fault");
+		return errno == EAGAIN ?
+			       0 :
+			       hz_fail(r->o, "read of the userfaultfd", errno,
+				       "hz_fault");
 	if (m.event != UFFD_EVENT_PAGEFAULT)
 		return hz_fail(r->o, "a uffd event other than a page fault", 0,
 			       "hz_fault");
-	snprintf(kind, 16, "%s", m.arg.pagefault.flags &
-		 UFFD_PAGEFAULT_FLAG_MINOR ? "minor" :
-		 m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP ? "wp" :
-		 "missing");
+	snprintf(kind, 16, "%s",
+		 m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_MINOR ? "minor" :
+		 m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP    ? "wp" :
+								     "missing");
 	*page = (m.arg.pagefault.address - (uintptr_t)r->a) / HZ_PAGE;
 	return 1;
 }
@@ -345,8 +366,9 @@ int hz_touch_answer(struct hz_region *r, size_t page, const char **what)
 		snprintf(r->o->fault, sizeof(r->o->fault), "none");
 		uint8_t v = *(volatile uint8_t *)(r->a + page * HZ_PAGE);
 
-		*what = v == hz_byte(page * HZ_PAGE) ? "right" : v ? "wrong" :
-			"zero";
+		*what = v == hz_byte(page * HZ_PAGE) ? "right" :
+			v                            ? "wrong" :
+						       "zero";
 		return 0;
 	}
 	if (hz_touch_start(&t, r, page) < 0)
@@ -367,9 +389,12 @@ int hz_touch_answer(struct hz_region *r, size_t page, const char **what)
 			return -1;
 	}
 	if (!hz_touch_wait(&t, FAULT_MS))
-		return hz_fail(r->o, "the touch did not return after the "
-			       "answer", 0, "hz_touch_answer");
+		return hz_fail(r->o,
+			       "the touch did not return after the "
+			       "answer",
+			       0, "hz_touch_answer");
 	*what = t.value == hz_byte(page * HZ_PAGE) ? "right" :
-		t.value ? "wrong" : "zero";
+		t.value                            ? "wrong" :
+						     "zero";
 	return 0;
 }

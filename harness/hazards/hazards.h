@@ -42,7 +42,7 @@ struct hazard {
 	hz_fn *fn;
 	int arg;
 	int needs;
-	int limit_s;       /* past it, the row is "hung" */
+	int limit_s; /* past it, the row is "hung" */
 	const char *what;
 	const char *on618; /* hz_outcome() as measured on 6.18 */
 };
@@ -53,7 +53,7 @@ extern const int nhazards;
 /* The rows of hazards.def, what one residctl hazards run holds at most. */
 enum {
 	HZ_COUNT = 0
-#define HAZARD(name, fn, arg, needs, limit, what, on618) + 1
+#define HAZARD(name, fn, arg, needs, limit, what, on618) +1
 #include "hazards/hazards.def"
 #undef HAZARD
 };
@@ -93,8 +93,7 @@ int hz_fill(struct hz_region *r, size_t first, size_t n);
 int hz_write(struct hz_region *r, size_t first, size_t n);
 /* UFFDIO_CONTINUE of pages [first, first + n): 0 or the errno; *mapped
  * the bytes the kernel says it mapped. */
-int hz_continue(struct hz_region *r, size_t first, size_t n,
-		int64_t *mapped);
+int hz_continue(struct hz_region *r, size_t first, size_t n, int64_t *mapped);
 /* Like hz_continue, and a failure is the setup's. */
 int hz_continue_ok(struct hz_region *r, size_t first, size_t n);
 int hz_punch(struct hz_region *r, size_t first, size_t n);

@@ -24,7 +24,8 @@ static void *populate(void *arg)
 	struct populate *p = arg;
 
 	p->err = madvise(p->r->a, PAGES * HZ_PAGE, MADV_POPULATE_READ) < 0 ?
-		errno : 0;
+			 errno :
+			 0;
 	atomic_store(&p->done, 1);
 	return NULL;
 }
@@ -40,13 +41,15 @@ int hz_populate(struct hz_out *o, int arg)
 	size_t page;
 
 	(void)arg;
-	if (hz_open(&r, o, HZ_PMD, 0, UFFDIO_REGISTER_MODE_MISSING |
-		    UFFDIO_REGISTER_MODE_MINOR, 0) < 0 ||
+	if (hz_open(&r, o, HZ_PMD, 0,
+		    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+		    0) < 0 ||
 	    hz_fill(&r, 0, PAGES) < 0)
 		return -1;
 	rc = pthread_create(&th, NULL, populate, &p);
 	if (rc)
-		return hz_fail(o, "pthread_create", rc, "the populating thread");
+		return hz_fail(o, "pthread_create", rc,
+			       "the populating thread");
 	while (!atomic_load(&p.done) && faults <= 2 * PAGES) {
 		int got = hz_fault(&r, 5000, kind, &page), more;
 		size_t next;
@@ -73,8 +76,10 @@ int hz_populate(struct hz_out *o, int arg)
 			return -1;
 	}
 	if (!atomic_load(&p.done)) {
-		snprintf(o->note, sizeof(o->note), "the populating thread did "
-			 "not return (%d faults answered)", faults);
+		snprintf(o->note, sizeof(o->note),
+			 "the populating thread did "
+			 "not return (%d faults answered)",
+			 faults);
 		o->hung = 1;
 		return 0;
 	}
@@ -84,13 +89,16 @@ int hz_populate(struct hz_out *o, int arg)
 	if (hz_read_mapped(&r, 0, PAGES, &zero, &right) < 0)
 		return -1;
 	o->err = p.err;
-	snprintf(o->fault, sizeof(o->fault), "%s", minor == faults ? "minor" :
-		 "mixed");
-	snprintf(o->key, sizeof(o->key), "%d faults (%d minor) for %d pages, "
-		 "%s, %s; %d pages right", faults, minor, PAGES,
+	snprintf(o->fault, sizeof(o->fault), "%s",
+		 minor == faults ? "minor" : "mixed");
+	snprintf(o->key, sizeof(o->key),
+		 "%d faults (%d minor) for %d pages, "
+		 "%s, %s; %d pages right",
+		 faults, minor, PAGES,
 		 most > 1 ? "more than one at once" : "one at a time",
 		 blocked == faults ? "each blocking until answered" :
-		 "not all blocking", right);
+				     "not all blocking",
+		 right);
 	if (!inorder)
 		snprintf(o->note, sizeof(o->note), "pages out of order");
 	return 0;

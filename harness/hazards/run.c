@@ -35,7 +35,8 @@ static void num(char *buf, size_t n, const char *name, int v)
 	size_t len = strlen(buf);
 
 	if (v >= 0)
-		snprintf(buf + len, n - len, "%s%s %d", len ? ", " : "", name, v);
+		snprintf(buf + len, n - len, "%s%s %d", len ? ", " : "", name,
+			 v);
 }
 
 void hz_outcome(const struct hz_out *o, char *buf, size_t n)
@@ -77,8 +78,10 @@ static const char *not_here(const struct hazard *h)
 	if ((h->needs & HZ_NEEDS_THP) && !huge_leg_folio())
 		return "the kernel has no transparent huge pages";
 	if ((h->needs & HZ_NEEDS_ROOT) && geteuid())
-		return h->needs == HZ_NEEDS_HUGE ? "not root: no tmpfs can be "
-			"mounted in a mount namespace of its own" : "not root";
+		return h->needs == HZ_NEEDS_HUGE ?
+			       "not root: no tmpfs can be "
+			       "mounted in a mount namespace of its own" :
+			       "not root";
 	return NULL;
 }
 
@@ -140,10 +143,12 @@ void hz_run(const struct hazard *h, struct hz_out *o)
 			 h->limit_s);
 	} else if (got != sizeof(*o)) {
 		blank(o);
-		snprintf(o->note, sizeof(o->note), "the child %s %d without a "
-			 "result", WIFSIGNALED(status) ? "died of signal" :
-			 "exited", WIFSIGNALED(status) ? WTERMSIG(status) :
-			 WEXITSTATUS(status));
+		snprintf(o->note, sizeof(o->note),
+			 "the child %s %d without a "
+			 "result",
+			 WIFSIGNALED(status) ? "died of signal" : "exited",
+			 WIFSIGNALED(status) ? WTERMSIG(status) :
+					       WEXITSTATUS(status));
 		o->error = 1;
 	}
 }

@@ -29,22 +29,26 @@ enum verdict oracle_accounting_judge(const struct resid_accounting *acc,
 	uint64_t want, off;
 
 	if (acc->st_bytes != acc->resident) {
-		snprintf(why, n, "st_blocks*512 %" PRIu64 " != resident %"
-			 PRIu64 " at quiescence", acc->st_bytes, acc->resident);
+		snprintf(why, n,
+			 "st_blocks*512 %" PRIu64 " != resident %" PRIu64
+			 " at quiescence",
+			 acc->st_bytes, acc->resident);
 		return VERDICT_FAIL;
 	}
 	if (!acc->have_cgroup) {
-		snprintf(why, n, "no memory cgroup to compare memory.stat with");
+		snprintf(why, n,
+			 "no memory cgroup to compare memory.stat with");
 		return VERDICT_UNKNOWN;
 	}
 	want = acc->resident + acc->shmem_baseline;
 	off = acc->shmem > want ? acc->shmem - want : want - acc->shmem;
 	if (!off)
 		return VERDICT_PASS;
-	snprintf(why, n, "memory.stat shmem %" PRIu64 " is %" PRIu64 " %s "
-		 "the expected %" PRIu64 ", %s the kernel's flush tolerance %"
-		 PRIu64, acc->shmem, off, acc->shmem > want ? "above" : "below",
-		 want, off > acc->tolerance ? "outside" : "within",
-		 acc->tolerance);
+	snprintf(why, n,
+		 "memory.stat shmem %" PRIu64 " is %" PRIu64 " %s "
+		 "the expected %" PRIu64
+		 ", %s the kernel's flush tolerance %" PRIu64,
+		 acc->shmem, off, acc->shmem > want ? "above" : "below", want,
+		 off > acc->tolerance ? "outside" : "within", acc->tolerance);
 	return off > acc->tolerance ? VERDICT_FAIL : VERDICT_UNKNOWN;
 }

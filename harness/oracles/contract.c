@@ -13,10 +13,11 @@ int oracle_errors_injected(const struct resid_stats *st,
 			   const uint64_t fired[FP_COUNT])
 {
 	return st->io_errors <= fired[FP_READ_EIO] + fired[FP_READ_EINTR] +
-	       fired[FP_READ_SHORT] + fired[FP_WRITE_ENOMEM] +
-	       fired[FP_WRITE_SHORT] &&
-	       st->continue_errors <= fired[FP_CONT_EEXIST] +
-	       fired[FP_CONT_EFAULT] &&
+					fired[FP_READ_SHORT] +
+					fired[FP_WRITE_ENOMEM] +
+					fired[FP_WRITE_SHORT] &&
+	       st->continue_errors <=
+		       fired[FP_CONT_EEXIST] + fired[FP_CONT_EFAULT] &&
 	       st->continue_eagain <= fired[FP_CONT_EAGAIN];
 }
 
@@ -35,17 +36,19 @@ int oracle_sigbus_contract(struct resid_region *r, uint32_t chunk,
 		return 0;
 	}
 	if (!failed) {
-		snprintf(why, n, "the pager does not report chunk %u failed "
-			 "(first failure: errno %d at chunk %d)", chunk, err,
-			 at == RESID_NO_CHUNK ? -1 : (int)at);
+		snprintf(why, n,
+			 "the pager does not report chunk %u failed "
+			 "(first failure: errno %d at chunk %d)",
+			 chunk, err, at == RESID_NO_CHUNK ? -1 : (int)at);
 		return 0;
 	}
 	fault_seam_fired_all(fs, fired);
 	if (!oracle_errors_injected(&st, fired)) {
-		snprintf(why, n, "the region failed with errno %d at chunk %d "
+		snprintf(why, n,
+			 "the region failed with errno %d at chunk %d "
 			 "and not every error was injected (io %llu, "
-			 "continue %llu, eagain %llu)", err,
-			 at == RESID_NO_CHUNK ? -1 : (int)at,
+			 "continue %llu, eagain %llu)",
+			 err, at == RESID_NO_CHUNK ? -1 : (int)at,
 			 (unsigned long long)st.io_errors,
 			 (unsigned long long)st.continue_errors,
 			 (unsigned long long)st.continue_eagain);

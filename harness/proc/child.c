@@ -114,11 +114,14 @@ void child_on_exit(void (*fn)(void))
 
 		if (__atomic_compare_exchange_n(&cleanups[i], &none, fn, 0,
 						__ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST) || none == fn)
+						__ATOMIC_SEQ_CST) ||
+		    none == fn)
 			return;
 	}
-	fprintf(stderr, "residctl: more than %d exit cleanups; raise "
-		"CLEANUP_MAX in harness/proc/child.c\n", CLEANUP_MAX);
+	fprintf(stderr,
+		"residctl: more than %d exit cleanups; raise "
+		"CLEANUP_MAX in harness/proc/child.c\n",
+		CLEANUP_MAX);
 	abort();
 }
 

@@ -38,7 +38,8 @@ void thread_dump(pid_t pid, char *buf, size_t n)
 		snprintf(buf, n, "cannot list %s: %s", dir, strerror(errno));
 		return;
 	}
-	used = (size_t)snprintf(buf, n, "watchdog: thread dump (tid comm state "
+	used = (size_t)snprintf(buf, n,
+				"watchdog: thread dump (tid comm state "
 				"wchan):");
 	while ((e = readdir(d)) && used < n) {
 		if (e->d_name[0] == '.')

@@ -35,7 +35,7 @@
 
 struct wd {
 	unsigned seconds;
-	pid_t tid;           /* the watchdog's own thread */
+	pid_t tid; /* the watchdog's own thread */
 	char rerun[4096];
 };
 
@@ -118,7 +118,8 @@ static void fire(void)
 	static char dump[DUMP_MAX];
 	int n = descendants(getpid(), desc, 0);
 
-	dprintf(STDERR_FILENO, "residctl: watchdog: no progress for %u s (no CPU time used by the tool or its children; RESIDCTL_WATCHDOG sets the limit): a hang\n",
+	dprintf(STDERR_FILENO,
+		"residctl: watchdog: no progress for %u s (no CPU time used by the tool or its children; RESIDCTL_WATCHDOG sets the limit): a hang\n",
 		wd.seconds);
 	thread_dump(getpid(), dump, sizeof(dump));
 	dprintf(STDERR_FILENO, "  pid %d: %s\n", (int)getpid(), dump);
@@ -151,7 +152,8 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-#define SHELL_SAFE "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+#define SHELL_SAFE                                             \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
 	"0123456789_-+=/.,:@%"
 
 /* buf (n bytes, used so far) with len bytes of s appended when they fit. */
@@ -176,7 +178,7 @@ static size_t quote(const char *s, char *buf, size_t n, size_t used)
 		used = append(buf, n, used, "'", 1);
 	for (; *s; s++)
 		used = *s == '\'' ? append(buf, n, used, "'\\''", 4) :
-			append(buf, n, used, s, 1);
+				    append(buf, n, used, s, 1);
 	if (!plain)
 		used = append(buf, n, used, "'", 1);
 	return append(buf, n, used, " ", 1);
@@ -210,7 +212,8 @@ int watchdog_start(int argc, char **argv, char *err, size_t n)
 	pthread_t th;
 
 	if (v && (cli_u64(v, &s) || s > 86400)) {
-		snprintf(err, n, "RESIDCTL_WATCHDOG: bad value '%s'; give seconds, 0 to 86400 (0: off)",
+		snprintf(err, n,
+			 "RESIDCTL_WATCHDOG: bad value '%s'; give seconds, 0 to 86400 (0: off)",
 			 v);
 		return -1;
 	}
@@ -223,7 +226,8 @@ int watchdog_start(int argc, char **argv, char *err, size_t n)
 	rerun_line(argc, argv);
 	errno = pthread_create(&th, NULL, watch, NULL);
 	if (errno) {
-		snprintf(err, n, "watchdog: pthread_create: %s", strerror(errno));
+		snprintf(err, n, "watchdog: pthread_create: %s",
+			 strerror(errno));
 		return -1;
 	}
 	pthread_detach(th);

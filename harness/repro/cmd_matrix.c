@@ -90,8 +90,10 @@ static void unit_row(struct campaign_row *row, int bug, enum detector det,
 		snprintf(what, sizeof(what), "detected after %llu %s: %s: %s",
 			 (unsigned long long)d->schedules,
 			 sched ? "schedules" : "runs", d->oracle, d->why);
-		row_finding(row, (uint64_t)i, !bug || (sched && expected &&
-			    d->replays_same != d->replays), what, d->replay);
+		row_finding(row, (uint64_t)i,
+			    !bug || (sched && expected &&
+				     d->replays_same != d->replays),
+			    what, d->replay);
 	} else if (bug && sched && expected) {
 		snprintf(what, sizeof(what), "not detected: %s", d->why);
 		row_finding(row, (uint64_t)i, 1, what, NULL);
@@ -158,12 +160,15 @@ static int cell_ok(int bug, enum detector det, const struct cell *c,
 }
 
 static const char *const det_key[NDETECTORS] = {
-	"sched_pct", "sched_random", "storm", "tsan",
+	"sched_pct",
+	"sched_random",
+	"storm",
+	"tsan",
 };
 
 /* What decides the matrix's runs: size counts every seed and run. */
-static struct campaign *new_campaign(const struct repro_opts *o,
-				     uint64_t seeds, uint64_t runs, int real,
+static struct campaign *new_campaign(const struct repro_opts *o, uint64_t seeds,
+				     uint64_t runs, int real,
 				     const struct shard *sh)
 {
 	char id[160];
@@ -172,7 +177,8 @@ static struct campaign *new_campaign(const struct repro_opts *o,
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++)
 			size += det == DET_PCT || det == DET_RANDOM ? seeds :
-				real ? runs : 0;
+				real                                ? runs :
+								      0;
 	snprintf(id, sizeof(id), "seeds=%llu runs=%llu schedules=%llu%s",
 		 (unsigned long long)seeds, (unsigned long long)runs,
 		 (unsigned long long)o->max_schedules, real ? "" : " no-real");
@@ -193,7 +199,8 @@ static void write_json(FILE *f, struct cell cells[][NDETECTORS], int seeds,
 			double smed;
 
 			figures(c, &med, &worst, &smed);
-			fprintf(f, ",\n      \"%s\": {\"expected\": %s, \"runs\": "
+			fprintf(f,
+				",\n      \"%s\": {\"expected\": %s, \"runs\": "
 				"%d, \"ran\": %d, \"detected\": %d, "
 				"\"schedules_median\": %" PRIu64 ", "
 				"\"schedules_worst\": %" PRIu64 ", "
@@ -203,11 +210,13 @@ static void write_json(FILE *f, struct cell cells[][NDETECTORS], int seeds,
 			json_str(f, c->oracle);
 			fprintf(f, ", \"why\": ");
 			json_str(f, c->why);
-			fprintf(f, ", \"preemptions_raw\": %" PRIu64
+			fprintf(f,
+				", \"preemptions_raw\": %" PRIu64
 				", \"preemptions_shrunk\": %" PRIu64
 				", \"replays\": %d, \"replays_same\": %d, "
-				"\"replay\": ", c->raw_preemptions,
-				c->preemptions, c->replays, c->replays_same);
+				"\"replay\": ",
+				c->raw_preemptions, c->preemptions, c->replays,
+				c->replays_same);
 			json_str(f, c->replay);
 			fputc('}', f);
 		}
@@ -220,9 +229,9 @@ static void write_md(FILE *f, struct cell cells[][NDETECTORS], int seeds,
 		     int runs)
 {
 	fprintf(f, "| bug | detector | expected | detected | schedules to "
-		"detect (median / worst) | s to detect (median) | oracle | "
-		"preemptions (raw -> shrunk) | replay |\n"
-		"|---|---|---|---|---|---|---|---|---|\n");
+		   "detect (median / worst) | s to detect (median) | oracle | "
+		   "preemptions (raw -> shrunk) | replay |\n"
+		   "|---|---|---|---|---|---|---|---|---|\n");
 	for (int b = 0; b <= NBUGS; b++)
 		for (int det = 0; det < NDETECTORS; det++) {
 			struct cell *c = &cells[b][det];
@@ -237,23 +246,29 @@ static void write_md(FILE *f, struct cell cells[][NDETECTORS], int seeds,
 			if (c->ran < c->runs)
 				fprintf(f, "not run: %s | | | | | |\n", c->why);
 			else if (sched)
-				fprintf(f, "%d/%d | %" PRIu64 " / %" PRIu64
+				fprintf(f,
+					"%d/%d | %" PRIu64 " / %" PRIu64
 					" | %.3f | %s | %" PRIu64 " -> %" PRIu64
-					" | %d/%d |\n", c->detected, c->runs,
-					med, worst, smed, c->oracle,
-					c->raw_preemptions, c->preemptions,
-					c->replays_same, c->replays);
+					" | %d/%d |\n",
+					c->detected, c->runs, med, worst, smed,
+					c->oracle, c->raw_preemptions,
+					c->preemptions, c->replays_same,
+					c->replays);
 			else
-				fprintf(f, "%d/%d | | %.1f | %s | | rerun "
-					"command |\n", c->detected, c->runs,
-					smed, c->oracle);
+				fprintf(f,
+					"%d/%d | | %.1f | %s | | rerun "
+					"command |\n",
+					c->detected, c->runs, smed, c->oracle);
 		}
-	fprintf(f, "\nScheduler: %d seeds per cell, each hunt stops at its "
+	fprintf(f,
+		"\nScheduler: %d seeds per cell, each hunt stops at its "
 		"first failure. Real kernel and TSan: %d runs per cell. The "
-		"clean row (bug 0) must detect nothing.\n", seeds, runs);
+		"clean row (bug 0) must detect nothing.\n",
+		seeds, runs);
 }
 
-static int write_file(const char *path, void (*fn)(FILE *, struct cell[][NDETECTORS], int, int),
+static int write_file(const char *path,
+		      void (*fn)(FILE *, struct cell[][NDETECTORS], int, int),
 		      struct cell cells[][NDETECTORS], int seeds, int runs)
 {
 	FILE *f = fopen(path, "w");
@@ -283,10 +298,11 @@ static int parse(struct matrix *m, int argc, char **argv)
 		  .max = MAX_SEEDS, .what = "seed count",
 		  .help = "scheduler seeds per cell (default 20)" },
 		{ "runs", CLI_U64, &m->runs, .arg = "R", .min = 1,
-		  .max = MAX_SEEDS, .what = "run count", .help = "real-kernel "
-		  "and TSan runs per cell (default 3)" },
+		  .max = MAX_SEEDS, .what = "run count",
+		  .help = "real-kernel "
+			  "and TSan runs per cell (default 3)" },
 		CLI_SCHEDULES(&m->o.max_schedules, "cap each hunt (default "
-			      "20000)"),
+						   "20000)"),
 		{ "md", CLI_TEXT, &m->md, .arg = "FILE",
 		  .help = "write the matrix as markdown" },
 		CLI_JSON(&m->json, "write the matrix"),
@@ -294,16 +310,22 @@ static int parse(struct matrix *m, int argc, char **argv)
 		  .help = "skip the real-kernel detectors" },
 		CLI_SHARD(&m->shard),
 		CLI_REPORT(&m->report),
-		{ "no-shrink", CLI_UNFLAG, &m->o.shrink, .help = "neither shrink "
-		  "nor replay a failure (the schedules to detect only)" },
+		{ "no-shrink", CLI_UNFLAG, &m->o.shrink,
+		  .help = "neither shrink "
+			  "nor replay a failure (the schedules to detect only)" },
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "matrix", .about = about,
+	const struct cli_spec spec = { .cmd = "matrix",
+				       .about = about,
 				       .opts = opts };
 
-	*m = (struct matrix){ .seeds = 20, .runs = 3, .real = 1,
-		.o = { .seed = 1, .max_schedules = 20000, .replays = 10,
-		       .shrink = 1 } };
+	*m = (struct matrix){ .seeds = 20,
+			      .runs = 3,
+			      .real = 1,
+			      .o = { .seed = 1,
+				     .max_schedules = 20000,
+				     .replays = 10,
+				     .shrink = 1 } };
 	return cli_parse(&spec, argc, argv);
 }
 
@@ -319,10 +341,11 @@ static int run_cells(struct matrix *m, struct cell cells[][NDETECTORS])
 			struct campaign_row *row = NULL;
 			char name[64];
 
-			snprintf(name, sizeof(name), "bug %d %s", b, det_key[det]);
+			snprintf(name, sizeof(name), "bug %d %s", b,
+				 det_key[det]);
 			if (m->camp && (sched || m->real))
-				row = campaign_row(m->camp, name, sched ?
-						   m->seeds : m->runs);
+				row = campaign_row(m->camp, name,
+						   sched ? m->seeds : m->runs);
 			if (row && !sched && detector_expected(b, det))
 				row_require(row, "detected");
 
@@ -338,7 +361,7 @@ static int run_cells(struct matrix *m, struct cell cells[][NDETECTORS])
 			run_cell(b, det, (int)(sched ? m->seeds : m->runs),
 				 &m->o, &m->shard, &m->unit, row, c);
 			bad += (c->ran == c->runs || b == 0) &&
-				!cell_ok(b, det, c, &m->shard);
+			       !cell_ok(b, det, c, &m->shard);
 		}
 	return bad;
 }
@@ -353,7 +376,7 @@ static int matrix_run(struct matrix *m, struct cell cells[][NDETECTORS])
 
 	if (repro_self_path(self, sizeof(self)) < 0) {
 		fprintf(stderr, "residctl matrix: cannot find this program's "
-			"path in /proc/self/exe\n");
+				"path in /proc/self/exe\n");
 		return 2;
 	}
 	m->o.self = self;
@@ -365,8 +388,8 @@ static int matrix_run(struct matrix *m, struct cell cells[][NDETECTORS])
 	t0 = mono_now();
 	bad = run_cells(m, cells);
 	write_md(stdout, cells, (int)m->seeds, (int)m->runs);
-	if ((m->md && write_file(m->md, write_md, cells, (int)m->seeds,
-				 (int)m->runs)) ||
+	if ((m->md &&
+	     write_file(m->md, write_md, cells, (int)m->seeds, (int)m->runs)) ||
 	    (m->json && write_file(m->json, write_json, cells, (int)m->seeds,
 				   (int)m->runs)))
 		rc = 2;
@@ -374,8 +397,7 @@ static int matrix_run(struct matrix *m, struct cell cells[][NDETECTORS])
 		for (int det = 0; det < NDETECTORS; det++)
 			free(cells[b][det].replay);
 	if (m->camp) {
-		if (!rc && campaign_write(m->camp, m->report,
-					  mono_now() - t0))
+		if (!rc && campaign_write(m->camp, m->report, mono_now() - t0))
 			rc = 2;
 		campaign_free(m->camp);
 	}
@@ -386,7 +408,7 @@ int cmd_matrix(int argc, char **argv)
 {
 	/* Per call, the cells on the heap (each keeps its runs' times): a
 	 * second call in one process starts from nothing of the first. */
-	struct cell (*cells)[NDETECTORS] = calloc(NBUGS + 1, sizeof(*cells));
+	struct cell(*cells)[NDETECTORS] = calloc(NBUGS + 1, sizeof(*cells));
 	struct matrix m;
 	int rc;
 

@@ -45,8 +45,8 @@ static void print_detection(enum detector det, const struct detection *d)
 	}
 	if (det == DET_PCT || det == DET_RANDOM) {
 		printf("CAUGHT by %s after %" PRIu64 " schedules, %.2f s; "
-		       "preemptions %" PRIu64 " -> %" PRIu64, d->oracle,
-		       d->schedules, d->seconds, d->raw_preemptions,
+		       "preemptions %" PRIu64 " -> %" PRIu64,
+		       d->oracle, d->schedules, d->seconds, d->raw_preemptions,
 		       d->preemptions);
 		if (d->replays)
 			printf("; replay %d/%d same", d->replays_same,
@@ -58,7 +58,8 @@ static void print_detection(enum detector det, const struct detection *d)
 		return;
 	}
 	printf("CAUGHT by %s on run %" PRIu64 ", %.1f s\n    %.300s\n    "
-	       "rerun: %s\n", d->oracle, d->schedules, d->seconds, d->why,
+	       "rerun: %s\n",
+	       d->oracle, d->schedules, d->seconds, d->why,
 	       d->replay ? d->replay : "?");
 }
 
@@ -94,8 +95,10 @@ static int bug_opt(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	if (bugs_parse(v, &m, err, n) < 0 || !m) {
-		snprintf(err, n, "bad bug '%s': give 1..%d or all; see residctl "
-			 "repro --list", v, NBUGS);
+		snprintf(err, n,
+			 "bad bug '%s': give 1..%d or all; see residctl "
+			 "repro --list",
+			 v, NBUGS);
 		return -1;
 	}
 	*(unsigned *)dst |= m;
@@ -104,8 +107,11 @@ static int bug_opt(void *dst, const char *where, const char *v, char *err,
 
 int cmd_repro(int argc, char **argv)
 {
-	struct repro_opts o = { .seed = 1, .max_schedules = 20000, .shrink = 1,
-				.replays = 10, .attempts = 8 };
+	struct repro_opts o = { .seed = 1,
+				.max_schedules = 20000,
+				.shrink = 1,
+				.replays = 10,
+				.attempts = 8 };
 	char self[4096];
 	unsigned mask = 0;
 	int real = 1, caught = 0, n = 0;
@@ -114,14 +120,17 @@ int cmd_repro(int argc, char **argv)
 		  .help = "list the bugs" },
 		CLI_SEED(&o.seed, "the first hunt's seed (default 1)"),
 		CLI_SCHEDULES(&o.max_schedules, "cap each scheduler hunt "
-			      "(default 20000)"),
+						"(default 20000)"),
 		{ "no-real", CLI_UNFLAG, &real,
 		  .help = "skip the real-kernel detectors" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "repro", .synopsis = "N|all", .about = about,
-		.opts = opts, .operands = 16,
+		.cmd = "repro",
+		.synopsis = "N|all",
+		.about = about,
+		.opts = opts,
+		.operands = 16,
 		.operand = { .type = CLI_CALL, .dst = &mask, .parse = bug_opt },
 	};
 	int rc = cli_parse(&spec, argc, argv);
@@ -129,13 +138,15 @@ int cmd_repro(int argc, char **argv)
 	if (rc != CLI_RUN)
 		return rc;
 	if (!mask) {
-		fprintf(stderr, "residctl repro: no bug given: name one (1..%d) "
-			"or all; see residctl repro --list\n", NBUGS);
+		fprintf(stderr,
+			"residctl repro: no bug given: name one (1..%d) "
+			"or all; see residctl repro --list\n",
+			NBUGS);
 		return 2;
 	}
 	if (repro_self_path(self, sizeof(self)) < 0) {
 		fprintf(stderr, "residctl repro: cannot find this program's "
-			"path in /proc/self/exe\n");
+				"path in /proc/self/exe\n");
 		return 2;
 	}
 	o.self = self;

@@ -65,8 +65,7 @@ static int run_capture(char *const argv[], const char *tsan_opts, char *out,
 
 	out[got > 0 ? got : 0] = '\0';
 	close(fd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) :
-		128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* The line after `key`, cut at its end, into dst. */
@@ -168,13 +167,17 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	}
 	snprintf(exe, sizeof(exe), "%s", o->self);
 	if (tsan && tsan_paths(o->self, exe, supp, sizeof(exe)) < 0) {
-		snprintf(d->why, sizeof(d->why), "no ThreadSanitizer build "
-			 "beside %s: run make tsan", o->self);
+		snprintf(d->why, sizeof(d->why),
+			 "no ThreadSanitizer build "
+			 "beside %s: run make tsan",
+			 o->self);
 		free(out);
 		return;
 	}
-	snprintf(tsan_opts, sizeof(tsan_opts), "halt_on_error=1 exitcode=66 "
-		 "second_deadlock_stack=1 suppressions=%s", supp);
+	snprintf(tsan_opts, sizeof(tsan_opts),
+		 "halt_on_error=1 exitcode=66 "
+		 "second_deadlock_stack=1 suppressions=%s",
+		 supp);
 	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
 	snprintf(bugs, sizeof(bugs), "%d", bug);
 	char *argv[20];
@@ -218,7 +221,8 @@ static void run_once(int bug, enum detector det, const struct repro_opts *o,
 	} else {
 		line_of(out, "residctl", d->why, sizeof(d->why));
 		if (!d->why[0])
-			snprintf(d->why, sizeof(d->why), "%.300s exited %d", exe, rc);
+			snprintf(d->why, sizeof(d->why), "%.300s exited %d",
+				 exe, rc);
 	}
 	free(out);
 }

@@ -5,8 +5,10 @@
 #include "repro/repro_internal.h"
 
 static const char *const names[NDETECTORS] = {
-	[DET_PCT] = "scheduler PCT", [DET_RANDOM] = "scheduler random",
-	[DET_STORM] = "real-kernel storm", [DET_TSAN] = "TSan, real threads",
+	[DET_PCT] = "scheduler PCT",
+	[DET_RANDOM] = "scheduler random",
+	[DET_STORM] = "real-kernel storm",
+	[DET_TSAN] = "TSan, real threads",
 };
 
 const char *detector_name(enum detector d)

@@ -8,23 +8,23 @@
 #include <stdint.h>
 
 enum detector {
-	DET_PCT,     /* the deterministic scheduler, PCT depth 3 */
-	DET_RANDOM,  /* the deterministic scheduler, random walk */
-	DET_STORM,   /* the bug's gate scenario on the real kernel */
-	DET_TSAN,    /* the same under ThreadSanitizer */
+	DET_PCT,    /* the deterministic scheduler, PCT depth 3 */
+	DET_RANDOM, /* the deterministic scheduler, random walk */
+	DET_STORM,  /* the bug's gate scenario on the real kernel */
+	DET_TSAN,   /* the same under ThreadSanitizer */
 	NDETECTORS
 };
 
 struct detection {
-	int ran;              /* 0: could not run here; why says */
+	int ran; /* 0: could not run here; why says */
 	int detected;
-	char oracle[64];      /* deadlock cycle, lost wakeup, I-12, TSan, ... */
+	char oracle[64]; /* deadlock cycle, lost wakeup, I-12, TSan, ... */
 	char why[400];
-	uint64_t schedules;   /* schedules (scheduler) or runs (real kernel)
+	uint64_t schedules; /* schedules (scheduler) or runs (real kernel)
 			       * up to and with the one that caught it */
 	double seconds;
 	uint64_t raw_preemptions, preemptions; /* before and after shrinking */
-	char *replay;         /* malloc'd: the replay line, or the command */
+	char *replay; /* malloc'd: the replay line, or the command */
 	int replays, replays_same; /* the replay line run again: same log */
 };
 

@@ -30,7 +30,7 @@ static void replay_line(const char *line, const struct sim_outcome *want,
 			continue;
 		replay_run(&rp, &o);
 		d->replays_same += o.verdict == want->verdict &&
-			o.log_hash == want->log_hash;
+				   o.log_hash == want->log_hash;
 		sim_outcome_free(&o);
 		replay_free(&rp);
 	}
@@ -74,8 +74,10 @@ void repro_sched(int bug, enum detector det, const struct repro_opts *o,
 		}
 		detection_free(&one);
 	}
-	snprintf(d->why, sizeof(d->why), "%.*s: %" PRIu64 " schedules, no "
-		 "failure", (int)strlen(done) - 2, done, d->schedules);
+	snprintf(d->why, sizeof(d->why),
+		 "%.*s: %" PRIu64 " schedules, no "
+		 "failure",
+		 (int)strlen(done) - 2, done, d->schedules);
 }
 
 /* The generic campaign, as check --sim runs it: the scenario's own faults
@@ -110,8 +112,10 @@ static void hunt(int bug, const char *id, enum detector det,
 	d->seconds = mono_now() - t0; /* to detect; shrinking comes after */
 	d->schedules = r.fail.p ? r.fail_index : r.schedules;
 	if (!r.fail.p) {
-		snprintf(d->why, sizeof(d->why), "%s: %" PRIu64 " schedules, no "
-			 "failure", id, r.schedules);
+		snprintf(d->why, sizeof(d->why),
+			 "%s: %" PRIu64 " schedules, no "
+			 "failure",
+			 id, r.schedules);
 		explore_result_free(&r);
 		return;
 	}
@@ -129,7 +133,8 @@ static void hunt(int bug, const char *id, enum detector det,
 			x.schedules = DFS_CAP;
 			x.shrink = 0;
 			explore(&x, &w);
-			if (w.fail.p && w.outcome.preemptions < d->preemptions) {
+			if (w.fail.p &&
+			    w.outcome.preemptions < d->preemptions) {
 				explore_result_free(&r);
 				r = w;
 				d->preemptions = r.outcome.preemptions;

@@ -21,8 +21,7 @@ static struct {
 	unsigned long long dev, ino;
 } adv;
 
-__attribute__((format(printf, 1, 2)))
-static void fatal(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void fatal(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -38,8 +37,12 @@ static void fatal(const char *fmt, ...)
 
 __attribute__((constructor)) static void advice_init(void)
 {
-	static const struct { const char *name; int advice; } names[] = {
-		{ "sequential", MADV_SEQUENTIAL }, { "random", MADV_RANDOM },
+	static const struct {
+		const char *name;
+		int advice;
+	} names[] = {
+		{ "sequential", MADV_SEQUENTIAL },
+		{ "random", MADV_RANDOM },
 		{ "willneed", MADV_WILLNEED },
 	};
 	const char *a = getenv("RESIDCTL_RUN_ADVICE");
@@ -55,8 +58,10 @@ __attribute__((constructor)) static void advice_init(void)
 	if (!adv.armed)
 		fatal("RESIDCTL_RUN_ADVICE '%.40s' is not sequential, random or willneed\n",
 		      a);
-	if (!id || sscanf(id, "%llu:%llu:%llu%n", &adv.dev, &adv.ino, &size,
-			  &end) != 3 || id[end])
+	if (!id ||
+	    sscanf(id, "%llu:%llu:%llu%n", &adv.dev, &adv.ino, &size, &end) !=
+		    3 ||
+	    id[end])
 		fatal("RESIDCTL_RUN_ID '%.60s' is not DEV:INO:SIZE in decimal; residctl run sets it\n",
 		      id ? id : "(unset)");
 }
@@ -71,7 +76,8 @@ static void advise(void *p, size_t len, int prot, int fd)
 	    (unsigned long long)st.st_ino == adv.ino) {
 		int saved = errno;
 
-		madvise(p, len, adv.advice); /* advice: a refusal changes nothing */
+		madvise(p, len,
+			adv.advice); /* advice: a refusal changes nothing */
 		errno = saved;
 	}
 }

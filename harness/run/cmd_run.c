@@ -85,7 +85,9 @@ static int ratio_opt(void *dst, const char *where, const char *v, char *err,
 
 	(void)where;
 	if (*end || !(r > 0 && r <= 1)) {
-		snprintf(err, n, "bad ratio '%s'; give a share of the file in (0, 1], e.g. 0.5", v);
+		snprintf(err, n,
+			 "bad ratio '%s'; give a share of the file in (0, 1], e.g. 0.5",
+			 v);
 		return -1;
 	}
 	*(double *)dst = r;
@@ -97,7 +99,9 @@ static int no_operand(void *dst, const char *where, const char *v, char *err,
 {
 	(void)dst;
 	(void)where;
-	snprintf(err, n, "unexpected '%s'; put the program after '--': residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]", v);
+	snprintf(err, n,
+		 "unexpected '%s'; put the program after '--': residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]",
+		 v);
 	return -1;
 }
 
@@ -118,11 +122,11 @@ static int parse(struct run *o, int argc, char **argv)
 		  .help = "the eviction policy (default declared)" },
 		{ "order", CLI_TEXT, &o->order, .arg = "auto|FILE",
 		  .help = "chunks and read order: PATH's tensor table (auto, "
-		  "the default) or a layout file" },
+			  "the default) or a layout file" },
 		{ "chunk", CLI_BYTES, &o->chunk, .arg = "BYTES",
 		  .min = RESID_PAGE, .align = RESID_PAGE, .what = "chunk size",
 		  .help = "equal chunks for a file without a tensor table "
-		  "(default 2M)" },
+			  "(default 2M)" },
 		{ "prefetch", CLI_U64, &o->prefetch, .arg = "N", .max = 64,
 		  .what = "prefetch depth", .help = "chunks fetched ahead" },
 		{ "margin", CLI_BYTES, &o->margin, .arg = "BYTES",
@@ -130,23 +134,26 @@ static int parse(struct run *o, int argc, char **argv)
 		  .help = "the program's own memory in the cgroup (default 64M)" },
 		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
 		  .help = "a tmpfs mounted huge=within_size for the pager's "
-		  "pages (resid.h)" },
+			  "pages (resid.h)" },
 		CLI_JSON(&o->json, "write the run's account"),
 		{ "kernel-mmap", CLI_FLAG, &o->kernel,
 		  .help = "no pager: the kernel's mmap in the same cgroup" },
 		{ "advice", CLI_CHOICE, &o->advice, .choices = advices,
 		  .seen = &o->have_advice,
 		  .help = "--kernel-mmap's madvise of PATH's mappings "
-		  "(default normal)" },
+			  "(default normal)" },
 		DEVCLASS_OPT(&o->dc),
 		{ "trace", CLI_TEXT, &o->trace, .arg = "FILE",
 		  .help = "record the chunk references into FILE (the chunks "
-		  "of the budget; the whole file resident)" },
+			  "of the budget; the whole file resident)" },
 		{ 0 },
 	};
 	const struct cli_spec spec = {
-		.cmd = "run", .synopsis = "--file PATH -- PROGRAM [ARGS]",
-		.about = about, .opts = opts, .operands = 1,
+		.cmd = "run",
+		.synopsis = "--file PATH -- PROGRAM [ARGS]",
+		.about = about,
+		.opts = opts,
+		.operands = 1,
 		.operand = { .type = CLI_CALL, .parse = no_operand },
 	};
 
@@ -157,8 +164,7 @@ static int parse(struct run *o, int argc, char **argv)
 	return cli_parse(&spec, argc, argv);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int bad(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -179,7 +185,9 @@ static int find_program(const char *name, char *out, size_t n)
 	if (strchr(name, '/')) {
 		snprintf(out, n, "%s", name);
 		return stat(out, &st) || !S_ISREG(st.st_mode) ||
-		       access(out, X_OK) ? -1 : 0;
+				       access(out, X_OK) ?
+			       -1 :
+			       0;
 	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -187,7 +195,8 @@ static int find_program(const char *name, char *out, size_t n)
 		size_t len = strcspn(p, ":");
 
 		snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", name);
-		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
+		if (!stat(out, &st) && S_ISREG(st.st_mode) &&
+		    !access(out, X_OK))
 			return 0;
 		p += len + (p[len] == ':');
 	}
@@ -253,7 +262,8 @@ static int room_of(uint64_t *room, char *where, size_t wn)
 
 	cg_env_init(&env, resid_seam_linux.read_text, resid_seam_linux.ctx);
 	if (!m || cg_find_memory(&env, m, err, sizeof(err)) ||
-	    (m->version != CG_NONE && cg_read_room(&env, m, &r, err, sizeof(err)))) {
+	    (m->version != CG_NONE &&
+	     cg_read_room(&env, m, &r, err, sizeof(err)))) {
 		free(m);
 		return bad("%s", m ? err : "no memory");
 	}
@@ -263,7 +273,8 @@ static int room_of(uint64_t *room, char *where, size_t wn)
 			   env.mountinfo);
 	}
 	*room = r.room < avail ? r.room : avail;
-	snprintf(where, wn, "%s", r.room < avail ? r.dir : "the machine's MemAvailable");
+	snprintf(where, wn, "%s",
+		 r.room < avail ? r.dir : "the machine's MemAvailable");
 	free(m);
 	return 0;
 }
@@ -278,8 +289,8 @@ static char *csv(const uint64_t *a64, const uint32_t *a32, uint32_t n)
 		return NULL;
 	s[0] = '\0';
 	for (uint32_t i = 0; i < n; i++)
-		k += (size_t)snprintf(s + k, cap - k, "%s%" PRIu64, i ? "," : "",
-				      a64 ? a64[i] : a32[i]);
+		k += (size_t)snprintf(s + k, cap - k, "%s%" PRIu64,
+				      i ? "," : "", a64 ? a64[i] : a32[i]);
 	return s;
 }
 
@@ -312,7 +323,8 @@ static int writable(const char *what, const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return bad("cannot write %s %s: %s; give a writable path", what, tmp, strerror(errno));
+		return bad("cannot write %s %s: %s; give a writable path", what,
+			   tmp, strerror(errno));
 	close(fd);
 	unlink(tmp);
 	return 0;
@@ -321,26 +333,33 @@ static int writable(const char *what, const char *path)
 static int check_file(struct run *o, struct plan *p)
 {
 	if (!o->file)
-		return bad("no --file given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
+		return bad(
+			"no --file given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
 	if (stat(o->file, &p->st))
 		return bad("cannot stat --file %s: %s; give the file the program maps",
 			   o->file, strerror(errno));
 	if (S_ISDIR(p->st.st_mode))
-		return bad("--file %s is a directory; give the regular file the program maps", o->file);
+		return bad("--file %s is a directory; give the regular file the program maps",
+			   o->file);
 	if (S_ISFIFO(p->st.st_mode))
-		return bad("--file %s is a FIFO; give the regular file the program maps", o->file);
+		return bad("--file %s is a FIFO; give the regular file the program maps",
+			   o->file);
 	if (!S_ISREG(p->st.st_mode))
-		return bad("--file %s is not a regular file; give the file the program maps", o->file);
+		return bad("--file %s is not a regular file; give the file the program maps",
+			   o->file);
 	if (!p->st.st_size)
-		return bad("--file %s is empty; give the file the program maps", o->file);
+		return bad("--file %s is empty; give the file the program maps",
+			   o->file);
 	if (!realpath(o->file, p->path))
-		return bad("cannot resolve --file %s: %s", o->file, strerror(errno));
+		return bad("cannot resolve --file %s: %s", o->file,
+			   strerror(errno));
 	if (o->huge_dir) {
 		struct stat hd;
 
 		if (o->huge_dir[0] != '/' || stat(o->huge_dir, &hd) ||
 		    !S_ISDIR(hd.st_mode))
-			return bad("--huge-dir '%s' is not an absolute path to a directory; give a tmpfs mounted with huge=within_size", o->huge_dir);
+			return bad("--huge-dir '%s' is not an absolute path to a directory; give a tmpfs mounted with huge=within_size",
+				   o->huge_dir);
 	}
 	if (o->json && writable("--json", o->json))
 		return 2;
@@ -354,16 +373,19 @@ static int check_file(struct run *o, struct plan *p)
 static int check_command(struct run *o, int nprog, char **prog, struct plan *p)
 {
 	if (nprog < 1)
-		return bad("no program given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
+		return bad(
+			"no program given; residctl run [OPTIONS] --file PATH -- PROGRAM [ARGS]");
 	if (find_program(prog[0], p->prog, sizeof(p->prog)))
-		return bad("program '%s' not found or not executable (PATH=%s); give its path", prog[0],
-			   getenv("PATH") ? getenv("PATH") : "");
+		return bad("program '%s' not found or not executable (PATH=%s); give its path",
+			   prog[0], getenv("PATH") ? getenv("PATH") : "");
 	if (o->have_budget && o->have_ratio)
 		return bad("give --budget or --ratio, not both");
 	if (o->trace && o->kernel)
-		return bad("--trace records the pager's faults; --kernel-mmap runs without the pager: drop one");
+		return bad(
+			"--trace records the pager's faults; --kernel-mmap runs without the pager: drop one");
 	if (o->trace && o->prefetch)
-		return bad("--trace with --prefetch %" PRIu64 ": a prefetch maps a chunk before the program reads it, and the read would not be recorded; drop --prefetch",
+		return bad("--trace with --prefetch %" PRIu64
+			   ": a prefetch maps a chunk before the program reads it, and the read would not be recorded; drop --prefetch",
 			   o->prefetch);
 	if (o->have_advice && !o->kernel)
 		return bad("--advice %s is for --kernel-mmap; the pager serves the mappings without it",
@@ -381,8 +403,9 @@ static int pick_preload(const struct run *o, struct plan *p)
 		rc = find_preload("libresid-preload.so", "RESIDCTL_PRELOAD",
 				  p->preload, sizeof(p->preload));
 	else if (o->advice)
-		rc = find_preload("libresid-advice.so", "RESIDCTL_ADVICE_PRELOAD",
-				  p->preload, sizeof(p->preload));
+		rc = find_preload("libresid-advice.so",
+				  "RESIDCTL_ADVICE_PRELOAD", p->preload,
+				  sizeof(p->preload));
 	return rc;
 }
 
@@ -409,13 +432,19 @@ static int plan_region(const struct run *o, struct plan *p, uint64_t size)
 	c->huge_dir = o->huge_dir;
 	p->headroom = resid_headroom(c);
 	p->limit = (p->budget + p->headroom + o->margin + RESID_PAGE - 1) &
-		~(RESID_PAGE - 1);
+		   ~(RESID_PAGE - 1);
 	if ((rc = room_of(&room, where, sizeof(where))))
 		return rc;
 	if (p->limit > room)
-		return bad("budget %" PRIu64 " + headroom %" PRIu64 " + --margin %" PRIu64 " = %" PRIu64 " exceed the room of %s (%" PRIu64 " bytes); give --budget at most %" PRIu64,
-			   p->budget, p->headroom, o->margin, p->limit, where, room,
-			   room > p->headroom + o->margin ? room - p->headroom - o->margin : 0);
+		return bad("budget %" PRIu64 " + headroom %" PRIu64
+			   " + --margin %" PRIu64 " = %" PRIu64
+			   " exceed the room of %s (%" PRIu64
+			   " bytes); give --budget at most %" PRIu64,
+			   p->budget, p->headroom, o->margin, p->limit, where,
+			   room,
+			   room > p->headroom + o->margin ?
+				   room - p->headroom - o->margin :
+				   0);
 	return 0;
 }
 
@@ -437,7 +466,8 @@ static int plan_env(struct plan *p)
 		return bad("no memory");
 	/* one environment string holds at most 128 KiB (MAX_ARG_STRLEN) */
 	if (strlen(p->chunks_env) > 120000)
-		return bad("%" PRIu32 " chunks do not fit in the environment; give --order a layout of fewer layers, or a larger --chunk",
+		return bad("%" PRIu32
+			   " chunks do not fit in the environment; give --order a layout of fewer layers, or a larger --chunk",
 			   p->ord.lay.nchunks);
 	return 0;
 }
@@ -456,10 +486,12 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	    devclass_device(p->path, &p->dev, err, sizeof(err)))
 		return bad("%s", err);
 	size = (uint64_t)p->st.st_size;
-	if (read_order_make(p->path, size, o->order, o->chunk, &p->ord, err, sizeof(err)))
+	if (read_order_make(p->path, size, o->order, o->chunk, &p->ord, err,
+			    sizeof(err)))
 		return bad("%s", err);
 	p->budget = o->have_budget ? o->budget :
-		(uint64_t)((double)size * o->ratio) & ~(RESID_PAGE - 1);
+				     (uint64_t)((double)size * o->ratio) &
+					     ~(RESID_PAGE - 1);
 	/* A tensor table's layers are cut to a sixteenth of the budget: two
 	 * threads reading across a border need both chunks at once, and with
 	 * room for one they evict each other for ever; the room the stream's
@@ -477,11 +509,14 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	if (p->budget < p->ord.largest) {
 		const char *name = chunk_name(&p->ord.lay, p->ord.largest_id);
 
-		return bad("budget %" PRIu64 " is below the largest chunk (chunk %" PRIu32 " at offset %" PRIu64 ", %" PRIu64 " bytes%s%s%s); give --budget at least %" PRIu64,
+		return bad("budget %" PRIu64
+			   " is below the largest chunk (chunk %" PRIu32
+			   " at offset %" PRIu64 ", %" PRIu64
+			   " bytes%s%s%s); give --budget at least %" PRIu64,
 			   p->budget, p->ord.largest_id,
-			   p->ord.lay.chunks[p->ord.largest_id].off, p->ord.largest,
-			   name ? ", tensor '" : "", name ? name : "", name ? "'" : "",
-			   p->ord.largest);
+			   p->ord.lay.chunks[p->ord.largest_id].off,
+			   p->ord.largest, name ? ", tensor '" : "",
+			   name ? name : "", name ? "'" : "", p->ord.largest);
 	}
 	if ((rc = plan_region(o, p, size)))
 		return rc;
@@ -620,7 +655,8 @@ static void end_leftovers(const struct cg_scope *s)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	if (first)
-		fprintf(stderr, "residctl run: ended %d process%s the program left in the run's cgroup\n",
+		fprintf(stderr,
+			"residctl run: ended %d process%s the program left in the run's cgroup\n",
 			first, first > 1 ? "es" : "");
 }
 
@@ -653,10 +689,16 @@ static int trace_out(const struct run *o, const struct plan *p,
 		fprintf(stderr, "residctl run: %s\n", err);
 		return 1;
 	}
-	fprintf(stderr, "residctl run: --trace %s: %" PRIu64 " references over %" PRIu32 " chunks (pid %ld%s)%s\n",
+	fprintf(stderr,
+		"residctl run: --trace %s: %" PRIu64 " references over %" PRIu32
+		" chunks (pid %ld%s)%s\n",
 		o->trace, ti.records, p->ord.lay.nchunks, ti.pid,
-		ti.processes > 1 ? "; other processes recorded too, each its own region: only this one's" : "",
-		t->trace_errors ? "; some drops of A's entries or records failed: a return to a chunk may be missing" : "");
+		ti.processes > 1 ?
+			"; other processes recorded too, each its own region: only this one's" :
+			"",
+		t->trace_errors ?
+			"; some drops of A's entries or records failed: a return to a chunk may be missing" :
+			"");
 	return 0;
 }
 
@@ -731,17 +773,24 @@ static int report_run(const struct run *o, const struct plan *p,
 	struct rusage ru = { 0 };
 
 	if (getrusage(RUSAGE_CHILDREN, &ru)) {
-		fprintf(stderr, "residctl run: getrusage: %s\n", strerror(errno));
+		fprintf(stderr, "residctl run: getrusage: %s\n",
+			strerror(errno));
 		rc = 1;
 	}
 	struct run_setup s = {
-		.path = p->path, .program = program,
+		.path = p->path,
+		.program = program,
 		.policy = resid_policy_name(p->cfg.policy),
-		.order_source = p->ord.source, .size = (uint64_t)p->st.st_size,
-		.budget = p->budget, .headroom = p->headroom,
-		.margin = o->margin, .limit = p->limit,
-		.nchunks = p->ord.lay.nchunks, .prefetch = (uint32_t)o->prefetch,
-		.chunks = p->ord.lay.chunks, .seq = p->ord.seq,
+		.order_source = p->ord.source,
+		.size = (uint64_t)p->st.st_size,
+		.budget = p->budget,
+		.headroom = p->headroom,
+		.margin = o->margin,
+		.limit = p->limit,
+		.nchunks = p->ord.lay.nchunks,
+		.prefetch = (uint32_t)o->prefetch,
+		.chunks = p->ord.lay.chunks,
+		.seq = p->ord.seq,
 		.advice = o->kernel ? advices[o->advice] : NULL,
 		.device_class = devclass_label(&o->dc),
 		.read_bytes = (uint64_t)ru.ru_inblock * 512,
@@ -754,7 +803,7 @@ static int report_run(const struct run *o, const struct plan *p,
 	} else {
 		run_summary(&s, &t, status);
 		if (o->json && run_json(o->json, &s, &t, procs, status, err,
-				       sizeof(err))) {
+					sizeof(err))) {
 			fprintf(stderr, "residctl run: %s\n", err);
 			rc = 1;
 		}
@@ -776,8 +825,8 @@ int cmd_run(int argc, char **argv)
 		return bad("no memory");
 	dash = find_dash(argc, argv);
 	rc = parse(&o, dash, argv);
-	if (rc == CLI_RUN && (rc = make_plan(&o, argc - dash - 1,
-					     argv + dash + 1, p)) == 0)
+	if (rc == CLI_RUN &&
+	    (rc = make_plan(&o, argc - dash - 1, argv + dash + 1, p)) == 0)
 		rc = CLI_RUN;
 	if (rc == CLI_RUN && o.kernel && (rc = empty_cache(p)) == 0)
 		rc = CLI_RUN;
@@ -804,5 +853,5 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc;
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-		WEXITSTATUS(status);
+				     WEXITSTATUS(status);
 }

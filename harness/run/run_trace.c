@@ -20,8 +20,8 @@ static int ids_read(const char *path, uint32_t nchunks, uint32_t **seq,
 	char line[32];
 
 	if (!f)
-		return err_line(err, n, "cannot read the references %s: %s", path,
-				strerror(errno));
+		return err_line(err, n, "cannot read the references %s: %s",
+				path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		char *end;
 		unsigned long v = strtoul(line, &end, 10);
@@ -29,16 +29,21 @@ static int ids_read(const char *path, uint32_t nchunks, uint32_t **seq,
 		if (end == line || *end != '\n' || v >= nchunks) {
 			fclose(f);
 			free(a);
-			return err_line(err, n, "the references %s: line %" PRIu64 " is not a chunk id below %" PRIu32,
+			return err_line(err, n,
+					"the references %s: line %" PRIu64
+					" is not a chunk id below %" PRIu32,
 					path, k + 1, nchunks);
 		}
 		if (k == cap) {
-			uint32_t *g = realloc(a, (cap ? cap * 2 : 1024) * sizeof(*a));
+			uint32_t *g = realloc(a, (cap ? cap * 2 : 1024) *
+							 sizeof(*a));
 
 			if (!g) {
 				fclose(f);
 				free(a);
-				return err_line(err, n, "no memory for the references of %s", path);
+				return err_line(err, n,
+						"no memory for the references of %s",
+						path);
 			}
 			a = g;
 			cap = cap ? cap * 2 : 1024;
@@ -63,7 +68,8 @@ int run_trace_write(const char *dir, const char *path,
 
 	memset(info, 0, sizeof(*info));
 	if (!d)
-		return err_line(err, n, "cannot read %s: %s", dir, strerror(errno));
+		return err_line(err, n, "cannot read %s: %s", dir,
+				strerror(errno));
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
@@ -92,11 +98,16 @@ int run_trace_write(const char *dir, const char *path,
 	}
 	closedir(d);
 	if (!rc && !t.n)
-		rc = err_line(err, n, "no process recorded a reference: the program never read the file through the pager; --trace FILE not written");
+		rc = err_line(
+			err, n,
+			"no process recorded a reference: the program never read the file through the pager; --trace FILE not written");
 	if (!rc && !(t.sizes = malloc(nchunks * sizeof(*t.sizes))))
-		rc = err_line(err, n, "no memory for the chunk sizes of --trace %s", path);
+		rc = err_line(err, n,
+			      "no memory for the chunk sizes of --trace %s",
+			      path);
 	for (uint32_t i = 0; !rc && i < nchunks; i++)
-		t.sizes[i] = (chunks[i].len + RESID_PAGE - 1) & ~(RESID_PAGE - 1);
+		t.sizes[i] = (chunks[i].len + RESID_PAGE - 1) &
+			     ~(RESID_PAGE - 1);
 	if (!rc)
 		rc = trace_write(path, &t, err, n);
 	info->records = rc ? 0 : t.n;

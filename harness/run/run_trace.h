@@ -10,9 +10,9 @@
 #include "resid.h"
 
 struct run_trace_info {
-	uint64_t records;    /* in FILE */
-	uint32_t processes;  /* that recorded any */
-	long pid;            /* whose references FILE holds; 0: none */
+	uint64_t records;   /* in FILE */
+	uint32_t processes; /* that recorded any */
+	long pid;           /* whose references FILE holds; 0: none */
 };
 
 /* Writes FILE (path) from dir's references over the chunk table: the

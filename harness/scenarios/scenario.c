@@ -15,8 +15,9 @@ const struct scenario *scenario_find(const char *id)
 			return scenarios[i];
 	for (int i = 0; i < nscenarios; i++)
 		if (*digits && !strcmp(scenarios[i]->id + 2, digits) &&
-		    (digits == id || (digits - id <= 2 &&
-		     (id[0] | 32) == (scenarios[i]->id[0] | 32))))
+		    (digits == id ||
+		     (digits - id <= 2 &&
+		      (id[0] | 32) == (scenarios[i]->id[0] | 32))))
 			return scenarios[i];
 	return NULL;
 }

@@ -12,10 +12,10 @@
 /* How the application threads of a simulated run pick what to read
  * (harness/sim/program.c); a new way of reading is a new case there. */
 enum sim_pattern {
-	READ_SCAN,         /* every chunk in order, `ops` passes */
-	READ_ALTERNATE,    /* chunk 0, chunk 1, `ops` times */
-	READ_RANDOM,       /* `ops` random pieces of random chunks */
-	READ_ACCOUNT,      /* a scan, then st_blocks against the pager, exact */
+	READ_SCAN,      /* every chunk in order, `ops` passes */
+	READ_ALTERNATE, /* chunk 0, chunk 1, `ops` times */
+	READ_RANDOM,    /* `ops` random pieces of random chunks */
+	READ_ACCOUNT,   /* a scan, then st_blocks against the pager, exact */
 	/* The harness's self-tests, last (no pager, no fault can fire). */
 	READ_SELF_DEADLOCK, /* no pager: two locks taken in opposite orders */
 	READ_SELF_RACE,     /* no pager: a counter bumped with no lock */
@@ -28,17 +28,17 @@ enum sim_pattern {
  * chunks of SIM_CHUNK bytes, one schedule a run. */
 #define SIM_CHUNK (16ull << 10)
 struct sim_sizing {
-	uint32_t threads;       /* application threads, at most 8 */
+	uint32_t threads; /* application threads, at most 8 */
 	uint32_t chunks;
 	uint32_t budget_chunks;
 	uint32_t workers, prefetch;
-	uint32_t ops;           /* reads (passes for READ_SCAN) per thread */
+	uint32_t ops; /* reads (passes for READ_SCAN) per thread */
 	enum sim_pattern pattern;
 	/* Faults every run of it injects unless a run says otherwise: a
 	 * spec list (harness/fault/fault.h), or NULL. */
 	const char *faults;
-	uint64_t stat_lag;      /* memory.stat lags by this many bytes */
-	int needs_dedup;        /* the campaign must see both dedup counters */
+	uint64_t stat_lag; /* memory.stat lags by this many bytes */
+	int needs_dedup;   /* the campaign must see both dedup counters */
 	/* CPU ms a thread may run without a scheduling point (0: the
 	 * simulation's default, sim_config.spin_limit_ms). */
 	uint64_t spin_ms;

@@ -109,7 +109,8 @@ int scen_run_child(const struct scenario *s, const struct run_opts *o,
 	if (munmap(shared, sizeof(*shared)) < 0)
 		perror("residctl: munmap(scenario result)");
 	if (stalled) {
-		scen_fail(res, "no progress for %u s: killed (a fault that "
+		scen_fail(res,
+			  "no progress for %u s: killed (a fault that "
 			  "always fires can leave the pager no way forward)",
 			  stall_s);
 		return 0;

@@ -8,7 +8,10 @@ const struct scenario scenario_self_crash = {
 	.id = "self-crash",
 	.title = "harness self-test: a division by zero that must become a "
 		 "verdict",
-	.sim = &(const struct sim_sizing){
-		.threads = 2, .ops = 1, .pattern = READ_SELF_CRASH,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 2,
+			.ops = 1,
+			.pattern = READ_SELF_CRASH,
+		},
 };

@@ -6,7 +6,10 @@
 const struct scenario scenario_self_deadlock = {
 	.id = "self-deadlock",
 	.title = "harness self-test: a lock-order inversion that must be found",
-	.sim = &(const struct sim_sizing){
-		.threads = 2, .ops = 1, .pattern = READ_SELF_DEADLOCK,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 2,
+			.ops = 1,
+			.pattern = READ_SELF_DEADLOCK,
+		},
 };

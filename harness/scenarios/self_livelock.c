@@ -10,7 +10,10 @@ const struct scenario scenario_self_livelock = {
 	.id = "self-livelock",
 	.title = "harness self-test: a poll with scheduling points that never "
 		 "ends, a million-step failure",
-	.sim = &(const struct sim_sizing){
-		.threads = 2, .ops = 1, .pattern = READ_SELF_LIVELOCK,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 2,
+			.ops = 1,
+			.pattern = READ_SELF_LIVELOCK,
+		},
 };

@@ -8,7 +8,10 @@ const struct scenario scenario_self_race = {
 	.id = "self-race",
 	.title = "harness self-test: an unannotated lost update that only the "
 		 "simulation build (make simx) can find",
-	.sim = &(const struct sim_sizing){
-		.threads = 2, .ops = 2, .pattern = READ_SELF_RACE,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 2,
+			.ops = 2,
+			.pattern = READ_SELF_RACE,
+		},
 };

@@ -9,8 +9,11 @@ const struct scenario scenario_self_spin = {
 	.id = "self-spin",
 	.title = "harness self-test: a spin without a scheduling point that "
 		 "must become a verdict",
-	.sim = &(const struct sim_sizing){
-		.threads = 2, .ops = 1, .pattern = READ_SELF_SPIN,
-		.spin_ms = 100,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 2,
+			.ops = 1,
+			.pattern = READ_SELF_SPIN,
+			.spin_ms = 100,
+		},
 };

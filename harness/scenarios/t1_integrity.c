@@ -13,7 +13,9 @@
 static int t1_run(const struct run_opts *o, struct scen_result *res)
 {
 	static const enum resid_policy policies[] = {
-		RESID_POLICY_LRU, RESID_POLICY_LEARNED, RESID_POLICY_DECLARED,
+		RESID_POLICY_LRU,
+		RESID_POLICY_LEARNED,
+		RESID_POLICY_DECLARED,
 	};
 	unsigned passes = o->profile == PROFILE_FULL ? 10 : 3;
 	uint64_t fetches = 0, evictions = 0, resident_max = 0, shmem_lag = 0;
@@ -39,8 +41,10 @@ static int t1_run(const struct run_opts *o, struct scen_result *res)
 			for (uint32_t c = 0; c < resid_nchunks(r); c++)
 				wl_read_chunk(r, &cfg, c, res);
 		if (res->checks - before != passes * cfg.region_len)
-			scen_fail(res, "%s checked %" PRIu64 " bytes, not every "
-				  "byte", resid_policy_name(cfg.policy),
+			scen_fail(res,
+				  "%s checked %" PRIu64 " bytes, not every "
+				  "byte",
+				  resid_policy_name(cfg.policy),
 				  res->checks - before);
 		wl_close(r, res, &s);
 		fetches += s.fetches;
@@ -66,8 +70,13 @@ const struct scenario scenario_t1 = {
 	.needs_cgroup = 1,
 	.run = t1_run,
 	.legs = LEG_FILE | LEG_UNEQUAL | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 1, .chunks = 4, .budget_chunks = 1, .workers = 2,
-		.ops = 2, .pattern = READ_SCAN,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 1,
+			.chunks = 4,
+			.budget_chunks = 1,
+			.workers = 2,
+			.ops = 2,
+			.pattern = READ_SCAN,
+		},
 };

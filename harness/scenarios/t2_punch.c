@@ -50,8 +50,13 @@ const struct scenario scenario_t2 = {
 	.needs_cgroup = 1,
 	.run = t2_run,
 	.legs = LEG_FILE | LEG_HUGE,
-	.sim = &(const struct sim_sizing){
-		.threads = 1, .chunks = 2, .budget_chunks = 1, .workers = 1,
-		.ops = 10, .pattern = READ_ALTERNATE,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 1,
+			.chunks = 2,
+			.budget_chunks = 1,
+			.workers = 1,
+			.ops = 10,
+			.pattern = READ_ALTERNATE,
+		},
 };

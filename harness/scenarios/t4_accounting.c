@@ -14,8 +14,9 @@ static int t4_run(const struct run_opts *o, struct scen_result *res)
 {
 	/* 64 KiB chunks so that per-page lag in memory.stat can show. */
 	static const uint32_t touches[] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 0, 8, 9, 10, 11, 1, 12, 13, 14, 15, 2,
-		63, 62, 61, 31, 32, 33, 3, 4, 40, 41, 42, 43, 44, 45, 46, 47,
+		0,  1, 2,  3,  4,  5,  6,  7,  0,  8,  9,  10,
+		11, 1, 12, 13, 14, 15, 2,  63, 62, 61, 31, 32,
+		33, 3, 4,  40, 41, 42, 43, 44, 45, 46, 47,
 	};
 	struct resid_config cfg;
 	struct resid_region *r;
@@ -65,8 +66,14 @@ const struct scenario scenario_t4 = {
 	.title = "accounting against the kernel",
 	.needs_cgroup = 1,
 	.run = t4_run,
-	.sim = &(const struct sim_sizing){
-		.threads = 1, .chunks = 6, .budget_chunks = 2, .workers = 2,
-		.ops = 1, .pattern = READ_ACCOUNT, .stat_lag = 16384,
-	},
+	.sim =
+		&(const struct sim_sizing){
+			.threads = 1,
+			.chunks = 6,
+			.budget_chunks = 2,
+			.workers = 2,
+			.ops = 1,
+			.pattern = READ_ACCOUNT,
+			.stat_lag = 16384,
+		},
 };

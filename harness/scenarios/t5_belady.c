@@ -16,9 +16,9 @@
 #include "scenarios/scenario.h"
 
 /* Counts a mismatch; the first one is the failure reason. */
-__attribute__((format(printf, 3, 4)))
-static void mismatch(const struct run_opts *o, struct scen_result *res,
-		     const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void
+mismatch(const struct run_opts *o, struct scen_result *res, const char *fmt,
+	 ...)
 {
 	char msg[400];
 	va_list ap;
@@ -51,7 +51,11 @@ static int agree(const struct run_opts *o, struct scen_result *res,
 	}
 	if (memcmp(fast, &slow, sizeof(slow)) ||
 	    fast->hits + fast->misses != fast->accesses) {
-		mismatch(o, res, "%s (%" PRIu32 " chunks, %" PRIu64 " accesses, capacity %" PRIu64 "): belady %" PRIu64 " misses/%" PRIu64 " bytes, naive %" PRIu64 "/%" PRIu64,
+		mismatch(o, res,
+			 "%s (%" PRIu32 " chunks, %" PRIu64
+			 " accesses, capacity %" PRIu64 "): belady %" PRIu64
+			 " misses/%" PRIu64 " bytes, naive %" PRIu64
+			 "/%" PRIu64,
 			 what, t->nchunks, t->n, cap, fast->misses,
 			 fast->bytes_missed, slow.misses, slow.bytes_missed);
 		return -1;
@@ -72,7 +76,8 @@ static int random_traces(const struct run_opts *o, struct scen_result *res)
 		/* One in four has unequal chunks. */
 		if (belady_random_trace(&rng, 40, 2000, i % 4 == 3, &t, &cap)) {
 			trace_free(&t);
-			scen_fail(res, "out of memory for random trace %" PRIu64, i);
+			scen_fail(res,
+				  "out of memory for random trace %" PRIu64, i);
 			return -1;
 		}
 		snprintf(what, sizeof(what), "random trace %" PRIu64, i);
@@ -106,24 +111,39 @@ static int cyclic_scans(const struct run_opts *o, struct scen_result *res)
 			memset(&t, 0, sizeof(t));
 			if (belady_cyclic_trace(w, p, RESID_PAGE, &t)) {
 				trace_free(&t);
-				scen_fail(res, "out of memory for a cyclic scan of %" PRIu32, w);
+				scen_fail(res,
+					  "out of memory for a cyclic scan of %" PRIu32,
+					  w);
 				return -1;
 			}
 			for (ki = 0; ki < 5; ki++) {
-				snprintf(what, sizeof(what), "cyclic W=%" PRIu32 " P=%" PRIu32 " K=%" PRIu32, w, p, ks[ki]);
+				snprintf(what, sizeof(what),
+					 "cyclic W=%" PRIu32 " P=%" PRIu32
+					 " K=%" PRIu32,
+					 w, p, ks[ki]);
 				if (agree(o, res, what, &t,
 					  (uint64_t)ks[ki] * RESID_PAGE, &r))
 					continue;
-				floor = w + (uint64_t)(p - 1) * (ks[ki] < w ? w - ks[ki] : 0);
+				floor = w +
+					(uint64_t)(p - 1) *
+						(ks[ki] < w ? w - ks[ki] : 0);
 				res->checks++;
 				floors++;
 				if (r.misses < floor)
-					mismatch(o, res, "%s: %" PRIu64 " misses, below the floor %" PRIu64, what, r.misses, floor);
+					mismatch(o, res,
+						 "%s: %" PRIu64
+						 " misses, below the floor %" PRIu64,
+						 what, r.misses, floor);
 				/* Exact where the optimum is obvious: all fits, or one slot. */
 				if ((ks[ki] >= w && r.misses != w) ||
-				    (ks[ki] == 1 && w > 1 && r.misses != (uint64_t)w * p))
-					mismatch(o, res, "%s: %" PRIu64 " misses, the optimum is %" PRIu64, what, r.misses,
-						 ks[ki] >= w ? (uint64_t)w : (uint64_t)w * p);
+				    (ks[ki] == 1 && w > 1 &&
+				     r.misses != (uint64_t)w * p))
+					mismatch(o, res,
+						 "%s: %" PRIu64
+						 " misses, the optimum is %" PRIu64,
+						 what, r.misses,
+						 ks[ki] >= w ? (uint64_t)w :
+							       (uint64_t)w * p);
 			}
 			trace_free(&t);
 		}
@@ -142,14 +162,19 @@ static int fault_refused(const struct run_opts *o, struct scen_result *res)
 	char path[4096], err[256];
 	int fd, rc = -1;
 
-	snprintf(path, sizeof(path), "%s/residctl-t5-XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/residctl-t5-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0) {
-		scen_fail(res, "cannot create a temp file in %s; set TMPDIR to a writable directory", dir && *dir ? dir : "/tmp");
+		scen_fail(res,
+			  "cannot create a temp file in %s; set TMPDIR to a writable directory",
+			  dir && *dir ? dir : "/tmp");
 		return -1;
 	}
 	if (close(fd) || belady_cyclic_trace(4, 3, RESID_PAGE, &t)) {
-		scen_fail(res, "temp file %s or memory: cannot set up the fault trace", path);
+		scen_fail(res,
+			  "temp file %s or memory: cannot set up the fault trace",
+			  path);
 		goto out;
 	}
 	t.kind = TRACE_FAULT;
@@ -161,10 +186,13 @@ static int fault_refused(const struct run_opts *o, struct scen_result *res)
 	res->checks += 2;
 	if (back.kind != TRACE_FAULT ||
 	    belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)) == 0)
-		mismatch(o, res, "a fault trace written and read back was accepted");
+		mismatch(o, res,
+			 "a fault trace written and read back was accepted");
 	back.kind = TRACE_REFERENCE;
 	if (belady(&back, 2 * RESID_PAGE, &r, err, sizeof(err)))
-		mismatch(o, res, "the same accesses as a reference trace were refused: %s", err);
+		mismatch(o, res,
+			 "the same accesses as a reference trace were refused: %s",
+			 err);
 	scen_count(res, "refusals", 1);
 	rc = 0;
 out:
@@ -179,29 +207,44 @@ out:
 
 static int t5_run(const struct run_opts *o, struct scen_result *res)
 {
-	uint64_t rng = o->seed ^ 0x5eed, cap, i, n = o->profile == PROFILE_FULL ? 2000 : 200;
+	uint64_t rng = o->seed ^ 0x5eed, cap, i,
+		 n = o->profile == PROFILE_FULL ? 2000 : 200;
 	struct belady_result fnu, lb, ex;
 	struct trace t;
 	char err[256];
 
-	if (random_traces(o, res) || cyclic_scans(o, res) || fault_refused(o, res))
+	if (random_traces(o, res) || cyclic_scans(o, res) ||
+	    fault_refused(o, res))
 		return -1;
 	/* The lower bound <= the exact optimum <= furthest-next-use, on small
 	 * random traces, half of them with unequal chunks. */
 	for (i = 0; i < n; i++) {
 		memset(&t, 0, sizeof(t));
-		if (belady_random_trace(&rng, BELADY_EXACT_MAX_CHUNKS - 4, 40, i % 2, &t, &cap)) {
+		if (belady_random_trace(&rng, BELADY_EXACT_MAX_CHUNKS - 4, 40,
+					i % 2, &t, &cap)) {
 			trace_free(&t);
-			scen_fail(res, "out of memory for small trace %" PRIu64, i);
+			scen_fail(res, "out of memory for small trace %" PRIu64,
+				  i);
 			return -1;
 		}
 		res->checks++;
-		if (belady(&t, cap, &fnu, err, sizeof(err)) || belady_bound(&t, cap, &lb, err, sizeof(err)) ||
+		if (belady(&t, cap, &fnu, err, sizeof(err)) ||
+		    belady_bound(&t, cap, &lb, err, sizeof(err)) ||
 		    belady_exact(&t, cap, &ex, err, sizeof(err)))
-			mismatch(o, res, "small trace %" PRIu64 ": a solver refused a valid trace: %s", i, err);
-		else if (lb.bytes_missed > ex.bytes_missed || ex.bytes_missed > fnu.bytes_missed)
-			mismatch(o, res, "small trace %" PRIu64 " (%" PRIu32 " chunks, capacity %" PRIu64 "): bound %" PRIu64 ", exact %" PRIu64 ", furthest-next-use %" PRIu64 " bytes; want bound <= exact <= furthest-next-use",
-				 i, t.nchunks, cap, lb.bytes_missed, ex.bytes_missed, fnu.bytes_missed);
+			mismatch(o, res,
+				 "small trace %" PRIu64
+				 ": a solver refused a valid trace: %s",
+				 i, err);
+		else if (lb.bytes_missed > ex.bytes_missed ||
+			 ex.bytes_missed > fnu.bytes_missed)
+			mismatch(o, res,
+				 "small trace %" PRIu64 " (%" PRIu32
+				 " chunks, capacity %" PRIu64
+				 "): bound %" PRIu64 ", exact %" PRIu64
+				 ", furthest-next-use %" PRIu64
+				 " bytes; want bound <= exact <= furthest-next-use",
+				 i, t.nchunks, cap, lb.bytes_missed,
+				 ex.bytes_missed, fnu.bytes_missed);
 		trace_free(&t);
 	}
 	scen_count(res, "bound_exact_fnu", n);

@@ -56,16 +56,19 @@ static int find_tools(struct t8 *t, struct scen_result *res)
 	char dir[PATH_MAX];
 
 	if (k <= 0) {
-		scen_fail(res, "cannot read /proc/self/exe: %s", strerror(errno));
+		scen_fail(res, "cannot read /proc/self/exe: %s",
+			  strerror(errno));
 		return -1;
 	}
 	t->exe[k] = '\0';
 	snprintf(dir, sizeof(dir), "%s", t->exe);
 	*strrchr(dir, '/') = '\0';
-	snprintf(t->driver, sizeof(t->driver), "%.4000s/engine/llama-driver", dir);
+	snprintf(t->driver, sizeof(t->driver), "%.4000s/engine/llama-driver",
+		 dir);
 	snprintf(t->shim, sizeof(t->shim), "%.4000s/libresid-eio.so", dir);
 	if (access(t->driver, X_OK)) {
-		scen_unknown(res, "no engine: %s is missing; make engine installs "
+		scen_unknown(res,
+			     "no engine: %s is missing; make engine installs "
 			     "it (node, npm and the npm registry needed)",
 			     t->driver);
 		return -1;
@@ -135,7 +138,7 @@ static int spawn(const struct t8 *t, char *const argv[], const char *eio)
 	if (sig)
 		return -1;
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-		WEXITSTATUS(status);
+				     WEXITSTATUS(status);
 }
 
 /* The first line of a file, for a message. */
@@ -187,8 +190,8 @@ static int driver_line(const struct t8 *t, char **tokens, char **hash)
 
 static uint64_t total_of(json_t *run, const char *key)
 {
-	json_int_t v = json_integer_value(json_object_get(
-		json_object_get(run, "total"), key));
+	json_int_t v = json_integer_value(
+		json_object_get(json_object_get(run, "total"), key));
 
 	return v > 0 ? (uint64_t)v : 0;
 }
@@ -236,8 +239,8 @@ static int run_engine(const struct t8 *t, double ratio, const char *policy,
 static int reference(struct t8 *t, uint64_t seed, struct scen_result *res)
 {
 	char s[24], line[512];
-	char *mk[] = { t->exe, "bench", "mkgguf", "--preset", "tiny", "--seed",
-		       s, "--out", t->model, NULL };
+	char *mk[] = { t->exe,   "bench", "mkgguf", "--preset", "tiny",
+		       "--seed", s,       "--out",  t->model,   NULL };
 	char *ref[] = { t->driver, t->model, "--tokens", TOKENS, NULL };
 	const char *huge = t->huge_dir;
 	int rc;
@@ -249,11 +252,13 @@ static int reference(struct t8 *t, uint64_t seed, struct scen_result *res)
 		scen_fail(res, "bench mkgguf --preset tiny exited %d: %s", rc,
 			  first_line(t->err, line, sizeof(line)));
 	} else if ((rc = spawn(t, ref, NULL))) {
-		scen_fail(res, "the engine under the kernel's mmap exited %d: "
-			  "%s", rc, first_line(t->err, line, sizeof(line)));
+		scen_fail(res,
+			  "the engine under the kernel's mmap exited %d: "
+			  "%s",
+			  rc, first_line(t->err, line, sizeof(line)));
 	} else if (driver_line(t, &t->ref_tokens, &t->ref_hash) < 0) {
 		scen_fail(res, "the engine under the kernel's mmap printed no "
-			  "ids and hash");
+			       "ids and hash");
 		rc = -1;
 	}
 	t->huge_dir = huge;
@@ -277,14 +282,16 @@ static void compare_runs(const struct t8 *t, struct scen_result *res)
 			if (rc || driver_line(t, &ids, &hash) < 0) {
 				res->mismatches++;
 				scen_fail(res, "%s at %.2f: %s %d, %s",
-					  policies[p], ratios[i], rc < 0 ?
-					  "ended after" : "exit", rc < 0 ?
-					  (int)RUN_S : rc, first_line(t->err,
-					  line, sizeof(line)));
+					  policies[p], ratios[i],
+					  rc < 0 ? "ended after" : "exit",
+					  rc < 0 ? (int)RUN_S : rc,
+					  first_line(t->err, line,
+						     sizeof(line)));
 			} else if (strcmp(ids, t->ref_tokens) ||
 				   strcmp(hash, t->ref_hash)) {
 				res->mismatches++;
-				scen_fail(res, "%s at %.2f: ids %s hash %s, "
+				scen_fail(res,
+					  "%s at %.2f: ids %s hash %s, "
 					  "the kernel's mmap %s %s",
 					  policies[p], ratios[i], ids, hash,
 					  t->ref_tokens, t->ref_hash);
@@ -292,7 +299,8 @@ static void compare_runs(const struct t8 *t, struct scen_result *res)
 				scen_add(res, "equal", 1);
 			}
 			scen_add(res, "fetches", total_of(j, "fetches"));
-			scen_add(res, "fetch_bytes", total_of(j, "fetch_bytes"));
+			scen_add(res, "fetch_bytes",
+				 total_of(j, "fetch_bytes"));
 			free(ids);
 			free(hash);
 			json_decref(j);
@@ -333,32 +341,40 @@ static void eio_run(const struct t8 *t, struct scen_result *res)
 	}
 	if (rc != 128 + SIGBUS) {
 		res->mismatches++;
-		scen_fail(res, "EIO on chunk %lld: exit %d, not SIGBUS's %d: %s",
-			  (long long)c, rc, 128 + SIGBUS, rc ? first_line(t->err,
-			  line, sizeof(line)) : "the engine ran on");
+		scen_fail(res,
+			  "EIO on chunk %lld: exit %d, not SIGBUS's %d: %s",
+			  (long long)c, rc, 128 + SIGBUS,
+			  rc ? first_line(t->err, line, sizeof(line)) :
+			       "the engine ran on");
 		return;
 	}
 	if (!file_has(t->err, "EIO injected")) {
 		res->mismatches++;
-		scen_fail(res, "EIO on chunk %lld: the shim injected none, yet "
-			  "SIGBUS", (long long)c);
+		scen_fail(res,
+			  "EIO on chunk %lld: the shim injected none, yet "
+			  "SIGBUS",
+			  (long long)c);
 		return;
 	}
 	j = json_load_file(t->json, 0, NULL);
 	tot = json_object_get(j, "total");
 	at = json_is_integer(json_object_get(tot, "sigbus_offset")) ?
-		json_integer_value(json_object_get(tot, "sigbus_offset")) : -1;
+		     json_integer_value(json_object_get(tot, "sigbus_offset")) :
+		     -1;
 	if (!json_is_integer(json_object_get(tot, "fail_chunk")) ||
 	    json_integer_value(json_object_get(tot, "fail_chunk")) != c ||
 	    json_integer_value(json_object_get(tot, "fail_errno")) != EIO ||
 	    (at >= 0 && (at < off || at >= off + len))) {
 		res->mismatches++;
-		scen_fail(res, "EIO on chunk %lld (offset %lld, %lld bytes): run "
+		scen_fail(res,
+			  "EIO on chunk %lld (offset %lld, %lld bytes): run "
 			  "reported chunk %lld, errno %lld, SIGBUS at %lld",
 			  (long long)c, (long long)off, (long long)len,
-			  (long long)json_integer_value(json_object_get(tot,
-			  "fail_chunk")), (long long)json_integer_value(
-			  json_object_get(tot, "fail_errno")), (long long)at);
+			  (long long)json_integer_value(
+				  json_object_get(tot, "fail_chunk")),
+			  (long long)json_integer_value(
+				  json_object_get(tot, "fail_errno")),
+			  (long long)at);
 	}
 	json_decref(j);
 }

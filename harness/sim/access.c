@@ -37,7 +37,7 @@ enum granule_state {
 };
 
 struct granule {
-	uintptr_t key;            /* address / 8 + 1; 0: a free slot */
+	uintptr_t key; /* address / 8 + 1; 0: a free slot */
 	uint16_t owner;
 	uint8_t state;
 	uint8_t nlocks;
@@ -157,15 +157,27 @@ static void access_hook(const volatile void *p, int write)
 /* The entry points -fsanitize=thread calls (compiler-rt's tsan interface:
  * __tsan_{read,write}{1,2,4,8,16}, the unaligned ones, function entry and
  * exit, the module constructor's __tsan_init). */
-#define ACCESS(n)                                                      \
-	void __tsan_read##n(void *p);                                  \
-	void __tsan_write##n(void *p);                                 \
-	void __tsan_unaligned_read##n(void *p);                        \
-	void __tsan_unaligned_write##n(void *p);                       \
-	void __tsan_read##n(void *p) { access_hook(p, 0); }            \
-	void __tsan_write##n(void *p) { access_hook(p, 1); }           \
-	void __tsan_unaligned_read##n(void *p) { access_hook(p, 0); }  \
-	void __tsan_unaligned_write##n(void *p) { access_hook(p, 1); }
+#define ACCESS(n)                                \
+	void __tsan_read##n(void *p);            \
+	void __tsan_write##n(void *p);           \
+	void __tsan_unaligned_read##n(void *p);  \
+	void __tsan_unaligned_write##n(void *p); \
+	void __tsan_read##n(void *p)             \
+	{                                        \
+		access_hook(p, 0);               \
+	}                                        \
+	void __tsan_write##n(void *p)            \
+	{                                        \
+		access_hook(p, 1);               \
+	}                                        \
+	void __tsan_unaligned_read##n(void *p)   \
+	{                                        \
+		access_hook(p, 0);               \
+	}                                        \
+	void __tsan_unaligned_write##n(void *p)  \
+	{                                        \
+		access_hook(p, 1);               \
+	}
 ACCESS(1)
 ACCESS(2)
 ACCESS(4)
@@ -175,55 +187,62 @@ ACCESS(16)
 void __tsan_init(void);
 void __tsan_func_entry(void *pc);
 void __tsan_func_exit(void);
-void __tsan_init(void) {}
-void __tsan_func_entry(void *pc) { (void)pc; }
-void __tsan_func_exit(void) {}
+void __tsan_init(void)
+{
+}
+void __tsan_func_entry(void *pc)
+{
+	(void)pc;
+}
+void __tsan_func_exit(void)
+{
+}
 
 /* Atomics, as the instrumentation rewrites them: done for real (the same
  * binary runs the pager on real threads too), always sequentially
  * consistent, which is at least as strong as any order asked for. */
 #define SC __ATOMIC_SEQ_CST
-#define RMW(n, T, op, builtin)                                          \
-	T __tsan_atomic##n##_##op(volatile T *a, T v,                   \
-				  __tsan_memory_order mo)               \
-	{                                                               \
-		(void)mo;                                               \
-		return builtin(a, v, SC);                               \
+#define RMW(n, T, op, builtin)                                                \
+	T __tsan_atomic##n##_##op(volatile T *a, T v, __tsan_memory_order mo) \
+	{                                                                     \
+		(void)mo;                                                     \
+		return builtin(a, v, SC);                                     \
 	}
-#define ATOMICS(n, T)                                                   \
-	T __tsan_atomic##n##_load(const volatile T *a,                  \
-				  __tsan_memory_order mo)               \
-	{                                                               \
-		(void)mo;                                               \
-		return __atomic_load_n(a, SC);                          \
-	}                                                               \
-	void __tsan_atomic##n##_store(volatile T *a, T v,               \
-				      __tsan_memory_order mo)           \
-	{                                                               \
-		(void)mo;                                               \
-		__atomic_store_n(a, v, SC);                             \
-	}                                                               \
-	RMW(n, T, exchange, __atomic_exchange_n)                        \
-	RMW(n, T, fetch_add, __atomic_fetch_add)                        \
-	RMW(n, T, fetch_sub, __atomic_fetch_sub)                        \
-	int __tsan_atomic##n##_compare_exchange_strong(volatile T *a,   \
-			T *c, T v, __tsan_memory_order mo,              \
-			__tsan_memory_order fail)                       \
-	{                                                               \
-		(void)mo;                                               \
-		(void)fail;                                             \
-		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC); \
-	}                                                               \
+#define ATOMICS(n, T)                                                          \
+	T __tsan_atomic##n##_load(const volatile T *a, __tsan_memory_order mo) \
+	{                                                                      \
+		(void)mo;                                                      \
+		return __atomic_load_n(a, SC);                                 \
+	}                                                                      \
+	void __tsan_atomic##n##_store(volatile T *a, T v,                      \
+				      __tsan_memory_order mo)                  \
+	{                                                                      \
+		(void)mo;                                                      \
+		__atomic_store_n(a, v, SC);                                    \
+	}                                                                      \
+	RMW(n, T, exchange, __atomic_exchange_n)                               \
+	RMW(n, T, fetch_add, __atomic_fetch_add)                               \
+	RMW(n, T, fetch_sub, __atomic_fetch_sub)                               \
+	int __tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c,    \
+						       T v,                    \
+						       __tsan_memory_order mo, \
+						       __tsan_memory_order     \
+							       fail)           \
+	{                                                                      \
+		(void)mo;                                                      \
+		(void)fail;                                                    \
+		return __atomic_compare_exchange_n(a, c, v, 0, SC, SC);        \
+	}                                                                      \
 	/* The form returning the old value (a CAS whose expected value \
-	 * is a constant, as failure_record's). */                       \
-	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c,   \
-			T v, __tsan_memory_order mo,                    \
-			__tsan_memory_order fail)                       \
-	{                                                               \
-		(void)mo;                                               \
-		(void)fail;                                             \
-		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);       \
-		return c;                                               \
+	 * is a constant, as failure_record's). */      \
+	T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v,     \
+						  __tsan_memory_order mo,      \
+						  __tsan_memory_order fail)    \
+	{                                                                      \
+		(void)mo;                                                      \
+		(void)fail;                                                    \
+		__atomic_compare_exchange_n(a, &c, v, 0, SC, SC);              \
+		return c;                                                      \
 	}
 ATOMICS(8, __tsan_atomic8)
 ATOMICS(16, __tsan_atomic16)

@@ -13,7 +13,6 @@
 #include "sim/explore.h"
 #include "workload/workload.h"
 
-
 void replay_run(const struct replay *rp, struct sim_outcome *out)
 {
 	struct sim_config c = {
@@ -86,8 +85,10 @@ static void announce(const struct explore_opts *o, const char *head,
 	if (!o->announce)
 		return;
 	line = replay_encode(rp);
-	fprintf(o->announce, "%s%s%s: %s: %s: %s\n  %s: residctl replay "
-		"'%s'\n", o->progress ? "\n" : "", o->p->id,
+	fprintf(o->announce,
+		"%s%s%s: %s: %s: %s\n  %s: residctl replay "
+		"'%s'\n",
+		o->progress ? "\n" : "", o->p->id,
 		o->unequal ? " (unequal chunks)" : "", head,
 		sim_verdict_name(out->verdict), out->why, which,
 		line ? line : "?");
@@ -118,7 +119,8 @@ static void tally(const struct explore_opts *o, struct explore_result *r,
 			r->fail.schedule = NULL;
 			if (rp->nschedule) {
 				/* DFS's forced prefix; random and PCT need none. */
-				size_t sz = rp->nschedule * sizeof(*rp->schedule);
+				size_t sz = rp->nschedule *
+					    sizeof(*rp->schedule);
 
 				if (!(r->fail.schedule = malloc(sz)))
 					sim_oom();
@@ -126,8 +128,9 @@ static void tally(const struct explore_opts *o, struct explore_result *r,
 			}
 			char head[64];
 
-			snprintf(head, sizeof(head), "failure found after %"
-				 PRIu64 " schedules", i + 1);
+			snprintf(head, sizeof(head),
+				 "failure found after %" PRIu64 " schedules",
+				 i + 1);
 			announce(o, head, &r->fail, out, "unshrunk");
 			r->fail_index = i + 1;
 			r->raw_preemptions = out->preemptions;
@@ -178,10 +181,13 @@ static void walk(const struct explore_opts *o, struct explore_result *r,
 	for (uint64_t i = 0; !stop_before(o, r, i); i++) {
 		if (!shard_owns(&o->shard, o->unit0 + i))
 			continue;
-		struct replay rp = { .p = o->p, .strategy = o->strategy,
-				     .depth = o->depth, .steps = k,
+		struct replay rp = { .p = o->p,
+				     .strategy = o->strategy,
+				     .depth = o->depth,
+				     .steps = k,
 				     .seed = seed_of(o->seed, i),
-				     .bugs = o->bugs, .ops = o->p->sim->ops,
+				     .bugs = o->bugs,
+				     .ops = o->p->sim->ops,
 				     .unequal = o->unequal,
 				     .faults = *o->faults };
 		struct sim_outcome out;
@@ -190,7 +196,8 @@ static void walk(const struct explore_opts *o, struct explore_result *r,
 		tally(o, r, seen, i, &rp, &out);
 		if (o->progress && mono_now() - last >= 1) {
 			last = mono_now();
-			fprintf(stderr, "\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
+			fprintf(stderr,
+				"\r  %s %" PRIu64 "/%" PRIu64 " schedules, "
 				"%" PRIu64 " failures, %zu interleavings   ",
 				o->p->id, i + 1, o->schedules, r->failures,
 				seen->n);
@@ -212,15 +219,17 @@ static void shrink_failure(const struct explore_opts *o,
 	if (!b.steps)
 		b.steps = SHRINK_STEPS;
 	if (o->deadline && o->deadline - mono_now() < b.seconds)
-		b.seconds = o->deadline > mono_now() ? o->deadline -
-			mono_now() : 1e-9;
+		b.seconds = o->deadline > mono_now() ?
+				    o->deadline - mono_now() :
+				    1e-9;
 	replay_shrink(&r->fail, &r->outcome, &b, &r->shrunk);
 	if (r->shrunk.stopped[0]) {
 		char head[160];
 
-		snprintf(head, sizeof(head), "shrinking stopped at its "
-			 "budget of %s after %u runs", r->shrunk.stopped,
-			 r->shrunk.runs);
+		snprintf(head, sizeof(head),
+			 "shrinking stopped at its "
+			 "budget of %s after %u runs",
+			 r->shrunk.stopped, r->shrunk.runs);
 		announce(o, head, &r->fail, &r->outcome, "best so far");
 	}
 }
@@ -233,7 +242,7 @@ static void check_replay(struct explore_result *r)
 	replay_run(&r->fail, &a);
 	replay_run(&r->fail, &b);
 	r->replay_matches = a.log_hash == b.log_hash &&
-		a.log_hash == r->outcome.log_hash;
+			    a.log_hash == r->outcome.log_hash;
 	sim_outcome_free(&a);
 	sim_outcome_free(&b);
 }
@@ -248,8 +257,8 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 	memset(r, 0, sizeof(*r));
 	if (o->faults) {
 		r->faults = *o->faults;
-	} else if (simprog_faults(o->p, NULL, &r->faults, err,
-				  sizeof(err)) < 0) {
+	} else if (simprog_faults(o->p, NULL, &r->faults, err, sizeof(err)) <
+		   0) {
 		/* A scenario's own defaults must fit it: a unit test says so. */
 		fprintf(stderr, "residctl: %s\n", err);
 		abort();
@@ -284,10 +293,11 @@ uint64_t explore(const struct explore_opts *opts, struct explore_result *r)
 void explore_print(FILE *f, const struct explore_opts *o,
 		   const struct explore_result *r)
 {
-	fprintf(f, "explore %s%s: %" PRIu64 " schedules, %" PRIu64
+	fprintf(f,
+		"explore %s%s: %" PRIu64 " schedules, %" PRIu64
 		" distinct interleavings, %" PRIu64 " failures, %.2f s (%.0f "
-		"schedules/s, %.0f steps each)\n", o->p->id,
-		o->unequal ? " (unequal chunks)" : "", r->schedules,
+		"schedules/s, %.0f steps each)\n",
+		o->p->id, o->unequal ? " (unequal chunks)" : "", r->schedules,
 		r->distinct, r->failures, r->seconds,
 		r->seconds > 0 ? (double)r->schedules / r->seconds : 0,
 		r->schedules ? (double)r->steps / (double)r->schedules : 0);
@@ -298,12 +308,15 @@ void explore_print(FILE *f, const struct explore_opts *o,
 				r->by_verdict[v]);
 	coverage_line(f, "  ", &r->cov);
 	if (r->capped)
-		fprintf(f, "  stopped after %" PRIu64 " failures (--max-failures)"
-			"\n", r->failures);
+		fprintf(f,
+			"  stopped after %" PRIu64 " failures (--max-failures)"
+			"\n",
+			r->failures);
 	if (r->out_of_time)
-		fprintf(f, "  stopped at its time budget (--seconds): %" PRIu64
-			" of %" PRIu64 " schedules run\n", r->schedules,
-			o->schedules);
+		fprintf(f,
+			"  stopped at its time budget (--seconds): %" PRIu64
+			" of %" PRIu64 " schedules run\n",
+			r->schedules, o->schedules);
 	if (!r->fail.p)
 		return;
 	char *line = replay_encode(&r->fail);
@@ -312,14 +325,16 @@ void explore_print(FILE *f, const struct explore_opts *o,
 		r->fail_index, sim_verdict_name(r->outcome.verdict),
 		r->outcome.why);
 	if (r->shrunk.stopped[0])
-		fprintf(f, "  shrinking stopped at its budget of %s after %u "
+		fprintf(f,
+			"  shrinking stopped at its budget of %s after %u "
 			"runs: the line is the best so far\n",
 			r->shrunk.stopped, r->shrunk.runs);
-	fprintf(f, "  preemptions %" PRIu64 " -> %" PRIu64 " after shrinking, "
+	fprintf(f,
+		"  preemptions %" PRIu64 " -> %" PRIu64 " after shrinking, "
 		"%" PRIu64 " steps, event log %016" PRIx64 ", replayed twice: "
-		"%s\n", r->raw_preemptions, r->outcome.preemptions,
-		r->outcome.steps, r->outcome.log_hash,
-		r->replay_matches ? "same" : "DIFFERENT");
+		"%s\n",
+		r->raw_preemptions, r->outcome.preemptions, r->outcome.steps,
+		r->outcome.log_hash, r->replay_matches ? "same" : "DIFFERENT");
 	fprintf(f, "  replay: residctl replay '%s'\n", line ? line : "?");
 	free(line);
 }

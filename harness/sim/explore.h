@@ -15,10 +15,10 @@
 struct replay {
 	const struct scenario *p;
 	enum sim_strategy strategy;
-	unsigned depth;          /* PCT depth */
-	uint64_t steps;          /* PCT: k, the length the change points span */
+	unsigned depth; /* PCT depth */
+	uint64_t steps; /* PCT: k, the length the change points span */
 	uint64_t seed;
-	unsigned bugs;           /* the bug switches on (harness/fault/bugs.h) */
+	unsigned bugs; /* the bug switches on (harness/fault/bugs.h) */
 	uint32_t ops;
 	/* The chunks come from a table of unequal sizes drawn from the seed,
 	 * the last ending unaligned (program.c); "+unequal" after SCENARIO. */
@@ -26,15 +26,15 @@ struct replay {
 	/* The faults injected: the scenario's defaults and the user's, or,
 	 * after shrinking, the calls that must fail. */
 	struct fault_plan faults;
-	uint16_t *schedule;      /* malloc'd, may be NULL */
+	uint16_t *schedule; /* malloc'd, may be NULL */
 	size_t nschedule;
 };
 
 /* What a shrink may spend before the best line so far stands. */
 struct shrink_budget {
-	double seconds;          /* wall time */
-	uint64_t mb;             /* resident memory grown since it began */
-	uint64_t steps;          /* simulated steps over all its runs */
+	double seconds; /* wall time */
+	uint64_t mb;    /* resident memory grown since it began */
+	uint64_t steps; /* simulated steps over all its runs */
 };
 #define SHRINK_SECONDS 20
 #define SHRINK_MB 256
@@ -58,24 +58,24 @@ struct explore_opts {
 	uint64_t seed;
 	uint64_t schedules;
 	unsigned bugs;
-	int unequal;             /* every schedule on unequal chunks */
+	int unequal; /* every schedule on unequal chunks */
 	/* simprog_faults(): the user's on the scenario's defaults; NULL: the
 	 * defaults alone. */
 	const struct fault_plan *faults;
-	int stop_at_failure;     /* end the campaign at the first failure */
+	int stop_at_failure; /* end the campaign at the first failure */
 	/* Stop exploring after this many failures; 0: run every schedule. */
 	uint64_t max_failures;
 	/* Stop exploring at this mono_now() time, and shrink no later; 0:
 	 * none (explore: EXPLORE_SECONDS from its start). */
 	double deadline;
-	int shrink;              /* shrink the first failure */
+	int shrink; /* shrink the first failure */
 	/* 0 fields: SHRINK_SECONDS, SHRINK_MB, SHRINK_STEPS */
 	struct shrink_budget budget;
 	/* Where the first failure is printed with its unshrunk replay line
 	 * the moment it is found, and the best line when a shrink's budget
 	 * runs out (may be NULL). */
 	FILE *announce;
-	int progress;            /* a progress line on stderr */
+	int progress; /* a progress line on stderr */
 	/* Schedule i runs when the shard owns unit unit0 + i (campaign.h);
 	 * random and PCT only: a DFS tree has no seed space to split. */
 	struct shard shard;
@@ -88,23 +88,23 @@ struct explore_opts {
 
 struct explore_result {
 	uint64_t schedules, failures, distinct, steps;
-	uint64_t *hashes;        /* the distinct lock-order hashes (malloc'd) */
+	uint64_t *hashes; /* the distinct lock-order hashes (malloc'd) */
 	uint64_t by_verdict[SIM_NVERDICTS];
 	uint64_t dedup_fetching, dedup_resident;
-	struct coverage cov;     /* code probes, per schedule */
+	struct coverage cov;      /* code probes, per schedule */
 	struct fault_plan faults; /* what every schedule injected */
 	uint64_t fired[FP_COUNT]; /* faults injected over every schedule */
 	double seconds;
 	/* The first failure, shrunk when asked. */
 	struct replay fail;
 	struct sim_outcome outcome;
-	uint64_t fail_index;     /* schedules run before it was found, + 1 */
+	uint64_t fail_index; /* schedules run before it was found, + 1 */
 	/* Why exploring ended before every schedule ran: the failure cap
 	 * (max_failures) or the deadline. */
 	int capped, out_of_time;
 	uint64_t raw_preemptions;
 	struct shrink_end shrunk;
-	int replay_matches;      /* the final schedule ran twice, same hash */
+	int replay_matches; /* the final schedule ran twice, same hash */
 };
 
 /* Runs the campaign; returns the number of failures. */

@@ -43,9 +43,11 @@ void explore_row(const struct explore_row *er, const struct explore_opts *o,
 		return;
 	char *line = replay_encode(&r->fail), what[600], cmd[10240];
 
-	snprintf(what, sizeof(what), "%s: %s (%llu preemptions after "
-		 "shrinking)", sim_verdict_name(r->outcome.verdict),
-		 r->outcome.why, (unsigned long long)r->outcome.preemptions);
+	snprintf(what, sizeof(what),
+		 "%s: %s (%llu preemptions after "
+		 "shrinking)",
+		 sim_verdict_name(r->outcome.verdict), r->outcome.why,
+		 (unsigned long long)r->outcome.preemptions);
 	snprintf(cmd, sizeof(cmd), "residctl replay '%s'", line ? line : "?");
 	row_first(row, er->index0 + r->fail_index - 1, what, cmd);
 	free(line);

@@ -62,9 +62,13 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 		     struct undone *u)
 {
 	struct explore_row er = { part ? part->row : NULL, index0 };
-	struct explore_opts o = { .p = p, .strategy = st, .depth = depth,
-				  .seed = seed, .schedules = n,
-				  .bugs = bugs_enabled(), .unequal = unequal,
+	struct explore_opts o = { .p = p,
+				  .strategy = st,
+				  .depth = depth,
+				  .seed = seed,
+				  .schedules = n,
+				  .bugs = bugs_enabled(),
+				  .unequal = unequal,
 				  .faults = faults,
 				  .shrink = shrink_spent < GATE_SHRINK_SECONDS,
 				  .budget.seconds = GATE_SHRINK_SECONDS -
@@ -84,7 +88,7 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 				return;
 			}
 			o.max_failures = part->failures_per_row -
-				res->mismatches;
+					 res->mismatches;
 		}
 	}
 	if (er.row) {
@@ -109,13 +113,17 @@ static void campaign(const struct scenario *p, const struct fault_plan *faults,
 	if (r.fail.p) {
 		char *line = replay_encode(&r.fail);
 
-		scen_fail(res, "%s: %s (%" PRIu64 " preemptions%s); replay: "
+		scen_fail(res,
+			  "%s: %s (%" PRIu64 " preemptions%s); replay: "
 			  "residctl replay '%s'",
 			  sim_verdict_name(r.outcome.verdict), r.outcome.why,
-			  r.outcome.preemptions, !o.shrink ? ", not shrunk: "
-			  "the check's shrink budget was spent" :
+			  r.outcome.preemptions,
+			  !o.shrink           ? ", not shrunk: "
+						"the check's shrink budget was spent" :
 			  r.shrunk.stopped[0] ? ", shrinking stopped at its "
-			  "budget" : "", line ? line : "?");
+						"budget" :
+						"",
+			  line ? line : "?");
 		free(line);
 	}
 	explore_result_free(&r);
@@ -144,12 +152,14 @@ static int run_plain(const struct scenario *s, const struct run_opts *o,
 	int rc;
 
 	if (part && !shard_owns(&part->shard, part->unit0)) {
-		snprintf(res->message, sizeof(res->message), "in another "
+		snprintf(res->message, sizeof(res->message),
+			 "in another "
 			 "shard");
 		return 0;
 	}
 	if (part && part->deadline && mono_now() >= part->deadline) {
-		scen_unknown(res, "not run: the campaign's time budget ran out");
+		scen_unknown(res,
+			     "not run: the campaign's time budget ran out");
 		return 0;
 	}
 	rc = s->run(o, res);
@@ -157,8 +167,10 @@ static int run_plain(const struct scenario *s, const struct run_opts *o,
 		row_ran(part->row, 1);
 		row_count(part->row, "checks", res->checks);
 		row_count(part->row, "mismatches", res->mismatches);
-		snprintf(line, sizeof(line), "residctl check --sim %s --seed "
-			 "%llu", s->id, (unsigned long long)o->seed);
+		snprintf(line, sizeof(line),
+			 "residctl check --sim %s --seed "
+			 "%llu",
+			 s->id, (unsigned long long)o->seed);
 		if (rc || res->failed || res->mismatches)
 			row_finding(part->row, 0, 1, res->message, line);
 	}
@@ -185,8 +197,8 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 
 	campaign(s, &faults, unequal, SIM_RANDOM, 0, o->seed, half, 0, part,
 		 res, &df, &dr, &h, &u);
-	campaign(s, &faults, unequal, SIM_PCT, 3, o->seed + 1,
-		 schedules - half, half, part, res, &df, &dr, &h, &u);
+	campaign(s, &faults, unequal, SIM_PCT, 3, o->seed + 1, schedules - half,
+		 half, part, res, &df, &dr, &h, &u);
 	scen_count(res, "schedules", res->checks);
 	scen_count(res, "interleavings", count_distinct(&h));
 	scen_count(res, "dedup_fetching", df);
@@ -196,7 +208,8 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 	/* Schedules the deadline left unrun: a row with no failure is
 	 * not judged. */
 	if (u.out_of_time && !res->mismatches) {
-		scen_unknown(res, "not finished: the campaign's time budget ran "
+		scen_unknown(res,
+			     "not finished: the campaign's time budget ran "
 			     "out after %" PRIu64 " of %" PRIu64 " schedules",
 			     res->checks, schedules);
 		return 0;
@@ -210,7 +223,8 @@ int sim_gate_run(const struct scenario *s, const struct run_opts *o,
 	/* Over a whole campaign only: a shard's few schedules may miss it. */
 	if (s->sim->needs_dedup && (!part || !shard_split(&part->shard)) &&
 	    !u.skipped && (!df || !dr))
-		scen_fail(res, "dedup did not fire in %" PRIu64 " schedules: "
+		scen_fail(res,
+			  "dedup did not fire in %" PRIu64 " schedules: "
 			  "dedup_fetching %" PRIu64 ", dedup_resident %" PRIu64,
 			  res->checks, df, dr);
 	return 0;

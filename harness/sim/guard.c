@@ -52,7 +52,7 @@ static int installed;
 
 /* Per thread that runs simulations. */
 static __thread struct sim *armed;
-static __thread int ready;      /* alternate stack and timer made */
+static __thread int ready; /* alternate stack and timer made */
 static __thread timer_t timer;
 static __thread uint64_t seen_steps;
 static __thread unsigned idle_ticks;
@@ -186,7 +186,7 @@ int sim_guarded(void)
 void guard_arm(struct sim *s)
 {
 	uint64_t ms = s->cfg.spin_limit_ms ? s->cfg.spin_limit_ms :
-		DEFAULT_SPIN_MS;
+					     DEFAULT_SPIN_MS;
 	uint64_t ns = ms * 1000000ull / TICKS;
 	struct itimerspec every = {
 		.it_interval = { (time_t)(ns / 1000000000ull),

@@ -71,7 +71,8 @@ static void take(uintptr_t p)
 	for (j = (i + 1) & (live.cap - 1); live.v[j];
 	     j = (j + 1) & (live.cap - 1)) {
 		k = slot_of(live.v[j]);
-		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+		if ((j > i && (k <= i || k > j)) ||
+		    (j < i && k <= i && k > j)) {
 			live.v[i] = live.v[j];
 			live.v[j] = 0;
 			i = j;

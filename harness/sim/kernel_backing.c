@@ -6,8 +6,7 @@
 #include "sim/sim_internal.h"
 #include "sim/sim_kernel.h"
 
-int kernel_backing_open(void *ctx, const char *path, int direct,
-			uint64_t *size)
+int kernel_backing_open(void *ctx, const char *path, int direct, uint64_t *size)
 {
 	(void)path;
 	(void)direct;
@@ -29,9 +28,11 @@ long kernel_backing_pread(void *ctx, int fd, void *buf, size_t len,
 	if (fd != -1)
 		return -EBADF;
 	if (kernel_a_obj(s, at) != UINT64_MAX) {
-		sim_fail(s, "I-1: a backing read into mapping A at offset "
-			 "%#llx", (unsigned long long)(kernel_a_obj(s, at) &
-						       ((1ull << 40) - 1)));
+		sim_fail(s,
+			 "I-1: a backing read into mapping A at offset "
+			 "%#llx",
+			 (unsigned long long)(kernel_a_obj(s, at) &
+					      ((1ull << 40) - 1)));
 		return -EFAULT;
 	}
 	for (uint32_t i = 0; n && i < s->nmemfds; i++) {
@@ -66,8 +67,7 @@ struct sim_reader {
 	int queued;
 };
 
-int kernel_reader_open(void *ctx, resid_reader *rd, resid_read_fn fn,
-		       void *arg)
+int kernel_reader_open(void *ctx, resid_reader *rd, resid_read_fn fn, void *arg)
 {
 	struct sim_reader *sr = calloc(1, sizeof(*sr));
 

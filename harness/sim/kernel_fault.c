@@ -51,7 +51,7 @@ static void fault(struct sim *s, struct sim_memfd *mf, uint64_t page)
 	struct sim_thread *me = sched_self(s);
 	int minor = mf->present[page];
 	uint64_t mode = minor ? UFFDIO_REGISTER_MODE_MINOR :
-		UFFDIO_REGISTER_MODE_MISSING;
+				UFFDIO_REGISTER_MODE_MISSING;
 
 	if (mf->uffd < 0 || !(mf->reg_mode & mode)) {
 		/* Not watched: the kernel allocates (zeros) and maps. */
@@ -94,8 +94,10 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		sched_point(s, OP_READ, kernel_a_obj(s, at));
 		mf = kernel_memfd_of_a(s, at, &off);
 		if (!mf || off >= mf->npages * SIM_PAGE) {
-			sim_fail(s, "sim_read at %p: not in a mapping A or "
-				 "past its file's end", (void *)(uintptr_t)at);
+			sim_fail(s,
+				 "sim_read at %p: not in a mapping A or "
+				 "past its file's end",
+				 (void *)(uintptr_t)at);
 			return 0;
 		}
 		page = off / SIM_PAGE;
@@ -109,8 +111,8 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len)
 		}
 		n = SIM_PAGE - off % SIM_PAGE;
 		n = n < end - at ? n : end - at;
-		memcpy((uint8_t *)dst + (at - (uintptr_t)addr),
-		       mf->bytes + off, n);
+		memcpy((uint8_t *)dst + (at - (uintptr_t)addr), mf->bytes + off,
+		       n);
 		at += n;
 		if (s->cur)
 			s->cur->loop_faults = 0;

@@ -178,8 +178,8 @@ static int split_for_punch(struct sim *s, struct sim_memfd *mf, uint64_t p,
 {
 	uint64_t fb = p - p % mf->folio_pages;
 
-	if (!mf->large[p] || (fb * SIM_PAGE >= off &&
-			      (fb + mf->folio_pages) * SIM_PAGE <= end))
+	if (!mf->large[p] ||
+	    (fb * SIM_PAGE >= off && (fb + mf->folio_pages) * SIM_PAGE <= end))
 		return 0;
 	if (s->cfg.split_fails)
 		return 1;
@@ -204,7 +204,7 @@ int kernel_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 	if (!len || off + len < off)
 		return -EINVAL;
 	end = off + len < mf->npages * SIM_PAGE ? off + len :
-		mf->npages * SIM_PAGE;
+						  mf->npages * SIM_PAGE;
 	for (uint64_t at = off; at < end;) {
 		uint64_t p = at / SIM_PAGE, next = (p + 1) * SIM_PAGE;
 		uint64_t stop = next < end ? next : end;

@@ -24,7 +24,8 @@ static const struct {
 	{ CGROUP "cgroup.controllers", "cpu io memory pids\n" },
 	{ CGROUP "memory.max", "1073741824\n" },
 	{ CGROUP "memory.swap.max", "0\n" },
-	{ "/proc/meminfo", "MemTotal:        8388608 kB\n"
+	{ "/proc/meminfo",
+	  "MemTotal:        8388608 kB\n"
 	  "MemFree:         4194304 kB\nSwapTotal:             0 kB\n"
 	  "SwapFree:              0 kB\n" },
 	{ "/proc/sys/kernel/osrelease", "6.18.0-sim\n" },
@@ -49,7 +50,7 @@ static uint64_t shmem_reported(struct sim *s)
 	uint64_t now = shmem_now(s), d;
 
 	d = now > s->stat_reported ? now - s->stat_reported :
-		s->stat_reported - now;
+				     s->stat_reported - now;
 	if (d > s->cfg.stat_lag_bytes)
 		s->stat_reported = now;
 	return s->stat_reported;
@@ -81,14 +82,15 @@ long kernel_read_text(void *ctx, const char *path, char *buf, size_t cap)
 		return put_text(buf, cap, stat);
 	}
 	if (!strcmp(path, "/sys/kernel/mm/transparent_hugepage/"
-		    "hpage_pmd_size")) {
+			  "hpage_pmd_size")) {
 		snprintf(stat, sizeof(stat), "%llu\n",
 			 (unsigned long long)kernel_folio(s));
 		return put_text(buf, cap, stat);
 	}
 	if (!strcmp(path, CGROUP "memory.stat")) {
 		shmem = shmem_reported(s);
-		snprintf(stat, sizeof(stat), "anon 0\nfile %llu\nkernel 0\n"
+		snprintf(stat, sizeof(stat),
+			 "anon 0\nfile %llu\nkernel 0\n"
 			 "shmem %llu\nfile_mapped 0\nshmem_thp 0\n",
 			 (unsigned long long)shmem, (unsigned long long)shmem);
 		return put_text(buf, cap, stat);

@@ -10,8 +10,7 @@
 #include "sim/sim_kernel.h"
 
 /* The memfd whose mapping A holds addr. */
-struct sim_memfd *kernel_memfd_of_a(struct sim *s, uint64_t addr,
-				    uint64_t *off)
+struct sim_memfd *kernel_memfd_of_a(struct sim *s, uint64_t addr, uint64_t *off)
 {
 	for (uint32_t i = 0; i < s->nmemfds; i++) {
 		struct sim_memfd *mf = s->memfds[i];
@@ -130,10 +129,11 @@ int kernel_folio_census(void *ctx, const void *addr, uint64_t len,
 	if (!mf)
 		return -EINVAL;
 	*large = 0;
-	for (uint64_t p = off / SIM_PAGE; p < mf->npages &&
-	     p * SIM_PAGE < off + len; p++)
+	for (uint64_t p = off / SIM_PAGE;
+	     p < mf->npages && p * SIM_PAGE < off + len; p++)
 		*large += mf->mapped[p] == PTE_MAPPED && mf->large[p] ?
-			SIM_PAGE : 0;
+				  SIM_PAGE :
+				  0;
 	return 0;
 }
 
@@ -163,8 +163,7 @@ int kernel_drop_a(void *ctx, void *addr, uint64_t len)
 	return sim_drop(ctx, addr, len);
 }
 
-int sim_page_state(struct sim *s, const void *addr, int *in_cache,
-		   int *mapped)
+int sim_page_state(struct sim *s, const void *addr, int *in_cache, int *mapped)
 {
 	uint64_t off;
 	struct sim_memfd *mf = kernel_memfd_of_a(s, (uintptr_t)addr, &off);

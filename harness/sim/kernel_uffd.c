@@ -7,13 +7,15 @@
 #include "sim/sim_internal.h"
 #include "sim/sim_kernel.h"
 
-#define OFFERED_FEATURES (UFFD_FEATURE_MISSING_SHMEM | \
-			  UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_THREAD_ID | \
-			  UFFD_FEATURE_POISON)
-#define API_IOCTLS ((1ull << _UFFDIO_REGISTER) | \
-		    (1ull << _UFFDIO_UNREGISTER) | (1ull << _UFFDIO_API))
-#define RANGE_IOCTLS ((1ull << _UFFDIO_WAKE) | (1ull << _UFFDIO_COPY) | \
-		      (1ull << _UFFDIO_ZEROPAGE) | (1ull << _UFFDIO_POISON))
+#define OFFERED_FEATURES                                         \
+	(UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM | \
+	 UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_POISON)
+#define API_IOCTLS                                                   \
+	((1ull << _UFFDIO_REGISTER) | (1ull << _UFFDIO_UNREGISTER) | \
+	 (1ull << _UFFDIO_API))
+#define RANGE_IOCTLS                                       \
+	((1ull << _UFFDIO_WAKE) | (1ull << _UFFDIO_COPY) | \
+	 (1ull << _UFFDIO_ZEROPAGE) | (1ull << _UFFDIO_POISON))
 #define REG_MODES (UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR)
 
 static void poll_block(struct sim *s, int fd_a, int fd_b, int timed,
@@ -151,11 +153,12 @@ static int readable(struct sim *s, int fd)
 int kernel_wait_readable(void *ctx, int fd_a, int fd_b, int timeout_ms)
 {
 	struct sim *s = ctx;
-	uint64_t deadline = sched_deadline(s, (uint64_t)(timeout_ms < 0 ? 0 :
-							 timeout_ms) * 1000000ull);
+	uint64_t deadline =
+		sched_deadline(s, (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) *
+					  1000000ull);
 
-	sched_point(s, OP_POLL, ((uint64_t)(uint32_t)fd_a << 32) |
-		    (uint32_t)fd_b);
+	sched_point(s, OP_POLL,
+		    ((uint64_t)(uint32_t)fd_a << 32) | (uint32_t)fd_b);
 	for (int woke = 0;; woke = 1) {
 		int mask = readable(s, fd_a) | readable(s, fd_b) << 1;
 
@@ -186,8 +189,8 @@ int kernel_notify_signal(void *ctx, int fd)
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		struct sim_thread *t = s->threads[i];
 
-		if (t->wait == W_POLL && (t->poll_fd[0] == fd ||
-					  t->poll_fd[1] == fd))
+		if (t->wait == W_POLL &&
+		    (t->poll_fd[0] == fd || t->poll_fd[1] == fd))
 			sched_wake(t);
 	}
 	return 0;

@@ -34,7 +34,7 @@ struct run {
 	struct sim_outcome *out;
 	resid_mutex m[2];
 	uint64_t counter;
-	volatile uint64_t ok;      /* self-crash, self-spin */
+	volatile uint64_t ok; /* self-crash, self-spin */
 };
 
 struct app {
@@ -50,7 +50,7 @@ static uint64_t chunk_bytes(struct run *run, uint32_t c)
 	if (resid_chunk_range(run->r, c, &off, &len) < 0)
 		return 0;
 	return off + len > run->cfg.region_len ? run->cfg.region_len - off :
-		len;
+						 len;
 }
 
 /* Reads [skip, skip+len) of chunk c at off into buf; with overlap_evict a
@@ -75,8 +75,7 @@ static int app_read_bytes(struct run *run, uint32_t c, uint64_t off,
 }
 
 /* Reads [skip, skip+len) of chunk c; len 0: to the chunk's end. */
-static void app_read(struct run *run, uint32_t c, uint64_t skip,
-		       uint64_t len)
+static void app_read(struct run *run, uint32_t c, uint64_t skip, uint64_t len)
 {
 	uint8_t buf[SIM_CHUNK];
 	uint64_t off, clen;
@@ -123,10 +122,12 @@ static void app_main(void *arg)
 		default: {
 			uint32_t c = (uint32_t)rng_below(&rng, n);
 			uint64_t bytes = chunk_bytes(run, c);
-			uint64_t skip = rng_below(&rng, (bytes + RESID_PAGE - 1) /
-						  RESID_PAGE) * RESID_PAGE;
+			uint64_t skip = rng_below(&rng, (bytes + RESID_PAGE -
+							 1) / RESID_PAGE) *
+					RESID_PAGE;
 
-			app_read(run, c, skip, 1 + rng_below(&rng, bytes - skip));
+			app_read(run, c, skip,
+				 1 + rng_below(&rng, bytes - skip));
 		}
 		}
 	}
@@ -144,15 +145,17 @@ static void hands_main(void *arg)
 
 	for (uint32_t i = 0; i < run->p->sim->drops; i++) {
 		uint32_t c = (uint32_t)rng_below(&rng, run->p->sim->chunks);
-		uint64_t off, len, pages = (chunk_bytes(run, c) + RESID_PAGE -
-					    1) / RESID_PAGE;
+		uint64_t off, len,
+			pages = (chunk_bytes(run, c) + RESID_PAGE - 1) /
+				RESID_PAGE;
 		uint64_t first = rng_below(&rng, pages);
 		uint64_t n = 1 + rng_below(&rng, pages - first);
 
 		app_read(run, c, 0, 0);
 		if (resid_chunk_range(run->r, c, &off, &len) < 0 ||
-		    sim_drop(run->s, resid_base(run->r) + off +
-			     first * RESID_PAGE, n * RESID_PAGE) < 0) {
+		    sim_drop(run->s,
+			     resid_base(run->r) + off + first * RESID_PAGE,
+			     n * RESID_PAGE) < 0) {
 			sim_fail(run->s, "a drop in chunk %u refused", c);
 			return;
 		}
@@ -218,8 +221,7 @@ static void selfbreak_main(void *arg)
 }
 
 /* The harness's self-tests: two threads, two locks, no pager. */
-static void selftest_run(struct run *run, struct app *apps,
-			 void (*fn)(void *))
+static void selftest_run(struct run *run, struct app *apps, void (*fn)(void *))
 {
 	const struct resid_seam *k = sim_seam(run->s);
 
@@ -239,9 +241,10 @@ static void selfrace_run(struct run *run, struct app *apps)
 
 	selftest_run(run, apps, selfrace_main);
 	if (run->counter != want)
-		sim_fail(run->s, "lost update: the counter holds %" PRIu64
-			 " after %" PRIu64 " unlocked bumps", run->counter,
-			 want);
+		sim_fail(run->s,
+			 "lost update: the counter holds %" PRIu64
+			 " after %" PRIu64 " unlocked bumps",
+			 run->counter, want);
 }
 
 static void check_accounting(struct run *run)
@@ -309,7 +312,7 @@ static void main_thread(void *arg)
 static uint64_t unequal_sim_table(struct run *run, struct resid_config *c)
 {
 	uint32_t n = run->p->sim->chunks < MAX_CHUNKS ? run->p->sim->chunks :
-		MAX_CHUNKS;
+							MAX_CHUNKS;
 	uint64_t off = 0, rng = run->seed;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -336,7 +339,8 @@ static void configure(struct run *run, const struct sim_config *sc)
 	c->region_len = (uint64_t)p->chunks * SIM_CHUNK;
 	c->chunk_size = SIM_CHUNK;
 	c->budget_bytes = (uint64_t)p->budget_chunks *
-		(run->unequal ? unequal_sim_table(run, c) : SIM_CHUNK);
+			  (run->unequal ? unequal_sim_table(run, c) :
+					  SIM_CHUNK);
 	c->seed = sc->seed;
 	c->policy = (enum resid_policy)(sc->seed % 3);
 	c->fetch_workers = p->workers;
@@ -358,7 +362,7 @@ static void configure(struct run *run, const struct sim_config *sc)
 	/* Every other pair of huge cycles, the declared policy drops what
 	 * the application announces consumed (overlap_evict). */
 	c->overlap_evict = c->policy == RESID_POLICY_DECLARED &&
-		(sc->seed / 12) % 2;
+			   (sc->seed / 12) % 2;
 	resid_harness_init(&run->h);
 	run->h.eager_reconcile = 1;
 	run->h.demand_retries = 8;
@@ -404,8 +408,11 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 		 struct sim_outcome *out)
 {
 	struct sim_config c = *sc;
-	struct run run = { .p = p, .ops = ops ? ops : p->sim->ops,
-			   .seed = sc->seed, .unequal = unequal, .out = out };
+	struct run run = { .p = p,
+			   .ops = ops ? ops : p->sim->ops,
+			   .seed = sc->seed,
+			   .unequal = unequal,
+			   .out = out };
 	const uint16_t *sched;
 
 	memset(out, 0, sizeof(*out));
@@ -421,7 +428,8 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 	if (!run.fs) {
 		sim_destroy(run.s);
 		out->verdict = SIM_FAILED;
-		snprintf(out->why, sizeof(out->why), "out of memory for the "
+		snprintf(out->why, sizeof(out->why),
+			 "out of memory for the "
 			 "simulation");
 		return;
 	}
@@ -447,8 +455,8 @@ void simprog_run(const struct scenario *p, const struct sim_config *sc,
 		out->nschedule = 0;
 	}
 	fault_seam_fired_all(run.fs, out->fired);
-	out->fired_complete = fault_seam_fired_plan(run.fs,
-						    &out->fired_plan) == 0;
+	out->fired_complete = fault_seam_fired_plan(run.fs, &out->fired_plan) ==
+			      0;
 	/* A run that ended early (deadlock, lost wakeup) never closed its
 	 * region: the simulated kernel goes, the pager's heap blocks of that
 	 * run are left (a few KiB per failing schedule). */

@@ -17,20 +17,20 @@ struct sim_outcome {
 	enum sim_verdict verdict;
 	char why[512];
 	uint64_t steps, preemptions, log_hash, lock_hash;
-	uint64_t checked;            /* bytes compared */
-	uint64_t fired[FP_COUNT];    /* faults injected, per point */
+	uint64_t checked;         /* bytes compared */
+	uint64_t fired[FP_COUNT]; /* faults injected, per point */
 	/* The calls that fired, for shrinking; fired_complete is 0 when
 	 * more fired than a plan can name. */
 	struct fault_plan fired_plan;
 	int fired_complete;
-	struct resid_stats stats;    /* the pager's, when it got to close */
+	struct resid_stats stats; /* the pager's, when it got to close */
 	/* malloc'd: the run's choices and the runnable threads at each
 	 * step, the first SIM_RECORD_STEPS steps; schedule_whole: all. */
 	uint16_t *schedule;
 	uint64_t *masks;
 	size_t nschedule;
 	int schedule_whole;
-	uint64_t probes[CP_COUNT];   /* code probes hit in the run */
+	uint64_t probes[CP_COUNT]; /* code probes hit in the run */
 };
 
 /* The scenario named id when it has a simulated form, else NULL. */

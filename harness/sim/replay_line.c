@@ -83,10 +83,11 @@ char *replay_encode(const struct replay *rp)
 
 		while (j < rp->nschedule && rp->schedule[j] == rp->schedule[i])
 			j++;
-		len += (size_t)snprintf(s + len, cap - len, "%s%u", i ? "." : "",
-					rp->schedule[i]);
+		len += (size_t)snprintf(s + len, cap - len, "%s%u",
+					i ? "." : "", rp->schedule[i]);
 		if (j - i > 1)
-			len += (size_t)snprintf(s + len, cap - len, "*%zu", j - i);
+			len += (size_t)snprintf(s + len, cap - len, "*%zu",
+						j - i);
 		i = j;
 	}
 	return s;
@@ -94,8 +95,10 @@ char *replay_encode(const struct replay *rp)
 
 static int bad(char *err, size_t n, const char *what)
 {
-	snprintf(err, n, "malformed replay line: %s; paste the line residctl "
-		 "printed, in quotes", what);
+	snprintf(err, n,
+		 "malformed replay line: %s; paste the line residctl "
+		 "printed, in quotes",
+		 what);
 	return -1;
 }
 
@@ -145,10 +148,12 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 	int used = 0;
 
 	memset(rp, 0, sizeof(*rp));
-	if (sscanf(line, "rc3/%63[^/]/%63[^/]/%31[^/]/%llu/%31[^/]/%u/%8191[^/]/%n",
+	if (sscanf(line,
+		   "rc3/%63[^/]/%63[^/]/%31[^/]/%llu/%31[^/]/%u/%8191[^/]/%n",
 		   rev, id, strat, &seed, bugs, &ops, faults, &used) != 7 ||
 	    !used)
-		return bad(err, n, "expected rc3/REV/SCENARIO/STRATEGY/SEED/"
+		return bad(err, n,
+			   "expected rc3/REV/SCENARIO/STRATEGY/SEED/"
 			   "BUGS/OPS/FAULTS/SCHEDULE");
 	if (bugs_parse(bugs, &rp->bugs, why, sizeof(why)) < 0)
 		return bad(err, n, why);
@@ -156,17 +161,18 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 		if (*c == ':')
 			*c = '/';
 	if (strcmp(faults, "-") &&
-	    fault_plan_add(&rp->faults, "faults", faults, why,
-			   sizeof(why)) < 0)
+	    fault_plan_add(&rp->faults, "faults", faults, why, sizeof(why)) < 0)
 		return bad(err, n, why);
 	char here[80];
 
 	snprintf(here, sizeof(here), "%s%s", RESID_SIM_BUILD, sim_build());
 	if (strcmp(rev, here)) {
-		snprintf(err, n, "replay line is from build %s, this is %s: "
+		snprintf(err, n,
+			 "replay line is from build %s, this is %s: "
 			 "replay it in the build that printed it (the same "
 			 "sources; a +simx line needs make simx and "
-			 "build/simx/residctl)", rev, here);
+			 "build/simx/residctl)",
+			 rev, here);
 		return -1;
 	}
 	size_t idlen = strlen(id), ulen = strlen(UNEQUAL);
@@ -178,8 +184,8 @@ int replay_decode(const char *line, struct replay *rp, char *err, size_t n)
 	rp->p = simprog_find(id);
 	if (!rp->p)
 		return bad(err, n, "unknown scenario");
-	if (fault_plan_fit(&rp->faults, simprog_can_fire(rp->p), rp->p->id,
-			   why, sizeof(why)) < 0)
+	if (fault_plan_fit(&rp->faults, simprog_can_fire(rp->p), rp->p->id, why,
+			   sizeof(why)) < 0)
 		return bad(err, n, why);
 	if (!strcmp(strat, "random")) {
 		rp->strategy = SIM_RANDOM;

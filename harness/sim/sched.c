@@ -172,13 +172,15 @@ static void check_budget(struct sim *s)
 	uint64_t ms;
 
 	if (s->steps > s->cfg.max_steps) {
-		snprintf(s->why, sizeof(s->why), "step budget: %llu steps "
+		snprintf(s->why, sizeof(s->why),
+			 "step budget: %llu steps "
 			 "passed and the run did not end",
 			 (unsigned long long)s->cfg.max_steps);
 		coro_end_run(s, SIM_NO_PROGRESS);
 	}
 	if (s->steps - s->progress_step > s->cfg.stall_steps) {
-		snprintf(s->why, sizeof(s->why), "stall bound: %llu steps "
+		snprintf(s->why, sizeof(s->why),
+			 "stall bound: %llu steps "
 			 "without progress (no byte read, no chunk state "
 			 "change, no thread ended)",
 			 (unsigned long long)s->cfg.stall_steps);
@@ -188,7 +190,8 @@ static void check_budget(struct sim *s)
 		return;
 	ms = cpu_ms() - s->cpu_start_ms;
 	if (ms > s->cfg.cpu_limit_ms) {
-		snprintf(s->why, sizeof(s->why), "CPU budget: %llu ms of CPU "
+		snprintf(s->why, sizeof(s->why),
+			 "CPU budget: %llu ms of CPU "
 			 "time over %llu steps and the run did not end",
 			 (unsigned long long)ms, (unsigned long long)s->steps);
 		coro_end_run(s, SIM_NO_PROGRESS);

@@ -57,9 +57,10 @@ static int spent(struct shrinker *k)
 		snprintf(e->stopped, sizeof(e->stopped), "%llu steps",
 			 (unsigned long long)k->b->steps);
 	else if ((rss = rss_mb()) > k->rss0 + k->b->mb)
-		snprintf(e->stopped, sizeof(e->stopped), "%llu MiB of memory "
-			 "(%llu MiB resident)", (unsigned long long)k->b->mb,
-			 (unsigned long long)rss);
+		snprintf(e->stopped, sizeof(e->stopped),
+			 "%llu MiB of memory "
+			 "(%llu MiB resident)",
+			 (unsigned long long)k->b->mb, (unsigned long long)rss);
 	else
 		return 0;
 	return 1;
@@ -80,7 +81,8 @@ static int run(struct shrinker *k, const struct replay *rp,
 /* The same failure: same verdict and, for an oracle, the same oracle (the
  * reason up to its first colon, e.g. "I-4 (...)"); for a crash, the same
  * signal ("SIGFPE (...)"). */
-static int same_failure(const struct sim_outcome *a, const struct sim_outcome *b)
+static int same_failure(const struct sim_outcome *a,
+			const struct sim_outcome *b)
 {
 	const char *cut = a->verdict == SIM_CRASH ? "(" : ":";
 
@@ -109,8 +111,9 @@ static size_t deviations_of(const struct sim_outcome *o, struct deviation *d)
 		uint64_t m = o->masks[i];
 		uint16_t prev = o->schedule[i - 1], def;
 
-		def = prev < 64 && (m >> prev & 1) ? prev :
-			(uint16_t)(m ? __builtin_ctzll(m) : prev);
+		def = prev < 64 && (m >> prev & 1) ?
+			      prev :
+			      (uint16_t)(m ? __builtin_ctzll(m) : prev);
 		if (o->schedule[i] != def)
 			d[n++] = (struct deviation){ i, o->schedule[i] };
 	}
@@ -132,7 +135,7 @@ static int run_deviations(struct shrinker *sk, struct replay *rp,
 		return -1;
 	for (size_t k = 0; k < n; k++) {
 		size_t at = d[k].step < out->nschedule ? d[k].step :
-			out->nschedule;
+							 out->nschedule;
 		uint16_t *pre = malloc((at + 1) * sizeof(*pre));
 
 		if (!pre)
@@ -212,7 +215,8 @@ static int drop_faults(struct shrinker *sk, struct replay *best,
 			if (r->prob[0])
 				break;
 			memmove(&r->calls[i], &r->calls[i + 1],
-				(size_t)(r->ncalls - i - 1) * sizeof(r->calls[0]));
+				(size_t)(r->ncalls - i - 1) *
+					sizeof(r->calls[0]));
 			if (!--r->ncalls)
 				t.faults.on &= ~(1u << p);
 			t.schedule = NULL;

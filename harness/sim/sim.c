@@ -58,8 +58,9 @@ uint64_t sim_str_hash(const char *p)
 
 static const struct sim_strategy_ops *strategy_of(enum sim_strategy st)
 {
-	return st == SIM_PCT ? &strategy_pct : st == SIM_DFS ? &strategy_dfs :
-		&strategy_random;
+	return st == SIM_PCT ? &strategy_pct :
+	       st == SIM_DFS ? &strategy_dfs :
+			       &strategy_random;
 }
 
 struct sim *sim_create(const struct sim_config *c)
@@ -133,7 +134,8 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	s->started = 1;
 	t = coro_new(s, "main", 0);
 	if (!t) {
-		snprintf(s->why, sizeof(s->why), "sim_run: cannot create "
+		snprintf(s->why, sizeof(s->why),
+			 "sim_run: cannot create "
 			 "thread 0");
 		return SIM_FAILED;
 	}
@@ -148,8 +150,7 @@ enum sim_verdict sim_run(struct sim *s, void (*fn)(void *arg), void *arg)
 	return s->verdict;
 }
 
-int sim_spawn(struct sim *s, void (*fn)(void *arg), void *arg,
-	      const char *name)
+int sim_spawn(struct sim *s, void (*fn)(void *arg), void *arg, const char *name)
 {
 	struct sim_thread *t;
 
@@ -224,7 +225,7 @@ uint64_t sim_lock_order_hash(const struct sim *s)
 const uint16_t *sim_schedule(const struct sim *s, size_t *n)
 {
 	uint64_t kept = s->steps < s->cfg.max_steps ? s->steps :
-		s->cfg.max_steps;
+						      s->cfg.max_steps;
 
 	*n = (size_t)(kept < SIM_RECORD_STEPS ? kept : SIM_RECORD_STEPS);
 	return s->sched;
@@ -245,4 +246,3 @@ uint64_t sim_continues_ok(const struct sim *s)
 {
 	return s->continues_ok;
 }
-

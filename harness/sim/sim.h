@@ -20,8 +20,8 @@
 #include "seam.h"
 
 enum sim_strategy {
-	SIM_RANDOM,     /* a uniformly random runnable thread at every point */
-	SIM_PCT,        /* priorities with depth-1 change points (PCT) */
+	SIM_RANDOM, /* a uniformly random runnable thread at every point */
+	SIM_PCT,    /* priorities with depth-1 change points (PCT) */
 	/* No preemption of its own: the running thread goes on while it can,
 	 * else the lowest id. The bounded exhaustive search forces the
 	 * alternatives through replay prefixes. */
@@ -46,8 +46,8 @@ enum sim_verdict {
 struct sim_config {
 	uint64_t seed;
 	enum sim_strategy strategy;
-	unsigned pct_depth;      /* d >= 1 */
-	uint64_t pct_steps;      /* k: the change points fall in [1, k]; 0: 1000 */
+	unsigned pct_depth; /* d >= 1 */
+	uint64_t pct_steps; /* k: the change points fall in [1, k]; 0: 1000 */
 	/* A recorded schedule: at step i run replay[i] (a thread id) when it is
 	 * runnable; past the end, or when it is not, the strategy decides. */
 	const uint16_t *replay;
@@ -55,8 +55,8 @@ struct sim_config {
 	/* The run's budget: past either, SIM_NO_PROGRESS. The CPU time is
 	 * the simulating thread's, checked every few thousand steps, in
 	 * every build (a spin between two steps is spin_limit_ms's). */
-	uint64_t max_steps;      /* 0: 1,000,000 */
-	uint64_t cpu_limit_ms;   /* 0: 20,000 */
+	uint64_t max_steps;    /* 0: 1,000,000 */
+	uint64_t cpu_limit_ms; /* 0: 20,000 */
 	/* Steps in a row with no progress (no byte read, no CONTINUE, no
 	 * chunk state change, no thread ended) after which the run ends
 	 * with SIM_NO_PROGRESS; 0: SIM_STALL_STEPS. */
@@ -128,8 +128,7 @@ int sim_read(struct sim *s, const void *addr, void *dst, size_t len);
 int sim_drop(struct sim *s, const void *addr, uint64_t len);
 /* The state of the page of mapping A at addr: in the memfd's page cache,
  * and mapped in A. -1 when addr is not in a mapping A. */
-int sim_page_state(struct sim *s, const void *addr, int *in_cache,
-		   int *mapped);
+int sim_page_state(struct sim *s, const void *addr, int *in_cache, int *mapped);
 /* The build, for replay lines: "+simx" when plain memory accesses are
  * scheduling points (make simx, harness/sim/access.c), else "". A line
  * replays only in the build that printed it. */
@@ -161,7 +160,7 @@ void sim_oom(void) __attribute__((noreturn));
 int sim_guarded(void);
 
 /* After sim_run. */
-const char *sim_why(const struct sim *s);       /* one line */
+const char *sim_why(const struct sim *s); /* one line */
 const char *sim_verdict_name(enum sim_verdict v);
 uint64_t sim_steps(const struct sim *s);
 uint64_t sim_preemptions(const struct sim *s);

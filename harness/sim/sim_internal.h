@@ -18,27 +18,64 @@
 /* What a blocked thread waits for; W_RUN is runnable. */
 enum sim_wait {
 	W_RUN,
-	W_LOCK,   /* wait_obj: lock id */
-	W_COND,   /* wait_obj: cond id */
+	W_LOCK, /* wait_obj: lock id */
+	W_COND, /* wait_obj: cond id */
 	W_SLEEP,
-	W_POLL,   /* poll_fd[] */
-	W_JOIN,   /* wait_obj: thread id */
-	W_APPS,   /* sim_join_apps */
-	W_FAULT,  /* fault_* */
+	W_POLL,  /* poll_fd[] */
+	W_JOIN,  /* wait_obj: thread id */
+	W_APPS,  /* sim_join_apps */
+	W_FAULT, /* fault_* */
 	W_EXITED,
 };
 
 /* The step a thread takes next, for the log hash. */
 enum sim_op {
-	OP_START, OP_EXIT, OP_READ, OP_SPAWN, OP_JOIN_APPS, OP_POINT,
-	OP_UFFD_OPEN, OP_UFFD_API, OP_UFFD_REGISTER, OP_UFFD_READ,
-	OP_CONTINUE, OP_WAKE, OP_POLL, OP_NOTIFY_OPEN, OP_NOTIFY_SIGNAL,
-	OP_MEMFD_CREATE, OP_FTRUNCATE, OP_PUNCH, OP_FSTAT, OP_MAP, OP_UNMAP,
-	OP_NOHUGEPAGE, OP_CLOSE, OP_BACKING_OPEN, OP_PREAD, OP_DONTNEED,
-	OP_READ_TEXT, OP_CLOCK, OP_SLEEP, OP_THREAD_START, OP_JOIN,
-	OP_MUTEX_INIT, OP_MUTEX_DESTROY, OP_LOCK, OP_TRYLOCK, OP_UNLOCK,
-	OP_COND_INIT, OP_COND_DESTROY, OP_COND_WAIT, OP_SIGNAL, OP_BROADCAST,
-	OP_POISON, OP_SIGBUS, OP_PROTECT, OP_MEMFD_WRITE, OP_HUGEPAGE,
+	OP_START,
+	OP_EXIT,
+	OP_READ,
+	OP_SPAWN,
+	OP_JOIN_APPS,
+	OP_POINT,
+	OP_UFFD_OPEN,
+	OP_UFFD_API,
+	OP_UFFD_REGISTER,
+	OP_UFFD_READ,
+	OP_CONTINUE,
+	OP_WAKE,
+	OP_POLL,
+	OP_NOTIFY_OPEN,
+	OP_NOTIFY_SIGNAL,
+	OP_MEMFD_CREATE,
+	OP_FTRUNCATE,
+	OP_PUNCH,
+	OP_FSTAT,
+	OP_MAP,
+	OP_UNMAP,
+	OP_NOHUGEPAGE,
+	OP_CLOSE,
+	OP_BACKING_OPEN,
+	OP_PREAD,
+	OP_DONTNEED,
+	OP_READ_TEXT,
+	OP_CLOCK,
+	OP_SLEEP,
+	OP_THREAD_START,
+	OP_JOIN,
+	OP_MUTEX_INIT,
+	OP_MUTEX_DESTROY,
+	OP_LOCK,
+	OP_TRYLOCK,
+	OP_UNLOCK,
+	OP_COND_INIT,
+	OP_COND_DESTROY,
+	OP_COND_WAIT,
+	OP_SIGNAL,
+	OP_BROADCAST,
+	OP_POISON,
+	OP_SIGBUS,
+	OP_PROTECT,
+	OP_MEMFD_WRITE,
+	OP_HUGEPAGE,
 	OP_DROP_A,
 };
 
@@ -48,27 +85,27 @@ struct sim_thread {
 	struct sim *sim;
 	uint16_t id;
 	char name[16];
-	int app;                  /* started by sim_spawn */
-	void *(*fn)(void *);      /* a seam thread's body */
-	void (*app_fn)(void *);   /* thread 0's and sim_spawn's */
+	int app;                /* started by sim_spawn */
+	void *(*fn)(void *);    /* a seam thread's body */
+	void (*app_fn)(void *); /* thread 0's and sim_spawn's */
 	void *arg;
 	int joined;
 	ucontext_t uc;
 	void *stack;
-	void *fiber;              /* ThreadSanitizer's; NULL without it */
-	uint64_t prio;            /* PCT's: the highest runnable runs */
-	uint64_t ready_step;      /* runnable, not picked, since this step */
+	void *fiber;         /* ThreadSanitizer's; NULL without it */
+	uint64_t prio;       /* PCT's: the highest runnable runs */
+	uint64_t ready_step; /* runnable, not picked, since this step */
 
-	int op;                   /* the pending step, for the log */
+	int op; /* the pending step, for the log */
 	uint64_t op_obj;
 
 	enum sim_wait wait;
 	uint64_t wait_obj;
-	int timed;                /* the wait also ends at deadline */
+	int timed; /* the wait also ends at deadline */
 	uint64_t deadline;
 	int timed_out;
-	uint64_t cond_seq;        /* FIFO among a condition's waiters */
-	uint32_t cond_lock;       /* the lock a condition waiter gave up */
+	uint64_t cond_seq;  /* FIFO among a condition's waiters */
+	uint32_t cond_lock; /* the lock a condition waiter gave up */
 	int poll_fd[2];
 
 	/* W_FAULT: the page, and its message while unread */
@@ -77,33 +114,33 @@ struct sim_thread {
 	int fault_uffd;
 	int queued;
 	uint64_t msg_seq;
-	int sigbus;               /* a SIGBUS sent, not yet seen by sim_read */
+	int sigbus; /* a SIGBUS sent, not yet seen by sim_read */
 	/* Faults in a row on one page (kernel_a_obj) with no byte read. */
 	uint64_t loop_page;
 	uint32_t loop_faults;
 };
 
 struct sim_lock {
-	const resid_mutex *key;   /* identity only, never logged */
-	int owner;                /* thread id, -1 when free */
+	const resid_mutex *key; /* identity only, never logged */
+	int owner;              /* thread id, -1 when free */
 };
 
 struct sim_memfd {
 	int fd, open;
 	uint64_t size, npages;
-	uint8_t *bytes;           /* the page cache's bytes: mapping B */
-	uint8_t *present;         /* per page: in the page cache */
-	uint8_t *mapped;          /* per page: a PTE in mapping A */
+	uint8_t *bytes;   /* the page cache's bytes: mapping B */
+	uint8_t *present; /* per page: in the page cache */
+	uint8_t *mapped;  /* per page: a PTE in mapping A */
 	/* Pages per folio where it may hold large ones (a file of the
 	 * huge tmpfs: SIM_FOLIO), else 1; per page: in an unsplit large
 	 * folio. */
 	uint32_t folio_pages;
 	uint8_t *large;
 	uint64_t npresent;
-	uint8_t *a;               /* mapping A: PROT_NONE, never touched */
+	uint8_t *a; /* mapping A: PROT_NONE, never touched */
 	uint64_t a_len;
 	int b_mapped;
-	int uffd;                 /* registered A, or -1 */
+	int uffd; /* registered A, or -1 */
 	uint64_t reg_mode;
 };
 
@@ -111,18 +148,18 @@ enum sim_file_kind { FK_CLOSED, FK_UFFD, FK_NOTIFY, FK_MEMFD };
 
 struct sim_file {
 	enum sim_file_kind kind;
-	int nonblock, api_done;   /* FK_UFFD */
-	uint32_t nqueued;         /* FK_UFFD: unread messages */
-	uint64_t count;           /* FK_NOTIFY */
-	struct sim_memfd *mf;     /* FK_MEMFD */
+	int nonblock, api_done; /* FK_UFFD */
+	uint32_t nqueued;       /* FK_UFFD: unread messages */
+	uint64_t count;         /* FK_NOTIFY */
+	struct sim_memfd *mf;   /* FK_MEMFD */
 };
 
 /* What guard.c caught: a crash (sig) or a spin (sig 0). */
 #define SIM_CRASH_FRAMES 24
 struct sim_crash {
-	int caught;               /* guard.c filled the rest */
-	int sig, code;            /* the signal and its si_code */
-	uintptr_t addr, pc;       /* si_addr; where the thread was */
+	int caught;         /* guard.c filled the rest */
+	int sig, code;      /* the signal and its si_code */
+	uintptr_t addr, pc; /* si_addr; where the thread was */
 	uint16_t thread;
 	void *frames[SIM_CRASH_FRAMES]; /* backtrace() from the handler */
 	int nframes;
@@ -131,7 +168,7 @@ struct sim_crash {
 struct sim {
 	struct sim_config cfg;
 	struct resid_seam seam;
-	uint64_t rng;             /* the decision stream */
+	uint64_t rng; /* the decision stream */
 	/* Who picks (replay, or base itself) and the strategy replay defers
 	 * to; the state is the base strategy's. */
 	const struct sim_strategy_ops *strategy, *base;
@@ -153,7 +190,7 @@ struct sim {
 	uint16_t *sched;
 	uint64_t *masks;
 	uint64_t cap_sched;
-	uint64_t cpu_start_ms;    /* the CPU clock at the run's start */
+	uint64_t cpu_start_ms; /* the CPU clock at the run's start */
 
 	uint64_t now, last_progress;
 	/* The step of the last progress (a byte read, a CONTINUE, a chunk
@@ -173,7 +210,7 @@ struct sim {
 	uint64_t msg_seq, stat_reported, continues_ok;
 
 	struct sim_crash crash;
-	uint64_t spin_ms;         /* the spin limit in force */
+	uint64_t spin_ms; /* the spin limit in force */
 };
 
 /* The seam table; sim_create copies it and sets ctx. */

@@ -14,12 +14,12 @@
 #include "sim/symbol.h"
 
 static struct {
-	char *image;          /* /proc/self/exe, read whole */
+	char *image; /* /proc/self/exe, read whole */
 	const Elf64_Sym *syms;
 	size_t nsyms;
 	const char *names;
 	size_t names_len;
-	uintptr_t bias;       /* where the executable was loaded */
+	uintptr_t bias; /* where the executable was loaded */
 } tab;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -72,8 +72,8 @@ static void load(void)
 	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !in_image(len, eh->e_shoff, (uint64_t)eh->e_shnum *
-		      sizeof(Elf64_Shdr))) {
+	    !in_image(len, eh->e_shoff,
+		      (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
 		free(img);
 		return;
 	}

@@ -116,9 +116,8 @@ static void acquire(struct sim *s, uint32_t id)
 static int release(struct sim *s, uint32_t id, const char *what)
 {
 	if (s->locks[id].owner != s->cur->id) {
-		sim_fail(s, "thread %u (%s) %s lock %u held by %s",
-			 s->cur->id, s->cur->name, what, id,
-			 sim_lock_owner(s, id));
+		sim_fail(s, "thread %u (%s) %s lock %u held by %s", s->cur->id,
+			 s->cur->name, what, id, sim_lock_owner(s, id));
 		return -1;
 	}
 	s->locks[id].owner = -1;
@@ -189,8 +188,10 @@ void sched_cond_destroy(void *ctx, resid_cond *c)
 	for (uint32_t i = 0; i < s->nthreads; i++)
 		if (s->threads[i]->wait == W_COND &&
 		    s->threads[i]->wait_obj == id)
-			sim_fail(s, "cond %u destroyed while thread %u waits "
-				 "on it", id, i);
+			sim_fail(s,
+				 "cond %u destroyed while thread %u waits "
+				 "on it",
+				 id, i);
 	s->conds[id] = NULL;
 	c->tag = 0;
 }
@@ -253,4 +254,3 @@ void sched_yield_op(void *ctx, const char *what)
 		sched_progress_step(ctx);
 	sched_point(ctx, OP_POINT, h);
 }
-

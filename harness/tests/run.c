@@ -24,7 +24,8 @@ static int run_named(int n, char **names, unsigned *failed)
 {
 	for (int i = 0; i < n; i++)
 		if (!CU_get_suite(names[i])) {
-			fprintf(stderr, "unit-tests: unknown suite '%s'; the suites are the names CUnit prints in a full run\n",
+			fprintf(stderr,
+				"unit-tests: unknown suite '%s'; the suites are the names CUnit prints in a full run\n",
 				names[i]);
 			return -1;
 		}
@@ -49,19 +50,27 @@ static const struct {
 	{ "time-limit-self-test", NULL, 2, 2 },
 	{ "hang-self-test", NULL, 1, 1 },
 	/* They wait out memory.stat's flush period, in real time. */
-	{ "pager on the kernel", "memory.stat behind past the flush period "
-	  "trips I-7", 30, 60 },
-	{ "pager on the kernel", "a cgroup that keeps deviating is confirmed "
-	  "once", 30, 60 },
-	{ "pager on the kernel", "memory.stat behind for a few reads is lag, "
-	  "not I-7", 10, 30 },
+	{ "pager on the kernel",
+	  "memory.stat behind past the flush period "
+	  "trips I-7",
+	  30, 60 },
+	{ "pager on the kernel",
+	  "a cgroup that keeps deviating is confirmed "
+	  "once",
+	  30, 60 },
+	{ "pager on the kernel",
+	  "memory.stat behind for a few reads is lag, "
+	  "not I-7",
+	  10, 30 },
 	/* Campaigns: 1.5 s plain, 33 s under TSan. */
 	{ "sim", "pager passes 200 seeds (random)", 20, 300 },
 	{ "sim", "pager passes 200 seeds (PCT d=3)", 20, 300 },
 	/* A 1 s storm round and its child's setup. */
 	{ "misuse", "real: storm passes its injected failed chunks", 20, 120 },
-	{ "commands", "real: storm twice: the second call's rounds are its "
-	  "own", 40, 240 },
+	{ "commands",
+	  "real: storm twice: the second call's rounds are its "
+	  "own",
+	  40, 240 },
 	/* 6 s plain, 215 s under TSan. */
 	{ "bugs", "bug 5 caught, replayed, gone when off", 60, 1200 },
 };
@@ -96,8 +105,10 @@ static int read_override(void)
 		return 0;
 	s = strtoul(v, &end, 10);
 	if (!*v || *end || !s || s > 86400) {
-		fprintf(stderr, "unit-tests: bad RESID_TEST_SECONDS '%s': give "
-			"whole seconds, 1 to 86400\n", v);
+		fprintf(stderr,
+			"unit-tests: bad RESID_TEST_SECONDS '%s': give "
+			"whole seconds, 1 to 86400\n",
+			v);
 		return -1;
 	}
 	override_s = (unsigned)s;
@@ -165,8 +176,8 @@ int main(int argc, char **argv)
 {
 	int self = -1;
 
-	for (size_t i = 0; argc >= 2 && i < sizeof(self_tests) /
-	     sizeof(self_tests[0]); i++)
+	for (size_t i = 0;
+	     argc >= 2 && i < sizeof(self_tests) / sizeof(self_tests[0]); i++)
 		if (!strcmp(argv[1], self_tests[i].flag))
 			self = (int)i;
 	int self_test = self >= 0;
@@ -180,14 +191,16 @@ int main(int argc, char **argv)
 	if (read_override() < 0)
 		return 2;
 	if (CU_initialize_registry() != CUE_SUCCESS) {
-		fprintf(stderr, "unit-tests: CUnit registry: %s\n", CU_get_error_msg());
+		fprintf(stderr, "unit-tests: CUnit registry: %s\n",
+			CU_get_error_msg());
 		return 2;
 	}
 	if (self_test)
 		self_tests[self].add();
 	add_suites();
 	if (CU_get_error() != CUE_SUCCESS) {
-		fprintf(stderr, "unit-tests: adding suites: %s\n", CU_get_error_msg());
+		fprintf(stderr, "unit-tests: adding suites: %s\n",
+			CU_get_error_msg());
 		CU_cleanup_registry();
 		return 2;
 	}

@@ -47,7 +47,8 @@ static void test_textbook(void)
 
 	expect(&t, 3 * PAGE, (struct belady_result){ 20, 11, 9, 9 * PAGE });
 	expect(&t, 4 * PAGE, (struct belady_result){ 20, 12, 8, 8 * PAGE });
-	expect(&t, 3 * PAGE + 100, (struct belady_result){ 20, 11, 9, 9 * PAGE });
+	expect(&t, 3 * PAGE + 100,
+	       (struct belady_result){ 20, 11, 9, 9 * PAGE });
 }
 
 /* Worked by hand in bytes. */
@@ -87,18 +88,27 @@ static void test_cyclic_floor(void)
 	for (w = 1; w <= 12; w++) {
 		for (p = 1; p <= 4; p++) {
 			memset(&t, 0, sizeof(t));
-			CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(w, p, PAGE, &t), 0);
+			CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(w, p, PAGE,
+								  &t),
+					      0);
 			for (k = 1; k <= w + 1; k++) {
 				cap = (uint64_t)k * PAGE;
-				CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &r, err, sizeof(err)), 0);
-				CU_ASSERT_EQUAL_FATAL(belady_naive(&t, cap, &s, err, sizeof(err)), 0);
-				floor = w + (uint64_t)(p - 1) * (k < w ? w - k : 0);
+				CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &r, err,
+							     sizeof(err)),
+						      0);
+				CU_ASSERT_EQUAL_FATAL(belady_naive(&t, cap, &s,
+								   err,
+								   sizeof(err)),
+						      0);
+				floor = w +
+					(uint64_t)(p - 1) * (k < w ? w - k : 0);
 				CU_ASSERT(r.misses >= floor);
 				CU_ASSERT_EQUAL(memcmp(&r, &s, sizeof(r)), 0);
 				if (k >= w)
 					CU_ASSERT_EQUAL(r.misses, w);
 				if (k == 1 && w > 1)
-					CU_ASSERT_EQUAL(r.misses, (uint64_t)w * p);
+					CU_ASSERT_EQUAL(r.misses,
+							(uint64_t)w * p);
 			}
 			trace_free(&t);
 		}
@@ -115,9 +125,13 @@ static void random_vs_naive(int unequal, uint64_t seed)
 
 	for (i = 0; i < 300; i++) {
 		memset(&t, 0, sizeof(t));
-		CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 40, 2000, unequal, &t, &cap), 0);
+		CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 40, 2000,
+							  unequal, &t, &cap),
+				      0);
 		CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &r, err, sizeof(err)), 0);
-		CU_ASSERT_EQUAL_FATAL(belady_naive(&t, cap, &s, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(belady_naive(&t, cap, &s, err,
+						   sizeof(err)),
+				      0);
 		differ += memcmp(&r, &s, sizeof(r)) != 0;
 		CU_ASSERT_EQUAL(r.hits + r.misses, t.n);
 		evicting += r.misses > t.nchunks;
@@ -149,10 +163,17 @@ static void bounds_vs_exact(int unequal, uint64_t seed)
 
 	for (int i = 0; i < 400; i++) {
 		memset(&t, 0, sizeof(t));
-		CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 8, 40, unequal, &t, &cap), 0);
-		CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &fnu, err, sizeof(err)), 0);
-		CU_ASSERT_EQUAL_FATAL(belady_bound(&t, cap, &lb, err, sizeof(err)), 0);
-		CU_ASSERT_EQUAL_FATAL(belady_exact(&t, cap, &ex, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 8, 40, unequal,
+							  &t, &cap),
+				      0);
+		CU_ASSERT_EQUAL_FATAL(belady(&t, cap, &fnu, err, sizeof(err)),
+				      0);
+		CU_ASSERT_EQUAL_FATAL(belady_bound(&t, cap, &lb, err,
+						   sizeof(err)),
+				      0);
+		CU_ASSERT_EQUAL_FATAL(belady_exact(&t, cap, &ex, err,
+						   sizeof(err)),
+				      0);
 		CU_ASSERT(lb.bytes_missed <= ex.bytes_missed);
 		CU_ASSERT(ex.bytes_missed <= fnu.bytes_missed);
 		below += lb.bytes_missed < ex.bytes_missed;
@@ -193,10 +214,12 @@ static void test_bound_by_hand(void)
 
 	CU_ASSERT_EQUAL_FATAL(belady(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(r.bytes_missed, 10 * PAGE);
-	CU_ASSERT_EQUAL_FATAL(belady_exact(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(belady_exact(&t, 3 * PAGE, &r, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(r.bytes_missed, 9 * PAGE);
 	CU_ASSERT_EQUAL(r.misses, 5);
-	CU_ASSERT_EQUAL_FATAL(belady_bound(&t, 3 * PAGE, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(belady_bound(&t, 3 * PAGE, &r, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(r.bytes_missed, 8 * PAGE);
 }
 
@@ -246,11 +269,15 @@ void suite_belady(void)
 	CU_add_test(s, "textbook string, 3 and 4 frames", test_textbook);
 	CU_add_test(s, "unequal chunks by hand", test_unequal);
 	CU_add_test(s, "cyclic W=3 K=2 P=3 by hand", test_cyclic_small);
-	CU_add_test(s, "cyclic scans: floor, exact ends, naive", test_cyclic_floor);
+	CU_add_test(s, "cyclic scans: floor, exact ends, naive",
+		    test_cyclic_floor);
 	CU_add_test(s, "300 random equal traces vs naive", test_random_equal);
-	CU_add_test(s, "300 random unequal traces vs naive", test_random_unequal);
-	CU_add_test(s, "bound <= exact <= belady, equal chunks", test_bounds_equal);
-	CU_add_test(s, "bound <= exact <= belady, unequal chunks", test_bounds_unequal);
+	CU_add_test(s, "300 random unequal traces vs naive",
+		    test_random_unequal);
+	CU_add_test(s, "bound <= exact <= belady, equal chunks",
+		    test_bounds_equal);
+	CU_add_test(s, "bound <= exact <= belady, unequal chunks",
+		    test_bounds_unequal);
 	CU_add_test(s, "bound, exact and belady by hand", test_bound_by_hand);
 	CU_add_test(s, "refusals", test_refusals);
 	CU_add_test(s, "empty trace", test_empty_trace);
@@ -296,8 +323,11 @@ static void round_trip(const struct trace *t, const char *form)
 	CU_ASSERT_EQUAL(back.kind, t->kind);
 	CU_ASSERT_EQUAL_FATAL(back.nchunks, t->nchunks);
 	CU_ASSERT_EQUAL_FATAL(back.n, t->n);
-	CU_ASSERT_EQUAL(memcmp(back.sizes, t->sizes, t->nchunks * sizeof(*t->sizes)), 0);
-	CU_ASSERT(t->n == 0 || memcmp(back.seq, t->seq, t->n * sizeof(*t->seq)) == 0);
+	CU_ASSERT_EQUAL(memcmp(back.sizes, t->sizes,
+			       t->nchunks * sizeof(*t->sizes)),
+			0);
+	CU_ASSERT(t->n == 0 ||
+		  memcmp(back.seq, t->seq, t->n * sizeof(*t->seq)) == 0);
 	trace_free(&back);
 }
 
@@ -310,13 +340,15 @@ static void test_round_trip(void)
 	struct trace t = { 0 };
 	uint64_t rng = 3, cap;
 
-	CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 40, 2000, 0, &t, &cap), 0);
+	CU_ASSERT_EQUAL_FATAL(belady_random_trace(&rng, 40, 2000, 0, &t, &cap),
+			      0);
 	round_trip(&t, "residctl-trace 1 reference\nchunks ");
 	trace_free(&t);
 	CU_ASSERT_EQUAL_FATAL(belady_cyclic_trace(5, 2, 512 * PAGE, &t), 0);
 	round_trip(&t, "chunk-size 2097152\naccesses 10\n0\n1\n");
 	trace_free(&t);
-	round_trip(&un, "residctl-trace 1 fault\nchunks 3\nsize 0 4096\nsize 1 12288\nsize 2 4096\naccesses 5\n2\n0\n");
+	round_trip(&un,
+		   "residctl-trace 1 fault\nchunks 3\nsize 0 4096\nsize 1 12288\nsize 2 4096\naccesses 5\n2\n0\n");
 	round_trip(&none, "accesses 0\n");
 }
 
@@ -329,7 +361,10 @@ struct bad_file {
 
 #define H "residctl-trace 1 reference\n"
 #define C "chunks 2\nchunk-size 4096\n"
-#define BAD(text, line, says) { text, sizeof(text) - 1, line, says }
+#define BAD(text, line, says)                      \
+	{                                          \
+		text, sizeof(text) - 1, line, says \
+	}
 
 static const struct bad_file bad_files[] = {
 	BAD("", 1, "truncated: the file ends where the header"),
@@ -348,7 +383,8 @@ static const struct bad_file bad_files[] = {
 	BAD(H "chunks 2\nchunk-size 1000\n", 3, "chunk size 1000;"),
 	BAD(H "chunks 2\nchunk-size 4k\n", 3, "expected 'chunk-size BYTES'"),
 	BAD(H "chunks 2\nsize 1 4096\n", 3, "chunk 1 where chunk 0 was due"),
-	BAD(H "chunks 2\nsize 0 4096\naccesses 0\n", 4, "expected 'size 1 BYTES'"),
+	BAD(H "chunks 2\nsize 0 4096\naccesses 0\n", 4,
+	    "expected 'size 1 BYTES'"),
 	BAD(H "chunks 2\nsize 0 4096\nsize 1 4097\n", 4, "chunk size 4097;"),
 	BAD(H "chunks 2\nsize 0 4096\n", 4, "a 'size ID BYTES' line was due"),
 	BAD(H C "accesses -1\n", 4, "expected 'accesses N'"),
@@ -372,7 +408,9 @@ static void test_bad_files(void)
 	for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
 		const struct bad_file *b = &bad_files[i];
 
-		CU_ASSERT_EQUAL_FATAL(tmp_file(path, sizeof(path), b->text, b->len), 0);
+		CU_ASSERT_EQUAL_FATAL(tmp_file(path, sizeof(path), b->text,
+					       b->len),
+				      0);
 		err[0] = '\0';
 		CU_ASSERT_EQUAL(trace_read(path, &t, err, sizeof(err)), -1);
 		CU_ASSERT_EQUAL(unlink(path), 0);
@@ -418,7 +456,8 @@ void suite_trace(void)
 {
 	CU_pSuite s = CU_add_suite("trace", NULL, NULL);
 
-	CU_add_test(s, "round trip: equal, unequal, fault, empty", test_round_trip);
+	CU_add_test(s, "round trip: equal, unequal, fault, empty",
+		    test_round_trip);
 	CU_add_test(s, "corrupt and truncated files", test_bad_files);
 	CU_add_test(s, "missing file", test_missing_file);
 	CU_add_test(s, "write refuses invalid traces", test_write_refuses);

@@ -35,8 +35,8 @@ static void parse_and_format(void)
 	CU_ASSERT_STRING_EQUAL(buf, "-");
 	CU_ASSERT_EQUAL(bugs_parse(buf, &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m, 0);
-	static const char *const bad[] = { "0", "12", "13", "010", "1,", ",1",
-					   "1;2", "1+", "x", "" };
+	static const char *const bad[] = { "0",  "12",  "13", "010", "1,",
+					   ",1", "1;2", "1+", "x",   "" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
@@ -50,9 +50,13 @@ static void parse_and_format(void)
 static uint64_t hunt(unsigned bugs, struct explore_result *r)
 {
 	struct explore_opts o = { .p = simprog_find("T-6"),
-				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
-				  .schedules = 200, .bugs = bugs,
-				  .stop_at_failure = 1, .shrink = 1 };
+				  .strategy = SIM_PCT,
+				  .depth = 3,
+				  .seed = 1,
+				  .schedules = 200,
+				  .bugs = bugs,
+				  .stop_at_failure = 1,
+				  .shrink = 1 };
 
 	return explore(&o, r);
 }

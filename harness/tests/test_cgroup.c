@@ -31,8 +31,8 @@ struct fake {
 static char live_root[PATH_MAX];
 
 /* snprintf that fails the test instead of truncating. */
-__attribute__((format(printf, 3, 4)))
-static void fmt(char *buf, size_t n, const char *f, ...)
+__attribute__((format(printf, 3, 4))) static void fmt(char *buf, size_t n,
+						      const char *f, ...)
 {
 	va_list ap;
 	int w;
@@ -131,13 +131,15 @@ static void put_mountinfo(struct fake *f, const char *layout)
  * cgroup2 mount without memory as well (this project's machines). */
 static void layout_v1(struct fake *f, int hybrid)
 {
-	put_mountinfo(f, hybrid ?
-		"31 23 0:28 / %1$s/sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-		"32 31 0:29 / %1$s/sys/fs/cgroup/cpu rw,relatime shared:5 - cgroup cgroup rw,cpu\n"
-		"35 31 0:32 / %1$s/sys/fs/cgroup/memory\\040v1 rw,relatime shared:8 - cgroup cgroup rw,memory\n"
-		"41 31 0:38 / %1$s/sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n" :
-		"31 23 0:28 / %1$s/sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-		"35 31 0:32 / %1$s/sys/fs/cgroup/memory\\040v1 rw,relatime - cgroup cgroup rw,memory\n");
+	put_mountinfo(
+		f,
+		hybrid ?
+			"31 23 0:28 / %1$s/sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+			"32 31 0:29 / %1$s/sys/fs/cgroup/cpu rw,relatime shared:5 - cgroup cgroup rw,cpu\n"
+			"35 31 0:32 / %1$s/sys/fs/cgroup/memory\\040v1 rw,relatime shared:8 - cgroup cgroup rw,memory\n"
+			"41 31 0:38 / %1$s/sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n" :
+			"31 23 0:28 / %1$s/sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+			"35 31 0:32 / %1$s/sys/fs/cgroup/memory\\040v1 rw,relatime - cgroup cgroup rw,memory\n");
 	put(f, "proc/self/cgroup",
 	    "5:devices:/\n4:memory:/app/job\n1:cpu:/\n0::/\n");
 	put(f, "sys/fs/cgroup/unified/cgroup.controllers", "hugetlb\n");
@@ -151,7 +153,8 @@ static void layout_v1(struct fake *f, int hybrid)
 
 static void layout_v2(struct fake *f)
 {
-	put_mountinfo(f,
+	put_mountinfo(
+		f,
 		"30 1 0:26 / %1$s/sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n");
 	put(f, "proc/self/cgroup", "0::/user.slice/job\n");
 	put(f, "sys/fs/cgroup/user.slice/job/cgroup.controllers",
@@ -247,7 +250,8 @@ static void test_find_mount_root(void)
 
 	fake_new(&f);
 	layout_v2(&f);
-	put_mountinfo(&f,
+	put_mountinfo(
+		&f,
 		"30 1 0:26 /user.slice %1$s/sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
 	put(&f, "sys/fs/cgroup/job/cgroup.controllers", "memory\n");
 	put(&f, "sys/fs/cgroup/job/memory.max", "1073741824\n");
@@ -314,8 +318,8 @@ static void test_find_malformed(void)
 	CU_ASSERT_EQUAL(m.swap_total, 0);
 
 	/* a non-root memory cgroup without its limit file */
-	fmt(err, sizeof(err), "%s/sys/fs/cgroup/memory v1/app/job/memory.limit_in_bytes",
-	    f.root);
+	fmt(err, sizeof(err),
+	    "%s/sys/fs/cgroup/memory v1/app/job/memory.limit_in_bytes", f.root);
 	CU_ASSERT_EQUAL_FATAL(unlink(err), 0);
 	CU_ASSERT_EQUAL(cg_find_memory(&f.env, &m, err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no such file"));
@@ -350,16 +354,19 @@ static void test_parse_limit(void)
 	CU_ASSERT_EQUAL(cg_parse_limit(CG_V1, "18446744073709551616", &v), -1);
 	CU_ASSERT_EQUAL(cg_parse_limit(CG_NONE, "5", &v), -1);
 
-	CU_ASSERT_EQUAL(cg_format_limit(CG_V2, CG_UNLIMITED, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(cg_format_limit(CG_V2, CG_UNLIMITED, buf, sizeof(buf)),
+			0);
 	CU_ASSERT_STRING_EQUAL(buf, "max");
-	CU_ASSERT_EQUAL(cg_format_limit(CG_V1, CG_UNLIMITED, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(cg_format_limit(CG_V1, CG_UNLIMITED, buf, sizeof(buf)),
+			0);
 	CU_ASSERT_STRING_EQUAL(buf, "-1");
 	CU_ASSERT_EQUAL(cg_format_limit(CG_V1, 64 * MiB, buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "67108864");
 	CU_ASSERT_EQUAL(cg_format_limit(CG_V1, 64 * MiB, buf, 4), -1);
 
 	CU_ASSERT_STRING_EQUAL(cg_limit_file(CG_V1), "memory.limit_in_bytes");
-	CU_ASSERT_STRING_EQUAL(cg_swap_file(CG_V1), "memory.memsw.limit_in_bytes");
+	CU_ASSERT_STRING_EQUAL(cg_swap_file(CG_V1),
+			       "memory.memsw.limit_in_bytes");
 	CU_ASSERT_STRING_EQUAL(cg_limit_file(CG_V2), "memory.max");
 	CU_ASSERT_STRING_EQUAL(cg_swap_file(CG_V2), "memory.swap.max");
 	CU_ASSERT_PTR_NULL(cg_limit_file(CG_NONE));
@@ -389,10 +396,13 @@ static void test_swap_check(void)
 	char why[512];
 
 	m = mem(CG_V2, 64 * MiB, 0, 1, G);
-	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), CG_SWAP_V2_MAX_ZERO);
+	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)),
+			CG_SWAP_V2_MAX_ZERO);
 	m = mem(CG_V2, 64 * MiB, G, 1, G);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
-	CU_ASSERT_STRING_EQUAL(why, "swap is possible for this cgroup: set /sys/fs/cgroup/x/memory.swap.max to 0");
+	CU_ASSERT_STRING_EQUAL(
+		why,
+		"swap is possible for this cgroup: set /sys/fs/cgroup/x/memory.swap.max to 0");
 	m = mem(CG_V2, 64 * MiB, CG_UNLIMITED, 1, G);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "memory.swap.max to 0"));
@@ -402,14 +412,17 @@ static void test_swap_check(void)
 			CG_SWAP_V1_MEMSW_EQ_LIMIT);
 	m = mem(CG_V1, 64 * MiB, 128 * MiB, 1, G);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
-	CU_ASSERT_STRING_EQUAL(why, "swap is possible for this cgroup: set /sys/fs/cgroup/x/memory.memsw.limit_in_bytes to 67108864 (its memory.limit_in_bytes)");
+	CU_ASSERT_STRING_EQUAL(
+		why,
+		"swap is possible for this cgroup: set /sys/fs/cgroup/x/memory.memsw.limit_in_bytes to 67108864 (its memory.limit_in_bytes)");
 	/* unlimited == unlimited forbids nothing */
 	m = mem(CG_V1, CG_UNLIMITED, CG_UNLIMITED, 1, G);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "memory.limit_in_bytes to a limit"));
 	m = mem(CG_V1, 64 * MiB, CG_UNLIMITED, 0, G);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, why, sizeof(why)), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "has no memory.memsw.limit_in_bytes"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(why, "has no memory.memsw.limit_in_bytes"));
 
 	/* no swap at all: any cgroup will do */
 	m = mem(CG_V2, CG_UNLIMITED, CG_UNLIMITED, 1, 0);
@@ -437,9 +450,12 @@ static void test_swap_check(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "child cgroup that forbids swap"));
 	CU_ASSERT_PTR_NULL(strstr(why, "limit_in_bytes"));
 
-	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V2_MAX_ZERO), "v2_swap_max_0");
-	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V1_MEMSW_EQ_LIMIT), "v1_memsw_eq_limit");
-	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_NONE_CONFIGURED), "no_swap_configured");
+	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V2_MAX_ZERO),
+			       "v2_swap_max_0");
+	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_V1_MEMSW_EQ_LIMIT),
+			       "v1_memsw_eq_limit");
+	CU_ASSERT_STRING_EQUAL(cg_swap_cond_name(CG_SWAP_NONE_CONFIGURED),
+			       "no_swap_configured");
 }
 
 static long eio_read(void *ctx, const char *path, char *buf, size_t cap)
@@ -501,11 +517,15 @@ static void test_flush_tolerance(void)
 {
 	const uint64_t page = 4096;
 
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.18.44-fc-v669", 2), 128 * page * 2);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("6.1.0-18-amd64", 8), 128 * page * 8);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.18.44-fc-v669", 2),
+			128 * page * 2);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("6.1.0-18-amd64", 8),
+			128 * page * 8);
 	CU_ASSERT_EQUAL(cg_flush_tolerance("6.0.19", 4), 96 * page * 4);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("5.15.0-91-generic", 4), 96 * page * 4);
-	CU_ASSERT_EQUAL(cg_flush_tolerance("5.10.0-28-amd64", 4), 128 * page * 4);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("5.15.0-91-generic", 4),
+			96 * page * 4);
+	CU_ASSERT_EQUAL(cg_flush_tolerance("5.10.0-28-amd64", 4),
+			128 * page * 4);
 	CU_ASSERT_EQUAL(cg_flush_tolerance("4.19.0", 1), 128 * page);
 	CU_ASSERT_EQUAL(cg_flush_tolerance("linux", 3), 128 * page * 3);
 	CU_ASSERT_EQUAL(cg_flush_tolerance("5", 3), 128 * page * 3);
@@ -574,12 +594,14 @@ static void apply(const struct cg_memory *m, const struct cg_write *w, int nw)
 	for (int i = 0; i < nw; i++) {
 		uint64_t v;
 
-		CU_ASSERT_EQUAL_FATAL(cg_parse_limit(m->version, w[i].value, &v), 0);
+		CU_ASSERT_EQUAL_FATAL(cg_parse_limit(m->version, w[i].value,
+						     &v),
+				      0);
 		if (m->version == CG_V1 && m->has_swap_file) {
 			int is_limit = !strcmp(w[i].file, cg_limit_file(CG_V1));
-			uint64_t other = read_value(m, is_limit ?
-						    cg_swap_file(CG_V1) :
-						    cg_limit_file(CG_V1));
+			uint64_t other =
+				read_value(m, is_limit ? cg_swap_file(CG_V1) :
+							 cg_limit_file(CG_V1));
 
 			CU_ASSERT_FATAL(is_limit ? v <= other : v >= other);
 		}
@@ -654,8 +676,8 @@ static void test_ancestors_v2(void)
 	put(&f, "sys/fs/cgroup/user.slice/memory.swap.max", "max\n");
 	put(&f, "sys/fs/cgroup/user.slice/job/memory.swap.max", "max\n");
 	CU_ASSERT_EQUAL_FATAL(cg_find_memory(&f.env, &m, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
-					   sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err, sizeof(err)),
+			      0);
 	path_of(&f, "sys/fs/cgroup/user.slice", dir);
 	CU_ASSERT_EQUAL(room.room, 2 * MiB);
 	CU_ASSERT_EQUAL(room.limit, 12 * MiB);
@@ -671,8 +693,8 @@ static void test_ancestors_v2(void)
 			CG_SWAP_V2_MAX_ZERO);
 	/* the job's own limit is the tighter one now */
 	put(&f, "sys/fs/cgroup/user.slice/job/memory.max", "2097152\n");
-	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
-					   sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(room.room, 1 * MiB);
 	CU_ASSERT_STRING_EQUAL(room.dir, m.dir);
 	/* an unreadable usage at a limited level is an error, not room */
@@ -703,8 +725,8 @@ static void test_ancestors_v1(void)
 	put(&f, "sys/fs/cgroup/memory v1/memory.limit_in_bytes", V1_UNLIMITED);
 	put(&f, "sys/fs/cgroup/memory v1/memory.usage_in_bytes", "999999999\n");
 	CU_ASSERT_EQUAL_FATAL(cg_find_memory(&f.env, &m, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err,
-					   sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(cg_read_room(&f.env, &m, &room, err, sizeof(err)),
+			      0);
 	path_of(&f, "sys/fs/cgroup/memory v1/app", dir);
 	CU_ASSERT_EQUAL(room.room, 8 * MiB);
 	CU_ASSERT_STRING_EQUAL(room.dir, dir);
@@ -712,7 +734,8 @@ static void test_ancestors_v1(void)
 	CU_ASSERT_EQUAL(m.swap_above, CG_ABOVE_ALLOWS);
 	CU_ASSERT_EQUAL(cg_swap_check(&m, err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, dir));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "memory.memsw.limit_in_bytes to 50331648"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(err, "memory.memsw.limit_in_bytes to 50331648"));
 	put(&f, "sys/fs/cgroup/memory v1/app/memory.memsw.limit_in_bytes",
 	    "50331648\n");
 	CU_ASSERT_EQUAL_FATAL(cg_read_limits(&f.env, &m, err, sizeof(err)), 0);
@@ -736,10 +759,14 @@ static void test_describe(void)
 	char buf[512];
 
 	CU_ASSERT_EQUAL(cg_describe(&m, buf, sizeof(buf)), 0);
-	CU_ASSERT_STRING_EQUAL(buf, "cgroup v1 dir=/sys/fs/cgroup/x memory.limit_in_bytes=67108864 memory.memsw.limit_in_bytes=67108864 swap_total=0");
+	CU_ASSERT_STRING_EQUAL(
+		buf,
+		"cgroup v1 dir=/sys/fs/cgroup/x memory.limit_in_bytes=67108864 memory.memsw.limit_in_bytes=67108864 swap_total=0");
 	m = mem(CG_V2, CG_UNLIMITED, 0, 0, 4096);
 	CU_ASSERT_EQUAL(cg_describe(&m, buf, sizeof(buf)), 0);
-	CU_ASSERT_STRING_EQUAL(buf, "cgroup v2 dir=/sys/fs/cgroup/x memory.max=max memory.swap.max=absent swap_total=4096");
+	CU_ASSERT_STRING_EQUAL(
+		buf,
+		"cgroup v2 dir=/sys/fs/cgroup/x memory.max=max memory.swap.max=absent swap_total=4096");
 	CU_ASSERT_EQUAL(cg_describe(&m, buf, 8), -1);
 }
 

@@ -36,7 +36,8 @@ static int rel_of(pid_t pid, char *rel, size_t n)
 		return -1;
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c1 = strchr(l, ':'),
+		     *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
 		if (!c2 || (size_t)snprintf(rel, n, "%s", c2 + 1) >= n)
 			continue;
@@ -223,8 +224,12 @@ static void test_real_scope(void)
 
 	if (skip_unless_root())
 		return;
-	CU_ASSERT_EQUAL(cg_scope_enter(&s, "bad/tag", 64 * MiB, err, sizeof(err)), -1);
-	CU_ASSERT_EQUAL(cg_scope_enter(&s, "unit", 64 * MiB + 1, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(cg_scope_enter(&s, "bad/tag", 64 * MiB, err,
+				       sizeof(err)),
+			-1);
+	CU_ASSERT_EQUAL(cg_scope_enter(&s, "unit", 64 * MiB + 1, err,
+				       sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "multiple of 4096"));
 	CU_ASSERT_NOT_EQUAL(stat(s.mem.dir, &st), 0);
 	CU_ASSERT_EQUAL(cg_scope_leave(&s), 0);
@@ -278,7 +283,6 @@ void suite_cgroup_live(void)
 			 enter_leave_with_helper) ||
 	    !CU_add_test(s, "signal cleanup beside a helper",
 			 cleanup_all_with_helper) ||
-	    !CU_add_test(s, "probe yes means the gate can start",
-			 probe_agrees))
+	    !CU_add_test(s, "probe yes means the gate can start", probe_agrees))
 		return; /* run.c reports CU_get_error() */
 }

@@ -64,7 +64,9 @@ static void unaligned_tail_reads_zeros(void)
 static void explicit_table(void)
 {
 	static const struct resid_chunk_spec t[] = {
-		{ 0, 8192 }, { 8192, 1 << 20 }, { 8192 + (1 << 20), 4096 },
+		{ 0, 8192 },
+		{ 8192, 1 << 20 },
+		{ 8192 + (1 << 20), 4096 },
 	};
 	char err[256];
 	struct resid_region *r = fake(8192 + (1 << 20) + 4096, 0, 1 << 30);
@@ -82,8 +84,10 @@ static void explicit_table(void)
 
 static void bad_tables_refused(void)
 {
-	static const struct resid_chunk_spec gap[] = { { 0, 4096 }, { 8192, 4096 } };
-	static const struct resid_chunk_spec odd[] = { { 0, 1000 }, { 1000, 3096 } };
+	static const struct resid_chunk_spec gap[] = { { 0, 4096 },
+						       { 8192, 4096 } };
+	static const struct resid_chunk_spec odd[] = { { 0, 1000 },
+						       { 1000, 3096 } };
 	char err[256];
 	struct resid_region *r;
 
@@ -170,7 +174,8 @@ void suite_chunks(void)
 {
 	CU_pSuite s = CU_add_suite("chunks", NULL, NULL);
 
-	CU_add_test(s, "equal chunks cover the region", equal_chunks_cover_region);
+	CU_add_test(s, "equal chunks cover the region",
+		    equal_chunks_cover_region);
 	CU_add_test(s, "unaligned tail", unaligned_tail_reads_zeros);
 	CU_add_test(s, "explicit table", explicit_table);
 	CU_add_test(s, "bad tables refused", bad_tables_refused);

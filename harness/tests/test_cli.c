@@ -33,14 +33,19 @@ static int record(void *dst, const char *where, const char *v, char *err,
 static struct rec rec;
 static int sim;
 
-#define REC(name) { name, CLI_CALL, &rec, .parse = record }
+#define REC(name)                                     \
+	{                                             \
+		name, CLI_CALL, &rec, .parse = record \
+	}
 static struct cli_opt chunk_first[] = {
-	REC("chunk"), REC("chunks"), REC("seed"),
-	{ "sim", CLI_FLAG, &sim, .help = "" }, { 0 },
+	REC("chunk"), REC("chunks"),
+	REC("seed"),  { "sim", CLI_FLAG, &sim, .help = "" },
+	{ 0 },
 };
 static struct cli_opt chunks_first[] = {
-	REC("chunks"), REC("chunk"), REC("seed"),
-	{ "sim", CLI_FLAG, &sim, .help = "" }, { 0 },
+	REC("chunks"), REC("chunk"),
+	REC("seed"),   { "sim", CLI_FLAG, &sim, .help = "" },
+	{ 0 },
 };
 
 /* Walks args (NULL-terminated) and writes what came back: the options
@@ -54,7 +59,9 @@ static void walk(struct cli_opt *opts, int operands, const char **args,
 	while (*args && argc < 15)
 		argv[argc++] = (char *)*args++;
 	const struct cli_spec spec = {
-		.cmd = "test", .opts = opts, .operands = operands,
+		.cmd = "test",
+		.opts = opts,
+		.operands = operands,
 		.operand = { "+", CLI_CALL, &rec, .parse = record },
 	};
 
@@ -65,12 +72,12 @@ static void walk(struct cli_opt *opts, int operands, const char **args,
 		snprintf(out + strlen(out), n - strlen(out), "!%d", rc);
 }
 
-#define WALK(opts, ops, want, ...)                                      \
-	do {                                                            \
-		const char *args_[] = { __VA_ARGS__, NULL };            \
-		char got_[256];                                         \
-		walk(opts, ops, args_, got_, sizeof(got_));             \
-		CU_ASSERT_STRING_EQUAL(got_, want);                     \
+#define WALK(opts, ops, want, ...)                           \
+	do {                                                 \
+		const char *args_[] = { __VA_ARGS__, NULL }; \
+		char got_[256];                              \
+		walk(opts, ops, args_, got_, sizeof(got_));  \
+		CU_ASSERT_STRING_EQUAL(got_, want);          \
 	} while (0)
 
 static void exact_name_wins_in_any_order(void)
@@ -87,10 +94,10 @@ static void longer_or_ambiguous_names_are_refused(void)
 {
 	WALK(chunk_first, 0, "!2", "--seeds", "3");
 	WALK(chunk_first, 0, "!2", "--chunkx", "1");
-	WALK(chunk_first, 0, "!2", "--chun", "1");   /* chunk or chunks */
+	WALK(chunk_first, 0, "!2", "--chun", "1");    /* chunk or chunks */
 	WALK(chunk_first, 0, "seed=3 ", "--se", "3"); /* unique: seed */
-	WALK(chunk_first, 0, "!2", "--sim=1");       /* a flag takes none */
-	WALK(chunk_first, 0, "!2", "--seed");        /* a value is missing */
+	WALK(chunk_first, 0, "!2", "--sim=1");        /* a flag takes none */
+	WALK(chunk_first, 0, "!2", "--seed");         /* a value is missing */
 	WALK(chunk_first, 0, "!2", "-x");
 }
 
@@ -102,7 +109,7 @@ static void operands_come_in_place_and_are_counted(void)
 	WALK(chunk_first, 0, "!2", "a");
 	WALK(chunk_first, 0, "!0", "--help", "--seeds");
 	sim = 0;
-	WALK(chunk_first, 0, "", "--sim");  /* a second walk starts over */
+	WALK(chunk_first, 0, "", "--sim"); /* a second walk starts over */
 	CU_ASSERT_EQUAL(sim, 1);
 }
 
@@ -124,12 +131,14 @@ static void values_checked_against_the_table(void)
 		{ 0 },
 	};
 	const struct cli_spec spec = { .cmd = "test", .opts = opts };
-	char *ok[] = { "test", "--n", "10", "--bytes", "8K", "--side",
-		       "right", "--off", "--text", "t" };
+	char *ok[] = { "test",   "--n",   "10",    "--bytes", "8K",
+		       "--side", "right", "--off", "--text",  "t" };
 	static const char *const bad[][2] = {
-		{ "--n", "0" }, { "--n", "11" }, { "--n", "x" }, { "--n", "-1" },
-		{ "--bytes", "5000" }, { "--bytes", "32M" }, { "--bytes", "1Q" },
-		{ "--side", "up" }, { "--side", "" },
+		{ "--n", "0" },        { "--n", "11" },
+		{ "--n", "x" },        { "--n", "-1" },
+		{ "--bytes", "5000" }, { "--bytes", "32M" },
+		{ "--bytes", "1Q" },   { "--side", "up" },
+		{ "--side", "" },
 	};
 
 	CU_ASSERT_EQUAL(unsetenv("CLI_TEST_COUNT"), 0);
@@ -169,8 +178,10 @@ static void help_printed_from_the_table(void)
 		  .help = "which side" },
 		{ 0 },
 	};
-	const struct cli_spec spec = { .cmd = "test", .synopsis = "FILE",
-				       .about = "  About it.\n", .opts = opts };
+	const struct cli_spec spec = { .cmd = "test",
+				       .synopsis = "FILE",
+				       .about = "  About it.\n",
+				       .opts = opts };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -179,10 +190,10 @@ static void help_printed_from_the_table(void)
 	cli_usage(f, &spec);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "usage: residctl test FILE "
-				      "[OPTIONS]\n  About it.\n"));
+					   "[OPTIONS]\n  About it.\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--n N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "how many (1..10); CLI_TEST_N "
-				      "too\n"));
+					   "too\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--side left|right"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--help"));
 	free(buf);
@@ -191,8 +202,9 @@ static void help_printed_from_the_table(void)
 /* --shard K/N: K from 1; a bad value refused (its line goes to stderr). */
 static void shard_values_parsed_or_refused(void)
 {
-	static const char *const bad[] = { "0/3", "4/3", "3", "a/3", "1/0",
-		"1/3x", " 1/3", "-1/3", "1/", "/3", "1/1000001", "" };
+	static const char *const bad[] = { "0/3", "4/3",  "3",         "a/3",
+					   "1/0", "1/3x", " 1/3",      "-1/3",
+					   "1/",  "/3",   "1/1000001", "" };
 	struct shard s = { 0 };
 
 	char err[256];
@@ -221,16 +233,20 @@ static void shards_partition_the_units(void)
 				int owners = 0;
 
 				for (uint64_t k = 1; k <= n; k++)
-					owners += shard_owns(&(struct shard){ k, n },
-							     i);
+					owners +=
+						shard_owns(&(struct shard){ k,
+									    n },
+							   i);
 				CU_ASSERT_EQUAL(owners, 1);
 			}
 			for (uint64_t k = 1; k <= n; k++) {
 				uint64_t mine = 0;
 
 				for (uint64_t i = 0; i < size; i++)
-					mine += (uint64_t)shard_owns(
-						&(struct shard){ k, n }, i);
+					mine += (uint64_t)
+						shard_owns(&(struct shard){ k,
+									    n },
+							   i);
 				CU_ASSERT_EQUAL(mine, shard_units(size, k, n));
 				total += mine;
 			}

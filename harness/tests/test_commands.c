@@ -43,10 +43,10 @@ static int count(const char *hay, const char *needle)
 static void check_twice(void)
 {
 	char json[64], buf[65536];
-	char *first[] = { "check", "--sim", "T-2", "--schedules", "2",
-			  "--json", json, NULL };
-	char *second[] = { "check", "--sim", "T-1", "--schedules", "2",
-			   "--json", json, NULL };
+	char *first[] = { "check", "--sim",  "T-2", "--schedules",
+			  "2",     "--json", json,  NULL };
+	char *second[] = { "check", "--sim",  "T-1", "--schedules",
+			   "2",     "--json", json,  NULL };
 
 	snprintf(json, sizeof(json), "/tmp/resid-commands-check-%d.json",
 		 (int)getpid());
@@ -66,8 +66,8 @@ static void check_twice(void)
 static void explore_twice(void)
 {
 	char json[64], buf[4096];
-	char *first[] = { "explore", "T-1", "--schedules", "2", "--json", json,
-			  NULL };
+	char *first[] = { "explore", "T-1", "--schedules", "2",
+			  "--json",  json,  NULL };
 	char *second[] = { "explore", "T-1", "--schedules", "2", NULL };
 
 	snprintf(json, sizeof(json), "/tmp/resid-commands-explore-%d.json",
@@ -119,9 +119,10 @@ static void conformance_twice(void)
 static void storm_twice(void)
 {
 	char json[64], buf[65536], seed1[64];
-	char *argv[] = { "storm", "--rounds", "1", "--round", "1", "--seed",
-			 "7", "--no-swarm", "--backing", "synthetic",
-			 "--json", json, NULL };
+	char *argv[] = { "storm",     "--rounds",  "1",      "--round",
+			 "1",         "--seed",    "7",      "--no-swarm",
+			 "--backing", "synthetic", "--json", json,
+			 NULL };
 	const char *at;
 
 	snprintf(json, sizeof(json), "/tmp/resid-commands-storm-%d.json",
@@ -146,10 +147,16 @@ void suite_commands(void)
 		    check_twice);
 	CU_add_test(s, "explore twice: the second call's options are its own",
 		    explore_twice);
-	CU_add_test(s, "real: hazards twice: the second call's rows are its "
-		    "own", hazards_twice);
-	CU_add_test(s, "real: conformance twice: the second call's cases are "
-		    "its own", conformance_twice);
-	CU_add_test(s, "real: storm twice: the second call's rounds are its "
-		    "own", storm_twice);
+	CU_add_test(s,
+		    "real: hazards twice: the second call's rows are its "
+		    "own",
+		    hazards_twice);
+	CU_add_test(s,
+		    "real: conformance twice: the second call's cases are "
+		    "its own",
+		    conformance_twice);
+	CU_add_test(s,
+		    "real: storm twice: the second call's rounds are its "
+		    "own",
+		    storm_twice);
 }

@@ -36,7 +36,8 @@ static int fake_backing_open(void *ctx, const char *path, int direct,
 static long fake_read_text(void *ctx, const char *path, char *buf, size_t cap)
 {
 	if (swap_on && !strcmp(path, "/proc/meminfo"))
-		return snprintf(buf, cap, "MemTotal: 1000000 kB\n"
+		return snprintf(buf, cap,
+				"MemTotal: 1000000 kB\n"
 				"SwapTotal: 1048576 kB\n");
 	return resid_seam_linux.read_text(ctx, path, buf, cap);
 }
@@ -187,7 +188,8 @@ void suite_config(void)
 	CU_add_test(s, "chunk size bad", chunk_size_bad);
 	CU_add_test(s, "backing file problems", backing_file_problems);
 	CU_add_test(s, "swap possible refused", swap_possible_refused);
-	CU_add_test(s, "kernel without MINOR_SHMEM", kernel_without_minor_shmem);
+	CU_add_test(s, "kernel without MINOR_SHMEM",
+		    kernel_without_minor_shmem);
 	CU_add_test(s, "declared sequence out of range",
 		    declared_sequence_out_of_range);
 }

@@ -79,9 +79,13 @@ static void sim_has_the_kernel_facts(void)
 
 static void diff_notices_every_field(void)
 {
-	struct conf_obs a = { .rc = 0, .mapped = 4096, .pages = "M---",
-			      .st_blocks = 8, .shmem = 4096,
-			      .readers = "r0:content" }, b;
+	struct conf_obs a = { .rc = 0,
+			      .mapped = 4096,
+			      .pages = "M---",
+			      .st_blocks = 8,
+			      .shmem = 4096,
+			      .readers = "r0:content" },
+			b;
 	char buf[128];
 
 	b = a;
@@ -97,7 +101,7 @@ static void diff_notices_every_field(void)
 	strcpy(b.readers, "r0:blocked");
 	CU_ASSERT_EQUAL(conf_diff(&a, &b, 0, buf, sizeof(buf)), 5);
 	CU_ASSERT_STRING_EQUAL(buf, "mapped, messages, pages, st_blocks, "
-			       "readers");
+				    "readers");
 	/* memory.stat: within the lag tolerance either way, not past it. */
 	b = a;
 	b.shmem = 0;
@@ -121,23 +125,26 @@ static void this_kernel_agrees(void)
 	for (int i = 0; i < conf_ncases; i++)
 		all[i] = &conf_cases[i];
 	CU_ASSERT_EQUAL_FATAL(conf_run_linux(all, conf_ncases, lx, &tol, err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(conf_run_sim(all, conf_ncases, sim, err,
-					   sizeof(err)), 0);
+					   sizeof(err)),
+			      0);
 	for (int i = 0; i < conf_ncases; i++) {
 		CU_ASSERT_STRING_EQUAL(lx[i].error, "");
 		CU_ASSERT_STRING_EQUAL(sim[i].error, "");
 		CU_ASSERT_EQUAL(lx[i].nobs, sim[i].nobs);
 		for (int s = 0; s < lx[i].nobs && s < sim[i].nobs; s++)
 			CU_ASSERT_EQUAL(conf_diff(&lx[i].obs[s], &sim[i].obs[s],
-						  tol, diff, sizeof(diff)), 0);
+						  tol, diff, sizeof(diff)),
+					0);
 	}
 }
 
 void suite_conformance(void)
 {
-	CU_pSuite s = CU_add_suite("conformance of the simulated kernel",
-				   NULL, NULL);
+	CU_pSuite s = CU_add_suite("conformance of the simulated kernel", NULL,
+				   NULL);
 
 	CU_add_test(s, "the simulation shows the kernel facts",
 		    sim_has_the_kernel_facts);

@@ -50,14 +50,14 @@ static void every_corruption_is_counted(void)
 	resid_content_fill(buf, 4096, LEN, 3);
 	memset(buf + 4096, 0, 4096);
 	for (unsigned w = 4096; w < LEN; w += 8)
-		CU_ASSERT_FATAL(resid_content_mismatches(buf + w, 4096 + w, 8,
-							 3) > 0);
+		CU_ASSERT_FATAL(
+			resid_content_mismatches(buf + w, 4096 + w, 8, 3) > 0);
 	/* The right bytes at the wrong offset (a misplaced chunk): every word
 	 * is caught too. */
 	resid_content_fill(buf, 0, LEN, 3);
 	for (unsigned w = 0; w < LEN; w += 8)
-		CU_ASSERT_FATAL(resid_content_mismatches(buf + w, 4096 + w, 8,
-							 3) > 0);
+		CU_ASSERT_FATAL(
+			resid_content_mismatches(buf + w, 4096 + w, 8, 3) > 0);
 	free(buf);
 }
 
@@ -69,7 +69,8 @@ static void read_check_counts_every_wrong_byte(void)
 	char path[] = "/tmp/residctl-read-check-XXXXXX";
 	uint8_t *buf = malloc(LEN);
 	int fd = mkstemp(path);
-	const struct expected syn = { .seed = 5, .fd = -1 }, file = { .fd = fd };
+	const struct expected syn = { .seed = 5, .fd = -1 },
+			      file = { .fd = fd };
 	uint64_t checked = 0, wrong = 0;
 
 	CU_ASSERT_FATAL(buf != NULL && fd >= 0);
@@ -97,13 +98,13 @@ static void content_file_round_trip(void)
 	struct stat st;
 	int fd;
 
-	CU_ASSERT(len % 4096 != 0 && len < (1 << 20) &&
-		  len > (1 << 20) - 4096);
+	CU_ASSERT(len % 4096 != 0 && len < (1 << 20) && len > (1 << 20) - 4096);
 	CU_ASSERT_EQUAL_FATAL(content_dir_make(dir, sizeof(dir), err,
-					       sizeof(err)), 0);
+					       sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(content_file_make(dir, "f.bin", len, 7, path,
-						sizeof(path), err,
-						sizeof(err)), 0);
+						sizeof(path), err, sizeof(err)),
+			      0);
 	fd = open(path, O_RDONLY);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT(fstat(fd, &st) == 0 && (uint64_t)st.st_size == len);

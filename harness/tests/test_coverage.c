@@ -15,7 +15,8 @@
 static void campaign_counts_per_run(void)
 {
 	struct explore_opts o = { .p = simprog_find("T-7"),
-				  .strategy = SIM_RANDOM, .seed = 1,
+				  .strategy = SIM_RANDOM,
+				  .seed = 1,
 				  .schedules = 20 };
 	struct explore_result r;
 
@@ -23,7 +24,8 @@ static void campaign_counts_per_run(void)
 	explore(&o, &r);
 	CU_ASSERT_EQUAL(r.failures, 0);
 	CU_ASSERT_EQUAL(r.cov.runs, 20);
-	CU_ASSERT(r.cov.hits[CP_read_retried] >= r.cov.in_runs[CP_read_retried]);
+	CU_ASSERT(r.cov.hits[CP_read_retried] >=
+		  r.cov.in_runs[CP_read_retried]);
 	CU_ASSERT(r.cov.in_runs[CP_read_retried] > 0);
 	CU_ASSERT(r.cov.in_runs[CP_read_retried] <= 20);
 	/* Nothing in the simulation fails a punch. */

@@ -29,12 +29,14 @@ static void test_parse(void)
 	CU_ASSERT_EQUAL(devclass_parse("1G,5K", &dc, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(dc.rbps, 1ull << 30);
 	CU_ASSERT_EQUAL(dc.riops, 5000);
-	static const char *const bad[] = { "", "ssd", "0", "200X", "200M,",
-					   "200M,0", "200M,5Q", ",5K", "-1" };
+	static const char *const bad[] = { "",        "ssd",   "0",
+					   "200X",    "200M,", "200M,0",
+					   "200M,5Q", ",5K",   "-1" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		CU_ASSERT_EQUAL(devclass_parse(bad[i], &dc, err, sizeof(err)), -1);
+		CU_ASSERT_EQUAL(devclass_parse(bad[i], &dc, err, sizeof(err)),
+				-1);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err, "nvme3"));
 		CU_ASSERT_FALSE(devclass_throttles(&dc));
 	}
@@ -70,14 +72,16 @@ static void test_device(void)
 	CU_ASSERT_EQUAL(devclass_device(path, &d, err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no block device"));
 	unlink(path);
-	CU_ASSERT_EQUAL(devclass_device("/nonexistent/x", &d, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(devclass_device("/nonexistent/x", &d, err, sizeof(err)),
+			-1);
 }
 
 void suite_devclass(void)
 {
 	CU_pSuite s = CU_add_suite("devclass", NULL, NULL);
 
-	CU_add_test(s, "classes and RATE[,IOPS] parsed, bad values refused", test_parse);
+	CU_add_test(s, "classes and RATE[,IOPS] parsed, bad values refused",
+		    test_parse);
 	CU_add_test(s, "the v1 and v2 throttle texts", test_texts);
 	CU_add_test(s, "a file on tmpfs has no block device", test_device);
 }

@@ -28,7 +28,7 @@ struct stub {
 	int pread_fd;
 	size_t pread_len, write_len;
 	uint64_t cont_len;
-	int cont_rc;              /* what CONTINUE returns */
+	int cont_rc; /* what CONTINUE returns */
 	uint64_t slept_ns;
 };
 
@@ -207,7 +207,8 @@ static void on(const char *spec)
 	char err[512] = "";
 
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&plan, "fault", spec, err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			      0);
 	CU_ASSERT_STRING_EQUAL(err, "");
 	rewrap();
 }
@@ -247,8 +248,8 @@ static void refused(const char *spec, const char *needle)
 {
 	char err[1024] = "";
 
-	CU_ASSERT_EQUAL(fault_plan_add(&plan, "fault", spec, err,
-				       sizeof(err)), -1);
+	CU_ASSERT_EQUAL(fault_plan_add(&plan, "fault", spec, err, sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
 	CU_ASSERT_EQUAL(plan.on, 0);
@@ -259,11 +260,12 @@ static void parse_errors(void)
 	char err[1024] = "";
 
 	CU_ASSERT_EQUAL(fault_plan_add(&plan, "fault", "bogus=0.1", err,
-				       sizeof(err)), -1);
+				       sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown point \"bogus\""));
 	for (int p = 0; p < FP_COUNT; p++)
-		CU_ASSERT_PTR_NOT_NULL(strstr(err, fault_name(p) +
-					      strlen("resid/")));
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(err, fault_name(p) + strlen("resid/")));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "all"));
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
 
@@ -413,7 +415,8 @@ static void threads_share_no_generator(void)
 	for (int i = 0; i < THREADS; i++) {
 		jobs[i] = (struct job){ CALLS, 0 };
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, punch_many,
-						     &jobs[i]), 0);
+						     &jobs[i]),
+				      0);
 	}
 	for (int i = 0; i < THREADS; i++) {
 		CU_ASSERT_EQUAL(pthread_join(t[i], NULL), 0);
@@ -562,11 +565,14 @@ static void cgroup_reads_only(void)
 
 	on("cgroup_read=1");
 	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/sys/fs/cgroup/a/memory.max",
-				      buf, sizeof(buf)), -EIO);
+				      buf, sizeof(buf)),
+			-EIO);
 	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/x/memory.stat", buf,
-				      sizeof(buf)), -EIO);
+				      sizeof(buf)),
+			-EIO);
 	CU_ASSERT_EQUAL(fs->read_text(fs->ctx, "/proc/meminfo", buf,
-				      sizeof(buf)), 0);
+				      sizeof(buf)),
+			0);
 	CU_ASSERT_EQUAL(st.texts, 1);
 	CU_ASSERT_EQUAL(calls(FP_CGROUP_READ), 2);
 	CU_ASSERT_EQUAL(fired(FP_CGROUP_READ), 2);
@@ -644,7 +650,8 @@ static void instances_share_nothing(void)
 
 	on("punch=1");
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&other, "x", "wake@1", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			      0);
 	b = fault_seam_new(&stub, &other, 9, NULL, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	bs = fault_seam_ops(b);
@@ -694,18 +701,21 @@ static void fit_and_format(void)
 	CU_ASSERT_EQUAL(fault_plan_format(&plan, buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "wake@3+5,punch=0.25");
 	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_PUNCH, "T-9", err,
-				       sizeof(err)), -1);
+				       sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "wake cannot fire in T-9"));
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
 	CU_ASSERT_EQUAL(fault_plan_fit(&plan, FAULT_ALL, "T-1", err,
-				       sizeof(err)), 0);
+				       sizeof(err)),
+			0);
 	CU_ASSERT_EQUAL(plan.on, 1u << FP_PUNCH | 1u << FP_WAKE);
 	off();
 	on("all=0.5");
 	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 0, "T-5", err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "T-5"));
 	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_WAKE, "T-1", err,
-				       sizeof(err)), 0);
+				       sizeof(err)),
+			0);
 	CU_ASSERT_EQUAL(fault_plan_format(&plan, buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "wake=0.5");
 	/* A report row counts what fired per point the plan names. */
@@ -745,7 +755,9 @@ static void swarm_draws(void)
 		for (int p = 0; p < FP_COUNT; p++) {
 			double v = atof(a.rule[p].prob);
 			double hi = p == FP_CONT_EEXIST || p == FP_CONT_EFAULT ?
-				0.03 : p == FP_CGROUP_READ ? 0.1 : 0.5;
+					    0.03 :
+				    p == FP_CGROUP_READ ? 0.1 :
+							  0.5;
 
 			if (!(a.on & 1u << p) || p == FP_WAKE)
 				continue;
@@ -763,7 +775,8 @@ static void swarm_draws(void)
 	off();
 	on("swarm");
 	CU_ASSERT_EQUAL(fault_plan_fit(&plan, 1u << FP_PUNCH, "T-1", err,
-				       sizeof(err)), 0);
+				       sizeof(err)),
+			0);
 	CU_ASSERT_EQUAL(plan.swarm, 1u << FP_PUNCH);
 	/* A seed that turns punch on: its seam, which draws from the same
 	 * seed, fails punches. */
@@ -807,7 +820,8 @@ static void from_environment(void)
 	CU_ASSERT_EQUAL(cli_parse(&spec, 1, argv), 2);
 	CU_ASSERT_EQUAL(plan.on, 0);
 	CU_ASSERT_EQUAL(fault_plan_opt(&plan, ENV, "wake@2,bogus=1", err,
-				       sizeof(err)), -1);
+				       sizeof(err)),
+			-1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ENV));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"bogus\""));
 	CU_ASSERT_EQUAL(plan.on, 0);
@@ -822,8 +836,9 @@ static void from_environment(void)
 
 void suite_fault(void)
 {
-	CU_pSuite s = CU_add_suite_with_setup_and_teardown(
-		"fault injection", init, clean, fresh, NULL);
+	CU_pSuite s = CU_add_suite_with_setup_and_teardown("fault injection",
+							   init, clean, fresh,
+							   NULL);
 
 	CU_add_test(s, "parse errors name the value and the fix", parse_errors);
 	CU_add_test(s, "NAME@N fires on the Nth call only",

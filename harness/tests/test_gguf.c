@@ -27,7 +27,8 @@ static uint64_t write_tiny(enum gguf_quant q, uint64_t seed)
 	char err[600];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/residctl-gguf-XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/residctl-gguf-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
@@ -71,8 +72,10 @@ static void test_same_bytes(void)
 	CU_ASSERT(len <= 32u << 20);
 	h1 = fnv(p, len);
 	if (h1 != TINY_SEED1_FNV)
-		fprintf(stderr, "tiny seed 1: FNV-1a 64 %016llx, pinned %016llx\n",
-			(unsigned long long)h1, (unsigned long long)TINY_SEED1_FNV);
+		fprintf(stderr,
+			"tiny seed 1: FNV-1a 64 %016llx, pinned %016llx\n",
+			(unsigned long long)h1,
+			(unsigned long long)TINY_SEED1_FNV);
 	CU_ASSERT_EQUAL(h1, TINY_SEED1_FNV);
 	free(p);
 	unlink(path);
@@ -110,10 +113,19 @@ static void header_ok(enum gguf_quant q)
 	unlink(path);
 }
 
-static void test_header_q8_0(void) { header_ok(GGUF_Q8_0); }
-static void test_header_q4km(void) { header_ok(GGUF_Q4_KM); }
+static void test_header_q8_0(void)
+{
+	header_ok(GGUF_Q8_0);
+}
+static void test_header_q4km(void)
+{
+	header_ok(GGUF_Q4_KM);
+}
 
-static uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint16_t u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
 
 /* The first block of token_embd (rows of 512): Q8_0's scale is 2^-11
  * (1/sqrt(512)/73.6 rounded to a power of two) and no quant is -128;
@@ -195,8 +207,8 @@ static void test_malformed(void)
 	p = slurp(&len);
 	refused(p, len, 0, 'X', "byte 4: no GGUF magic");
 	refused(p, len, 4, 2, "version 2");
-	refused(p, 1000, 0, -1, "truncated");           /* inside the vocabulary */
-	refused(p, len - 1, 0, -1, "truncated");        /* the last tensor cut */
+	refused(p, 1000, 0, -1, "truncated");    /* inside the vocabulary */
+	refused(p, len - 1, 0, -1, "truncated"); /* the last tensor cut */
 	/* The first tensor info: name "token_embd.weight" (8 + 17 bytes),
 	 * 2 dimensions, 512, 4096, type, offset 0: the offset's low byte
 	 * set to 1 misaligns it. */
@@ -216,9 +228,12 @@ void suite_gguf(void)
 {
 	CU_pSuite s = CU_add_suite("gguf", NULL, NULL);
 
-	CU_add_test(s, "tiny, seed 1: the same bytes (pinned FNV-1a 64)", test_same_bytes);
+	CU_add_test(s, "tiny, seed 1: the same bytes (pinned FNV-1a 64)",
+		    test_same_bytes);
 	CU_add_test(s, "q8_0 header reads back as written", test_header_q8_0);
 	CU_add_test(s, "q4km header reads back as written", test_header_q4km);
-	CU_add_test(s, "Q8_0 and Q4_K blocks as ggml decodes them", test_blocks);
-	CU_add_test(s, "malformed files refused, naming the byte", test_malformed);
+	CU_add_test(s, "Q8_0 and Q4_K blocks as ggml decodes them",
+		    test_blocks);
+	CU_add_test(s, "malformed files refused, naming the byte",
+		    test_malformed);
 }

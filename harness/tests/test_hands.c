@@ -58,7 +58,8 @@ static uint64_t check(struct resid_region *r, uint64_t off, uint64_t len)
 	CU_ASSERT_EQUAL_FATAL(sigaction(SIGBUS, &sa, &old), 0);
 	if (!sigsetjmp(jump, 1)) {
 		bus_jump = &jump;
-		bad = resid_content_mismatches(resid_base(r) + off, off, len, 5);
+		bad = resid_content_mismatches(resid_base(r) + off, off, len,
+					       5);
 	}
 	bus_jump = NULL;
 	sigaction(SIGBUS, &old, NULL);
@@ -76,7 +77,8 @@ static void dropped_entries_are_served(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(check(r, CHUNK, CHUNK), 0);
 	CU_ASSERT_EQUAL(madvise((void *)(resid_base(r) + CHUNK + 8192),
-				64 << 10, MADV_DONTNEED), 0);
+				64 << 10, MADV_DONTNEED),
+			0);
 	CU_ASSERT_EQUAL(check(r, CHUNK, CHUNK), 0);
 	/* The CONTINUE wakes the reader before the dispatcher counts it. */
 	for (int i = 0; i < 1000; i++) {
@@ -100,7 +102,8 @@ static void fetch_crosses_a_split(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(madvise((void *)(resid_base(r) + 2 * CHUNK + 65536),
-				65536, MADV_RANDOM), 0);
+				65536, MADV_RANDOM),
+			0);
 	CU_ASSERT_EQUAL(check(r, 2 * CHUNK, CHUNK), 0);
 	CU_ASSERT_EQUAL(check(r, 0, CHUNKS * CHUNK), 0);
 	CU_ASSERT_EQUAL(resid_get_stats(r, &s), 0);

@@ -19,9 +19,9 @@
 struct choice {
 	struct sim *s;
 	struct resid_config c;
-	int huge;                 /* resid_huge, -1: refused */
-	int violations;           /* resid_check_quiescent after a read */
-	uint64_t large;           /* census at the end */
+	int huge;       /* resid_huge, -1: refused */
+	int violations; /* resid_check_quiescent after a read */
+	uint64_t large; /* census at the end */
 	char why[RESID_ERRLEN + 1024];
 };
 
@@ -92,7 +92,8 @@ static void unaligned_end(struct resid_config *c)
 }
 
 static const struct resid_chunk_spec table[] = {
-	{ 0, SIM_FOLIO }, { SIM_FOLIO, SIM_FOLIO / 2 },
+	{ 0, SIM_FOLIO },
+	{ SIM_FOLIO, SIM_FOLIO / 2 },
 	{ SIM_FOLIO * 3 / 2, SIM_FOLIO * 5 / 2 },
 };
 
@@ -130,7 +131,7 @@ static void folio_chunks_take_huge_folios(void)
 	CU_ASSERT_EQUAL(ch.violations, 0);
 	CU_ASSERT(ch.large > 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(ch.why, "\"b_folios\":\"16 KiB: tmpfs "
-				      "huge= at /sim/huge"));
+					      "huge= at /sim/huge"));
 }
 
 /* The last chunk ends unaligned: it holds its tail to the folio's end,
@@ -152,14 +153,15 @@ static void other_regions_keep_small_pages(void)
 	CU_ASSERT_EQUAL(ch.huge, 0);
 	CU_ASSERT_EQUAL(ch.violations, 0);
 	CU_ASSERT_EQUAL(ch.large, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(ch.why, "4 KiB: chunk 2 starts at "
+	CU_ASSERT_PTR_NOT_NULL(strstr(ch.why,
+				      "4 KiB: chunk 2 starts at "
 				      "24576, not a multiple of the 16 KiB "
 				      "folio"));
 	memset(&ch, 0, sizeof(ch));
 	run(&ch, no_dir);
 	CU_ASSERT_EQUAL(ch.huge, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(ch.why, "shmem_enabled gives a memfd "
-				      "no huge folios"));
+					      "no huge folios"));
 	/* Rounded up to the folio it would exceed the budget. */
 	memset(&ch, 0, sizeof(ch));
 	run(&ch, one_short_chunk);
@@ -173,8 +175,9 @@ static void huge_dir_elsewhere_refused(void)
 
 	run(&ch, dir_not_huge);
 	CU_ASSERT_EQUAL(ch.huge, -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(ch.why, "huge_dir /tmp: it is on / "
-				      "(ext4), not a tmpfs mounted with huge="));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(ch.why, "huge_dir /tmp: it is on / "
+			       "(ext4), not a tmpfs mounted with huge="));
 }
 
 struct folio_prog {
@@ -208,14 +211,15 @@ static void folio_steps(void *arg)
 static void split_that_fails_frees_nothing(void)
 {
 	for (int fails = 0; fails < 2; fails++) {
-		struct sim_config sc = { .seed = 1, .strategy = SIM_RANDOM,
+		struct sim_config sc = { .seed = 1,
+					 .strategy = SIM_RANDOM,
 					 .split_fails = fails };
 		struct folio_prog p = { .s = sim_create(&sc) };
 
 		CU_ASSERT_EQUAL(sim_run(p.s, folio_steps, &p), SIM_PASS);
 		CU_ASSERT_EQUAL(p.blocks[0] * 512, SIM_FOLIO);
-		CU_ASSERT_EQUAL(p.blocks[1] * 512, fails ? SIM_FOLIO :
-				SIM_FOLIO - PAGE);
+		CU_ASSERT_EQUAL(p.blocks[1] * 512,
+				fails ? SIM_FOLIO : SIM_FOLIO - PAGE);
 		CU_ASSERT_EQUAL(p.blocks[2], 0);
 		sim_destroy(p.s);
 	}

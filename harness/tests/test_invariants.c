@@ -49,8 +49,11 @@ static void large_folios_only_when_huge(void)
 static void accounting_two_sided(void)
 {
 	struct resid_accounting a = {
-		.resident = 8 << 20, .reserved = 2 << 20, .have_cgroup = 1,
-		.shmem_baseline = 4096, .tolerance = 512 << 10,
+		.resident = 8 << 20,
+		.reserved = 2 << 20,
+		.have_cgroup = 1,
+		.shmem_baseline = 4096,
+		.tolerance = 512 << 10,
 	};
 	char why[256];
 
@@ -60,7 +63,7 @@ static void accounting_two_sided(void)
 	CU_ASSERT(inv_accounting(&a, why, sizeof(why)));
 	a.st_bytes = (10 << 20) + 4096; /* more than resident + reserved */
 	CU_ASSERT(!inv_accounting(&a, why, sizeof(why)));
-	a.st_bytes = (8 << 20) - 4096;  /* a resident chunk lost a page */
+	a.st_bytes = (8 << 20) - 4096; /* a resident chunk lost a page */
 	CU_ASSERT(!inv_accounting(&a, why, sizeof(why)));
 	a.st_bytes = 8 << 20;
 	a.shmem = (8 << 20) + 4096 - (512 << 10); /* lag within tolerance */

@@ -79,7 +79,8 @@ static void probe_without_memory_controller_says_no(void)
 	good_probe(&p, CG_NONE, "", 0);
 	probe_decide(&p, NULL);
 	CU_ASSERT_EQUAL(p.can_run, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(p.verdict, "no memory cgroup controller"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(p.verdict, "no memory cgroup controller"));
 	/* even where no swap is configured, which I-3 alone would accept */
 	p.swap_cond = 2;
 	probe_decide(&p, NULL);
@@ -114,7 +115,8 @@ static void probe_names_feature_bits(void)
 	char b[512];
 
 	probe_feature_names(&p, b, sizeof(b));
-	CU_ASSERT_STRING_EQUAL(b, "PAGEFAULT_FLAG_WP EVENT_FORK EVENT_REMAP "
+	CU_ASSERT_STRING_EQUAL(b,
+			       "PAGEFAULT_FLAG_WP EVENT_FORK EVENT_REMAP "
 			       "EVENT_REMOVE MISSING_HUGETLBFS MISSING_SHMEM "
 			       "EVENT_UNMAP SIGBUS THREAD_ID MINOR_HUGETLBFS "
 			       "MINOR_SHMEM EXACT_ADDRESS WP_HUGETLBFS_SHMEM");

@@ -14,7 +14,6 @@
 #include "tests/suites.h"
 #include "workload/layout.h"
 
-
 static char path[4096];
 
 /* A fresh temp file holding len bytes of data. */
@@ -23,7 +22,8 @@ static const char *put(const void *data, size_t len)
 	const char *dir = getenv("TMPDIR");
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/residctl-layout-XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/residctl-layout-XXXXXX",
+		 dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(write(fd, data, len) == (ssize_t)len);
@@ -76,7 +76,8 @@ static void check_derived(const struct layout *l)
 		CU_ASSERT_EQUAL(l->chunks[c].off, at);
 		CU_ASSERT(l->chunks[c].off % RESID_PAGE == 0);
 		CU_ASSERT(l->chunks[c].len > 0);
-		CU_ASSERT(c + 1 == l->nchunks || l->chunks[c].len % RESID_PAGE == 0);
+		CU_ASSERT(c + 1 == l->nchunks ||
+			  l->chunks[c].len % RESID_PAGE == 0);
 		at += l->chunks[c].len;
 	}
 	CU_ASSERT_EQUAL(at, l->region_len);
@@ -99,7 +100,8 @@ static void test_text_table(void)
 
 	/* Comments, hex, blank lines, CR, tabs; layers 1 and 2 start in the
 	 * same page (one chunk), layer 3 in the next. */
-	read_ok("# a layer table\n0x10 100\n5000\t3000 # two\r\n\n8100 50\n9000 20000", &l);
+	read_ok("# a layer table\n0x10 100\n5000\t3000 # two\r\n\n8100 50\n9000 20000",
+		&l);
 	CU_ASSERT_EQUAL(l.nlayers, 4);
 	CU_ASSERT_EQUAL(l.nchunks, 3);
 	CU_ASSERT_EQUAL(l.region_len, 29000);
@@ -156,7 +158,8 @@ static void test_text_malformed(void)
 	refused(put_text("0 0x1g\n"), "bad length '0x1g'");
 	refused(put_text("0 99999999999999999999\n"), "bad length");
 	refused(put_text("0 0\n"), "line 1: length 0");
-	refused(put_text("0 100\n50 100\n"), "line 2: offset 50 is before the end of the previous layer (100)");
+	refused(put_text("0 100\n50 100\n"),
+		"line 2: offset 50 is before the end of the previous layer (100)");
 	refused(put_text("0xffffffffffffffff 2\n"), "overflows 64 bits");
 	refused(put_text(""), "no layers");
 	refused(put_text("# only a comment\n\n"), "no layers");
@@ -184,7 +187,7 @@ static void test_safetensors(void)
 	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
 	unlink(path);
 	CU_ASSERT_EQUAL_FATAL(l.nlayers, 4);
-	CU_ASSERT_EQUAL(l.layers[0].off, base);       /* embed */
+	CU_ASSERT_EQUAL(l.layers[0].off, base); /* embed */
 	CU_ASSERT_EQUAL(l.layers[0].len, 400);
 	CU_ASSERT_EQUAL(l.layers[1].off, base + 400); /* layer 1: q and k */
 	CU_ASSERT_EQUAL(l.layers[1].len, 12600);
@@ -198,7 +201,8 @@ static void test_safetensors(void)
 
 static void test_safetensors_malformed(void)
 {
-	static const char ok_tensor[] = "{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}";
+	static const char ok_tensor[] =
+		"{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}";
 	unsigned char b[16] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f };
 	char json[512];
 
@@ -207,26 +211,50 @@ static void test_safetensors_malformed(void)
 	refused(put(b, 16), "runs past the end of the file");
 	b[0] = 1;
 	refused(put(b, 16), "too short");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}", 4),
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}",
+		       4),
 		"expected ',' or '}' after a tensor");
 	refused(put_st("[1, 2]", 0), "expected '{' opening the header");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2]}}", 4), "tensor 'a' has no data_offsets");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"data_offsets\":[0,4]}}", 4), "tensor 'a' has no shape");
-	refused(put_st("{\"a\": {\"shape\":[2],\"data_offsets\":[0,4]}}", 4), "tensor 'a' has no dtype");
-	refused(put_st("{\"a\": {\"dtype\":\"F17\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4), "unknown dtype 'F17'");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[0,4]}}", 4), "is not the 4 bytes");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 3), "not within the 3 data bytes");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[4,0]}}", 4), "not within");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4.5]}}", 8), "not whole");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[-2],\"data_offsets\":[0,4]}}", 4), "expected a non-negative integer");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}} x", 4), "bytes after the header's object");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2]}}", 4),
+		"tensor 'a' has no data_offsets");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"data_offsets\":[0,4]}}",
+		       4),
+		"tensor 'a' has no shape");
+	refused(put_st("{\"a\": {\"shape\":[2],\"data_offsets\":[0,4]}}", 4),
+		"tensor 'a' has no dtype");
+	refused(put_st("{\"a\": {\"dtype\":\"F17\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+		       4),
+		"unknown dtype 'F17'");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[0,4]}}",
+		       4),
+		"is not the 4 bytes");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+		       3),
+		"not within the 3 data bytes");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[4,0]}}",
+		       4),
+		"not within");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4.5]}}",
+		       8),
+		"not whole");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[-2],\"data_offsets\":[0,4]}}",
+		       4),
+		"expected a non-negative integer");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}} x",
+		       4),
+		"bytes after the header's object");
 	refused(put_st("{\"a\\q\": {}}", 4), "bad escape");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}, \"b\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[2,6]}}", 8),
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}, \"b\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[2,6]}}",
+		       8),
 		"tensors 'a' and 'b' overlap");
 	refused(put_st("{}", 4), "no layers");
-	snprintf(json, sizeof(json), "{\"__metadata__\": {\"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}, \"a\": %s}", ok_tensor);
+	snprintf(json, sizeof(json),
+		 "{\"__metadata__\": {\"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}, \"a\": %s}",
+		 ok_tensor);
 	refused(put_st(json, 4), "nested deeper");
-	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]", 4), "expected ',' or '}' in a tensor");
+	refused(put_st("{\"a\": {\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]",
+		       4),
+		"expected ',' or '}' in a tensor");
 	refused(put_st("{\"a", 4), "runs past the end of the header");
 }
 
@@ -234,13 +262,16 @@ static void test_safetensors_malformed(void)
  * back to back, so layers straddle pages; 1 + 3 + 2 layers. */
 static void test_synthetic_model(void)
 {
-	struct mkmodel m = { .layers = 3, .hidden = 200, .ffn = 300, .vocab = 100, .seed = 5 };
+	struct mkmodel m = {
+		.layers = 3, .hidden = 200, .ffn = 300, .vocab = 100, .seed = 5
+	};
 	struct layout l;
 	uint64_t size, straddle = 0;
 	char err[512];
 
 	put_text("");
-	CU_ASSERT_EQUAL_FATAL(mkmodel_write(path, &m, &size, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(mkmodel_write(path, &m, &size, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
 	unlink(path);
 	CU_ASSERT_EQUAL(l.nlayers, 6);
@@ -295,8 +326,12 @@ static void test_scan_trace(void)
  * flipped bit of one weight (its lowest) is a wrong output once a pass. */
 static void test_decode_outputs(void)
 {
-	struct mkmodel m = { .layers = 2, .hidden = 96, .ffn = 200, .vocab = 50,
-			     .seed = 3, .f32 = 1 };
+	struct mkmodel m = { .layers = 2,
+			     .hidden = 96,
+			     .ffn = 200,
+			     .vocab = 50,
+			     .seed = 3,
+			     .f32 = 1 };
 	uint32_t trace[3 * 2 * 5], cols = 70;
 	uint64_t size, ref[5];
 	float x[70], w;
@@ -308,12 +343,14 @@ static void test_decode_outputs(void)
 	FILE *f;
 
 	put_text("");
-	CU_ASSERT_EQUAL_FATAL(mkmodel_write(path, &m, &size, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(mkmodel_write(path, &m, &size, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(layout_read(path, &l, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(l.nlayers, 5);
 	decode_x(x, cols);
 	CU_ASSERT_EQUAL_FATAL(decode_reference(path, &l, cols, x, ref, err,
-					       sizeof(err)), 0);
+					       sizeof(err)),
+			      0);
 	buf = malloc(size);
 	f = fopen(path, "rb");
 	CU_ASSERT_FATAL(buf && f && fread(buf, 1, size, f) == size);
@@ -342,12 +379,17 @@ void suite_layout(void)
 {
 	CU_pSuite s = CU_add_suite("layout", NULL, NULL);
 
-	CU_add_test(s, "text table: comments, hex, shared pages", test_text_table);
+	CU_add_test(s, "text table: comments, hex, shared pages",
+		    test_text_table);
 	CU_add_test(s, "a layer running into the next chunk", test_straddle);
 	CU_add_test(s, "malformed text tables", test_text_malformed);
-	CU_add_test(s, "safetensors header grouped into layers", test_safetensors);
-	CU_add_test(s, "malformed safetensors files", test_safetensors_malformed);
-	CU_add_test(s, "the synthetic model straddles pages", test_synthetic_model);
+	CU_add_test(s, "safetensors header grouped into layers",
+		    test_safetensors);
+	CU_add_test(s, "malformed safetensors files",
+		    test_safetensors_malformed);
+	CU_add_test(s, "the synthetic model straddles pages",
+		    test_synthetic_model);
 	CU_add_test(s, "the bench's scan over a layout", test_scan_trace);
-	CU_add_test(s, "the decode workload's outputs checked", test_decode_outputs);
+	CU_add_test(s, "the decode workload's outputs checked",
+		    test_decode_outputs);
 }

@@ -47,8 +47,7 @@ static int read_eintrs;   /* the next this many uffd reads are interrupted */
 static int tail_read_failures, punch_failures;
 static uint64_t fetch_piece;
 
-static long broken_pread(void *ctx, int fd, void *buf, size_t len,
-			 uint64_t off)
+static long broken_pread(void *ctx, int fd, void *buf, size_t len, uint64_t off)
 {
 	if (__atomic_load_n(&tail_read_failures, __ATOMIC_RELAXED) > 0 &&
 	    off / chunk_bytes == BAD_CHUNK && off % chunk_bytes) {
@@ -428,11 +427,10 @@ static void contract_child(struct verdict *v)
 	c.seed = SEED;
 	c.prefetch_depth = 0;
 	eio_chunk_on = !injected;
-	if (injected && fault_plan_add(&plan, "test", "backing_read/eio=1",
-				       err, sizeof(err)) < 0)
+	if (injected && fault_plan_add(&plan, "test", "backing_read/eio=1", err,
+				       sizeof(err)) < 0)
 		return;
-	struct fault_seam *fs = fault_seam_new(h.seam, &plan, SEED, NULL,
-					       NULL);
+	struct fault_seam *fs = fault_seam_new(h.seam, &plan, SEED, NULL, NULL);
 
 	if (!fs)
 		return;
@@ -479,9 +477,14 @@ static void real_sigbus_contract(void)
 static void real_storm_refused_reads(void)
 {
 	char json[64];
-	char *argv[] = { "storm", "--rounds", "1", "--round", "1", "--seed",
-			 "7", "--no-swarm", "--fault", "continue/eexist=1",
-			 "--backing", "synthetic", "--json", json, NULL };
+	char *argv[] = { "storm",     "--rounds",
+			 "1",         "--round",
+			 "1",         "--seed",
+			 "7",         "--no-swarm",
+			 "--fault",   "continue/eexist=1",
+			 "--backing", "synthetic",
+			 "--json",    json,
+			 NULL };
 	char buf[8192];
 	FILE *f;
 	size_t n;
@@ -562,7 +565,8 @@ static void sim_program(void *arg)
 	sr->bus_again = sim_read(sr->s, a + BAD_CHUNK * SIM_CHUNK + 4096, buf,
 				 64) < 0;
 	sr->good_ok = sim_read(sr->s, a + SIM_CHUNK, buf, SIM_CHUNK) == 0 &&
-		resid_content_mismatches(buf, SIM_CHUNK, SIM_CHUNK, SEED) == 0;
+		      resid_content_mismatches(buf, SIM_CHUNK, SIM_CHUNK,
+					       SEED) == 0;
 	sim_close(sr, r);
 }
 
@@ -930,10 +934,13 @@ static void declared_order_bad(void)
 static void table_bad(void)
 {
 	static const struct resid_chunk_spec overlap[] = {
-		{ 0, 8192 }, { 4096, 8192 }, { 12288, 4096 },
+		{ 0, 8192 },
+		{ 4096, 8192 },
+		{ 12288, 4096 },
 	};
 	static const struct resid_chunk_spec unsorted[] = {
-		{ 8192, 8192 }, { 0, 8192 },
+		{ 8192, 8192 },
+		{ 0, 8192 },
 	};
 	struct resid_config c;
 
@@ -971,8 +978,8 @@ static long cg_read_text(void *ctx, const char *path, char *buf, size_t cap)
 {
 	const char *f = strrchr(path, '/');
 
-	if (f && (!strcmp(f, "/memory.limit_in_bytes") ||
-		  !strcmp(f, "/memory.max")))
+	if (f &&
+	    (!strcmp(f, "/memory.limit_in_bytes") || !strcmp(f, "/memory.max")))
 		return snprintf(buf, cap, "%llu\n",
 				(unsigned long long)fake_limit);
 	if (f && (!strcmp(f, "/memory.usage_in_bytes") ||
@@ -1072,8 +1079,7 @@ void suite_misuse(void)
 	CU_add_test(s, "real: storm passes its injected failed chunks",
 		    real_storm_refused_reads);
 	CU_add_test(s, "sim: EIO on one chunk, poisoned", sim_eio_poisoned);
-	CU_add_test(s, "sim: file truncated, poisoned",
-		    sim_truncated_poisoned);
+	CU_add_test(s, "sim: file truncated, poisoned", sim_truncated_poisoned);
 	CU_add_test(s, "sim: EIO on one chunk, no UFFDIO_POISON",
 		    sim_eio_without_poison);
 	CU_add_test(s, "poll errors survived", poll_errors_survived);

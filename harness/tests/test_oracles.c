@@ -41,17 +41,22 @@ static void every_oracle_named(void)
 static void verdict_names_stable(void)
 {
 	static const char *const want[SIM_NVERDICTS] = {
-		[SIM_PASS] = "pass", [SIM_FAILED] = "failed",
-		[SIM_DEADLOCK] = "deadlock", [SIM_LOST_WAKEUP] = "lost-wakeup",
-		[SIM_NO_SIGNAL] = "no-signal", [SIM_STEP_LIMIT] = "step-limit",
-		[SIM_CRASH] = "crash", [SIM_NO_PROGRESS] = "no-progress",
+		[SIM_PASS] = "pass",
+		[SIM_FAILED] = "failed",
+		[SIM_DEADLOCK] = "deadlock",
+		[SIM_LOST_WAKEUP] = "lost-wakeup",
+		[SIM_NO_SIGNAL] = "no-signal",
+		[SIM_STEP_LIMIT] = "step-limit",
+		[SIM_CRASH] = "crash",
+		[SIM_NO_PROGRESS] = "no-progress",
 		[SIM_LIVELOCK] = "livelock",
 	};
 
 	for (int v = 0; v < SIM_NVERDICTS; v++)
 		if (want[v])
-			CU_ASSERT_STRING_EQUAL(
-				sim_verdict_name((enum sim_verdict)v), want[v]);
+			CU_ASSERT_STRING_EQUAL(sim_verdict_name(
+						       (enum sim_verdict)v),
+					       want[v]);
 }
 
 static void caught_from_why(void)
@@ -62,8 +67,8 @@ static void caught_from_why(void)
 	CU_ASSERT_STRING_EQUAL(b, "I-12");
 	oracle_caught(SIM_FAILED, "3 bytes wrong in chunk 1", b, sizeof(b));
 	CU_ASSERT_STRING_EQUAL(b, "content check");
-	oracle_caught(SIM_CRASH, "SIGSEGV (NULL pointer access) in thread 1",
-		      b, sizeof(b));
+	oracle_caught(SIM_CRASH, "SIGSEGV (NULL pointer access) in thread 1", b,
+		      sizeof(b));
 	CU_ASSERT_STRING_EQUAL(b, "crash SIGSEGV");
 	oracle_caught(SIM_DEADLOCK, "thread 2 holds lock 4", b, sizeof(b));
 	CU_ASSERT_STRING_EQUAL(b, "deadlock cycle");
@@ -97,7 +102,8 @@ static void row_verdicts(void)
 static void exit_codes(void)
 {
 	struct scen_result rows[3] = {
-		{ .verdict = VERDICT_PASS }, { .verdict = VERDICT_UNKNOWN },
+		{ .verdict = VERDICT_PASS },
+		{ .verdict = VERDICT_UNKNOWN },
 		{ .verdict = VERDICT_FAIL },
 	};
 
@@ -122,7 +128,7 @@ static void invariants_to_a_sink(void)
 	oracle_invariants_stop();
 	CU_ASSERT_EQUAL(count, 1);
 	CU_ASSERT_STRING_EQUAL(line, "I-12 (pins balance): chunk 0 pin count "
-			       "1 at quiescence");
+				     "1 at quiescence");
 }
 
 /* T-4's verdicts: st_blocks exact, memory.stat exact or unknown within
@@ -130,8 +136,11 @@ static void invariants_to_a_sink(void)
 static void accounting_verdicts(void)
 {
 	struct resid_accounting a = {
-		.resident = 1 << 20, .st_bytes = 1 << 20, .have_cgroup = 1,
-		.shmem = (1 << 20) + 4096, .shmem_baseline = 4096,
+		.resident = 1 << 20,
+		.st_bytes = 1 << 20,
+		.have_cgroup = 1,
+		.shmem = (1 << 20) + 4096,
+		.shmem_baseline = 4096,
 		.tolerance = 1 << 20,
 	};
 	char why[256];
@@ -142,8 +151,8 @@ static void accounting_verdicts(void)
 	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
 			VERDICT_UNKNOWN);
 	CU_ASSERT_STRING_EQUAL(why, "memory.stat shmem 987136 is 65536 below "
-			       "the expected 1052672, within the kernel's "
-			       "flush tolerance 1048576");
+				    "the expected 1052672, within the kernel's "
+				    "flush tolerance 1048576");
 	a.shmem += 3 << 20;
 	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
 			VERDICT_FAIL);
@@ -154,7 +163,7 @@ static void accounting_verdicts(void)
 	CU_ASSERT_EQUAL(oracle_accounting_judge(&a, why, sizeof(why)),
 			VERDICT_FAIL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "st_blocks*512 1052672 != "
-				      "resident 1048576"));
+					   "resident 1048576"));
 }
 
 void suite_oracles(void)
@@ -169,8 +178,7 @@ void suite_oracles(void)
 		    verdict_names_stable);
 	CU_add_test(s, "repro's classification comes from the oracle",
 		    caught_from_why);
-	CU_add_test(s, "a row's verdict: fail, unknown, pass",
-		    row_verdicts);
+	CU_add_test(s, "a row's verdict: fail, unknown, pass", row_verdicts);
 	CU_add_test(s, "check's exit: pass 0, fail 1, unknown 2", exit_codes);
 	CU_add_test(s, "an invariant reaches the run's sink",
 		    invariants_to_a_sink);

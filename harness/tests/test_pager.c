@@ -35,7 +35,7 @@ static uint64_t announced[8], dropped_to[8];
 static unsigned long drops_unread;
 static uint64_t lag_pending;
 static unsigned long fail_first; /* the first reads of the run fail */
-static int whole_budget;      /* the budget holds every chunk */
+static int whole_budget;         /* the budget holds every chunk */
 /* border: nothing announced, a budget of 3 chunks, and each chunk's first
  * half read, then the next chunk's first byte (a second thread crossing
  * the border first), then its second half. */
@@ -49,7 +49,7 @@ static unsigned long continue_fail, continues_whole;
  * backing reads of a whole slot. */
 static int big_chunks;
 static unsigned long slot_reads;
-static int odd_tail;          /* the region ends 100 bytes into a page */
+static int odd_tail;             /* the region ends 100 bytes into a page */
 static uint32_t reconcile_every; /* eager reconcile off, this interval */
 static unsigned long reads;
 static uint64_t violations;
@@ -110,8 +110,9 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 		uint64_t end = off % CHUNK + len;
 
 		__atomic_add_fetch(&mapped_unread, end > to, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&mapped_early, end < CHUNK &&
-				   to <= end + piece, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&mapped_early,
+				   end < CHUNK && to <= end + piece,
+				   __ATOMIC_RELAXED);
 	}
 	if (landing_delay && (addr - a_base) % CHUNK + len == CHUNK) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, len,
@@ -122,7 +123,8 @@ static int bent_continue(void *ctx, int fd, uint64_t addr, uint64_t len,
 	}
 	if (continue_fail && len == CHUNK &&
 	    __atomic_add_fetch(&continues_whole, 1, __ATOMIC_RELAXED) %
-	    continue_fail == 0)
+			    continue_fail ==
+		    0)
 		return -EINVAL;
 	if (partial_continue && len > 4096) {
 		int rc = resid_seam_linux.uffd_continue(ctx, fd, addr, 4096,
@@ -155,8 +157,9 @@ static long add_shmem_excess(char *buf, size_t cap)
 
 		if (sscanf(line, "%31s %llu", key, &v) == 2 &&
 		    (!strcmp(key, "shmem") || !strcmp(key, "total_shmem")))
-			w += (size_t)snprintf(out + w, sizeof(out) - w, "%s %llu\n",
-					      key, v + STAT_EXCESS);
+			w += (size_t)snprintf(out + w, sizeof(out) - w,
+					      "%s %llu\n", key,
+					      v + STAT_EXCESS);
 		else if (w + len < sizeof(out))
 			w += (size_t)snprintf(out + w, sizeof(out) - w, "%.*s",
 					      (int)len, line);
@@ -205,15 +208,17 @@ static long bent_memfd_write(void *ctx, int fd, const void *buf, size_t len,
 
 	__atomic_add_fetch(&memfd_writes, 1, __ATOMIC_RELAXED);
 	if (off / CHUNK < 8 && end < CHUNK)
-		__atomic_add_fetch(&written_ahead, __atomic_load_n(
-			&started_to[off / CHUNK], __ATOMIC_RELAXED) > end,
+		__atomic_add_fetch(&written_ahead,
+				   __atomic_load_n(&started_to[off / CHUNK],
+						   __ATOMIC_RELAXED) > end,
 				   __ATOMIC_RELAXED);
 	return resid_seam_linux.memfd_write(ctx, fd, buf, len, off);
 }
 
 static long bent_read_text(void *ctx, const char *path, char *buf, size_t cap)
 {
-	static const char always[] = "[always] within_size advise never deny force\n";
+	static const char always[] =
+		"[always] within_size advise never deny force\n";
 
 	if (thp_always && strstr(path, "transparent_hugepage/shmem_enabled") &&
 	    cap > sizeof(always)) {
@@ -235,14 +240,14 @@ static int bent_punch(void *ctx, int fd, uint64_t off, uint64_t len)
 
 	if (overlap && off / CHUNK < 8 && end < CHUNK) {
 		uint32_t c = (uint32_t)(off / CHUNK),
-			now = __atomic_load_n(&reading, __ATOMIC_ACQUIRE);
+			 now = __atomic_load_n(&reading, __ATOMIC_ACQUIRE);
 
 		/* The scan announces before the pager records: checked
 		 * before the punch, this is exact whatever the timing. */
 		__atomic_add_fetch(&drops_unread,
 				   (c != now && c != (now + 7) % 8) ||
-				   end > __atomic_load_n(&announced[c],
-							 __ATOMIC_ACQUIRE),
+					   end > __atomic_load_n(&announced[c],
+								 __ATOMIC_ACQUIRE),
 				   __ATOMIC_RELAXED);
 	}
 	if (overlap && off / CHUNK < 8)
@@ -262,7 +267,8 @@ static int bent_fstat_blocks(void *ctx, int fd, uint64_t *blocks)
 	int rc = resid_seam_linux.fstat_blocks(ctx, fd, blocks);
 
 	if (rc == 0)
-		*blocks += __atomic_exchange_n(&lag_pending, 0, __ATOMIC_RELAXED) +
+		*blocks += __atomic_exchange_n(&lag_pending, 0,
+					       __ATOMIC_RELAXED) +
 			   (stuck_blocks ? 4096 / 512 : 0);
 	return rc;
 }
@@ -304,10 +310,14 @@ static uint64_t scan(struct resid_stats *s)
 	uint64_t bad = 0;
 
 	resid_config_init(&c);
-	c.region_len = (big_chunks ? 128 << 20 : 2 << 20) + (odd_tail ? 100 : 0);
+	c.region_len = (big_chunks ? 128 << 20 : 2 << 20) +
+		       (odd_tail ? 100 : 0);
 	c.chunk_size = big_chunks ? 32 << 20 : 256 << 10;
 	c.budget_bytes = whole_budget ? c.region_len :
-		(follow ? 4 : border ? 3 : 2) * c.chunk_size;
+					(follow ? 4 :
+					 border ? 3 :
+						  2) *
+						c.chunk_size;
 	c.seed = 11;
 	c.backing = RESID_BACKING_SYNTHETIC;
 	if (reconcile_every)
@@ -346,17 +356,22 @@ static uint64_t scan(struct resid_stats *s)
 
 			resid_chunk_range(r, i, &off, &len);
 			if (len > c.region_len - off)
-				len = c.region_len - off; /* the rest is zeros */
-			__atomic_store_n(&announced[i % 8], 0, __ATOMIC_RELEASE);
-			__atomic_store_n(&dropped_to[i % 8], 0, __ATOMIC_RELEASE);
+				len = c.region_len -
+				      off; /* the rest is zeros */
+			__atomic_store_n(&announced[i % 8], 0,
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&dropped_to[i % 8], 0,
+					 __ATOMIC_RELEASE);
 			__atomic_store_n(&reading, i, __ATOMIC_RELEASE);
 			if (border) {
 				bad += border_read(r, i, off, len, c.seed);
 				continue;
 			}
 			if (follow) {
-				bad += resid_content_mismatches(
-					resid_base(r) + off, off, len, c.seed);
+				bad += resid_content_mismatches(resid_base(r) +
+									off,
+								off, len,
+								c.seed);
 				usleep(3000);
 				continue;
 			}
@@ -367,9 +382,11 @@ static uint64_t scan(struct resid_stats *s)
 			     at < len; at += step) {
 				uint64_t n = len - at < step ? len - at : step;
 
-				bad += resid_content_mismatches(
-					resid_base(r) + off + at, off + at, n,
-					c.seed);
+				bad += resid_content_mismatches(resid_base(r) +
+									off +
+									at,
+								off + at, n,
+								c.seed);
 				if (!overlap)
 					continue;
 				__atomic_store_n(&announced[i % 8], at + n,
@@ -382,7 +399,8 @@ static uint64_t scan(struct resid_stats *s)
 				 * does so every run. 2 ms at most, and not
 				 * again in this visit after that (no prefetch
 				 * takes room here: stale, or a demand). */
-				for (int w = 0; wait && at + n < len &&
+				for (int w = 0;
+				     wait && at + n < len &&
 				     __atomic_load_n(&dropped_to[i % 8],
 						     __ATOMIC_ACQUIRE) < at + n;
 				     w++) {
@@ -725,8 +743,10 @@ static void tolerance_counts_online_cpus(void)
 	CU_ASSERT_EQUAL(resid_reconcile(r, &acc, err), 0);
 	resid_close(r);
 	CU_ASSERT_EQUAL_FATAL(uname(&u), 0);
-	CU_ASSERT_EQUAL(acc.tolerance, cg_flush_tolerance(u.release,
-				(unsigned)sysconf(_SC_NPROCESSORS_ONLN)));
+	CU_ASSERT_EQUAL(acc.tolerance,
+			cg_flush_tolerance(u.release,
+					   (unsigned)sysconf(
+						   _SC_NPROCESSORS_ONLN)));
 }
 
 /* The last chunk is 100 bytes of data in a page: its eviction frees and its
@@ -897,19 +917,23 @@ void suite_pager(void)
 	CU_add_test(s, "I/O errors retried", io_errors_retried);
 	CU_add_test(s, "a read that keeps failing abandons the fetch",
 		    failing_read_abandons);
-	CU_add_test(s, "an exact budget never evicts", exact_budget_never_evicts);
+	CU_add_test(s, "an exact budget never evicts",
+		    exact_budget_never_evicts);
 	CU_add_test(s, "partial CONTINUE resumed", partial_continue_resumed);
 	CU_add_test(s, "a chunk's pieces are mapped as they are read",
 		    pieces_mapped_as_read);
 	CU_add_test(s, "the next part is read while one is written",
 		    next_part_read_while_writing);
-	CU_add_test(s, "the Linux reader: reads, counts, a close with one "
-		    "in flight", linux_reader);
+	CU_add_test(s,
+		    "the Linux reader: reads, counts, a close with one "
+		    "in flight",
+		    linux_reader);
 	CU_add_test(s, "a failed piece abandons the pieces mapped before it",
 		    failed_piece_abandons_mapped_ones);
 	CU_add_test(s, "the next fetch waits for a landing chunk's pin",
 		    next_fetch_waits_for_landing_pin);
-	CU_add_test(s, "evict ahead of need is clean", evict_ahead_scan_is_clean);
+	CU_add_test(s, "evict ahead of need is clean",
+		    evict_ahead_scan_is_clean);
 	CU_add_test(s, "threads crossing a border spare the chunk being read",
 		    border_spares_the_chunk_being_read);
 	CU_add_test(s, "a program announcing nothing is prefetched ahead",
@@ -918,8 +942,10 @@ void suite_pager(void)
 		    follow_mode_survives_failed_maps);
 	CU_add_test(s, "chunks of 32 MiB are read a 4 MiB slot at a time",
 		    big_chunks_read_by_slot);
-	CU_add_test(s, "eviction overlapping consumption drops only "
-		    "consumed bytes", overlap_scan_drops_consumed);
+	CU_add_test(s,
+		    "eviction overlapping consumption drops only "
+		    "consumed bytes",
+		    overlap_scan_drops_consumed);
 	CU_add_test(s, "an unaligned tail is accounted in pages",
 		    unaligned_tail_is_accounted);
 	CU_add_test(s, "a file of an odd size is read whole",

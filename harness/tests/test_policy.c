@@ -7,9 +7,9 @@
 #include "policy.h"
 #include "tests/suites.h"
 
-#define MAXN 12         /* chunks in a random state */
-#define MAXLEN 30       /* declared cycle length */
-#define MAXEV 80        /* events in a random history */
+#define MAXN 12   /* chunks in a random state */
+#define MAXLEN 30 /* declared cycle length */
+#define MAXEV 80  /* events in a random history */
 #define TRIALS 400
 #define NONE UINT32_MAX
 
@@ -26,7 +26,7 @@ static uint32_t rnd(uint32_t bound)
 /* Everything the references need: the parameters and the raw history. */
 struct model {
 	struct policy_params pp;
-	uint32_t seq[MAXLEN], len;      /* declared cycle, explicit */
+	uint32_t seq[MAXLEN], len; /* declared cycle, explicit */
 	uint32_t faults[MAXEV], nfaults;
 	uint32_t access[MAXEV], naccess;
 };
@@ -105,8 +105,7 @@ static int ref_cursor(const struct model *m)
 
 /* Steps from the cursor to c: counting the cursor as 0 (BEFORE_READ or no
  * signal yet) or from 1 after it (AFTER_READ). *at gets the position. */
-static uint64_t ref_declared_at(const struct model *m, uint32_t c,
-				uint32_t *at)
+static uint64_t ref_declared_at(const struct model *m, uint32_t c, uint32_t *at)
 {
 	int pos = ref_cursor(m);
 	uint32_t d, lo = 0, hi = m->len - 1;
@@ -172,8 +171,9 @@ static uint32_t ref_predict(const struct model *m, uint32_t c, uint32_t *out,
 
 	if (m->pp.kind == RESID_POLICY_LEARNED) {
 		ref_succ(m, succ);
-		for (x = succ[c]; k < max && x != NONE && x != c &&
-		     !listed(out, k, x); x = succ[x])
+		for (x = succ[c];
+		     k < max && x != NONE && x != c && !listed(out, k, x);
+		     x = succ[x])
 			out[k++] = x;
 	} else if (m->pp.kind == RESID_POLICY_DECLARED &&
 		   ref_declared_at(m, c, &at) != POLICY_NEVER) {
@@ -297,8 +297,11 @@ static struct policy *declared(uint32_t n, const uint32_t *seq, uint32_t len,
 			       enum resid_signal sig)
 {
 	struct policy_params pp = {
-		.kind = RESID_POLICY_DECLARED, .nchunks = n,
-		.declared_seq = seq, .declared_len = len, .signal = sig,
+		.kind = RESID_POLICY_DECLARED,
+		.nchunks = n,
+		.declared_seq = seq,
+		.declared_len = len,
+		.signal = sig,
 	};
 
 	return make(&pp);
@@ -400,8 +403,10 @@ static void test_learned_chain(void)
 	struct policy *p = plain(RESID_POLICY_LEARNED, 4);
 	uint32_t i;
 
-	expect_uses(p, (const uint64_t[]){ POLICY_NEVER, POLICY_NEVER,
-					   POLICY_NEVER, POLICY_NEVER }, 4);
+	expect_uses(p,
+		    (const uint64_t[]){ POLICY_NEVER, POLICY_NEVER,
+					POLICY_NEVER, POLICY_NEVER },
+		    4);
 	for (i = 0; i < 5; i++)
 		policy_on_fault(p, i % 4, i);
 	expect_uses(p, cycle, 4);
@@ -461,8 +466,10 @@ static void test_create(void)
 {
 	static const uint32_t bad[] = { 0, 3, 4 }, ok[] = { 3, 0 };
 	struct policy_params pp = {
-		.kind = RESID_POLICY_DECLARED, .nchunks = 4,
-		.declared_seq = bad, .declared_len = 3,
+		.kind = RESID_POLICY_DECLARED,
+		.nchunks = 4,
+		.declared_seq = bad,
+		.declared_len = 3,
 	};
 
 	expect_reject(&pp, "names chunk 4");
@@ -484,7 +491,7 @@ static void test_create(void)
 	policy_destroy(make(&pp));
 	pp.declared_seq = NULL;
 	pp.declared_len = 0;
-	policy_destroy(make(&pp));           /* NULL, 0: the chunk order */
+	policy_destroy(make(&pp)); /* NULL, 0: the chunk order */
 	pp.declared_seq = bad;
 	pp.declared_len = 3;
 	CU_ASSERT_PTR_NULL(policy_create(&pp, NULL, 0)); /* no err buffer */

@@ -117,8 +117,8 @@ static void scenario(void *arg)
 	}
 	next_thread = 0;
 	for (int i = 0; i < sc->threads; i++)
-		if (sim_spawn(sc->s, sc->threads == 1 ? app_one : app_two,
-			      sc, "app") < 0)
+		if (sim_spawn(sc->s, sc->threads == 1 ? app_one : app_two, sc,
+			      "app") < 0)
 			sim_fail(sc->s, "sim_spawn failed");
 	sim_join_apps(sc->s);
 	resid_get_stats(sc->r, &sc->st);
@@ -169,8 +169,11 @@ static void one_thread(void)
 
 		CU_ASSERT_EQUAL_FATAL(run(seed, 1, budget, &none, sc, &fired),
 				      SIM_PASS);
-		CU_ASSERT_EQUAL_FATAL(sc->nrec, sizeof(expected) / sizeof(*expected));
-		CU_ASSERT_EQUAL_FATAL(memcmp(sc->rec, expected, sizeof(expected)), 0);
+		CU_ASSERT_EQUAL_FATAL(sc->nrec,
+				      sizeof(expected) / sizeof(*expected));
+		CU_ASSERT_EQUAL_FATAL(memcmp(sc->rec, expected,
+					     sizeof(expected)),
+				      0);
 		CU_ASSERT_EQUAL(sc->st.trace_records, sc->nrec);
 		CU_ASSERT_EQUAL(sc->st.trace_drop_errors, 0);
 		CU_ASSERT_EQUAL(fired, 0);
@@ -195,11 +198,12 @@ static void two_threads_interleave(void)
 		int last[NCHUNKS] = { -1, -1, -1, -1 };
 		int first[NCHUNKS] = { -1, -1, -1, -1 };
 
-		CU_ASSERT_EQUAL_FATAL(run(seed, 2, 2 * CHUNK, &none, sc, &fired),
+		CU_ASSERT_EQUAL_FATAL(run(seed, 2, 2 * CHUNK, &none, sc,
+					  &fired),
 				      SIM_PASS);
 		CU_ASSERT_FATAL(sc->nrec >= NCHUNKS &&
 				sc->nrec <= NCHUNKS * CHUNK / PAGE +
-				sc->st.evictions);
+						    sc->st.evictions);
 		for (uint32_t i = 0; i < sc->nrec; i++) {
 			CU_ASSERT_FATAL(sc->rec[i] < NCHUNKS);
 			CU_ASSERT(i == 0 || sc->rec[i] != sc->rec[i - 1]);
@@ -225,7 +229,8 @@ static void drop_refused(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&plan, "test", "drop_a@1", err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(run(1, 1, NCHUNKS * CHUNK, &plan, sc, &fired),
 			      SIM_PASS);
 	CU_ASSERT_EQUAL(fired, 1);

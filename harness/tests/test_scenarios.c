@@ -48,7 +48,8 @@ static void gate_json_carries_each_scenarios_legs(void)
 	close(fd);
 	for (int i = 0; i < nscenarios; i++) {
 		const struct scenario *s = scenarios[i];
-		struct scen_result r = { .id = s->id, .backing = "synthetic",
+		struct scen_result r = { .id = s->id,
+					 .backing = "synthetic",
 					 .chunks = "equal" };
 		json_t *doc, *legs, *v;
 		unsigned named = 0;
@@ -60,7 +61,9 @@ static void gate_json_carries_each_scenarios_legs(void)
 		doc = json_load_file(path, 0, NULL);
 		CU_ASSERT_FATAL(doc != NULL);
 		legs = json_object_get(json_array_get(json_object_get(doc,
-						"scenarios"), 0), "gate_legs");
+								      "scenarios"),
+						      0),
+				       "gate_legs");
 		CU_ASSERT(json_is_array(legs));
 		json_array_foreach(legs, k, v)
 			for (unsigned leg = 1; leg; leg <<= 1)

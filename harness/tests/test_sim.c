@@ -29,9 +29,9 @@
 /* ---- the tiny pager scenario ---- */
 
 struct scen {
-	void (*app)(void *arg);   /* the application threads' body */
+	void (*app)(void *arg); /* the application threads' body */
 	struct sim *s;
-	struct fault_seam *fs;    /* the pager's seam over the sim's */
+	struct fault_seam *fs; /* the pager's seam over the sim's */
 	struct resid_region *r;
 	struct resid_stats st;
 	uintptr_t base;
@@ -54,8 +54,8 @@ static void app(void *arg)
 
 			if (resid_chunk_range(sc->r, i, &off, &len) < 0 ||
 			    resid_notify_access(sc->r, i) < 0 ||
-			    sim_read(sc->s, resid_base(sc->r) + off, buf,
-				     len) < 0) {
+			    sim_read(sc->s, resid_base(sc->r) + off, buf, len) <
+				    0) {
 				sim_fail(sc->s, "chunk %u: SIGBUS", i);
 				return;
 			}
@@ -83,8 +83,8 @@ static void drop_app(void *arg)
 		}
 		if (resid_content_mismatches(buf, off, len, SEED))
 			sim_fail(sc->s, "chunk 0: bytes differ");
-		if (!pass && sim_drop(sc->s, resid_base(sc->r) + off + PAGE,
-				      PAGE) < 0)
+		if (!pass &&
+		    sim_drop(sc->s, resid_base(sc->r) + off + PAGE, PAGE) < 0)
 			sim_fail(sc->s, "sim_drop refused");
 	}
 }
@@ -123,7 +123,7 @@ static void scenario(void *arg)
 		sim_fail(sc->s, "resid_check_quiescent found violations");
 	resid_get_stats(sc->r, &sc->st);
 	uint64_t made = sc->st.continues_ok - sc->st.lazy_fetches +
-		sc->st.refaults_served + sc->st.lazy_maps;
+			sc->st.refaults_served + sc->st.lazy_maps;
 
 	if (made != sim_continues_ok(sc->s))
 		sim_fail(sc->s, "pager counts %llu CONTINUEs, kernel %llu",
@@ -256,8 +256,8 @@ static void drop_refaults(void)
 		served += o.st.refaults_served;
 		if (o.v != SIM_PASS && bad++ < 3)
 			fprintf(stderr, "\n  seed %llu: %s: %s\n",
-				(unsigned long long)seed,
-				sim_verdict_name(o.v), o.why);
+				(unsigned long long)seed, sim_verdict_name(o.v),
+				o.why);
 		bugs_enable(1u << 11);
 		run_pager(&c, &o);
 		free(o.sched);
@@ -279,8 +279,8 @@ static void seed_replays(void)
 	void *hold;
 
 	run_pager(&c, &a);
-	hold = mmap((void *)a.base, PAGE, PROT_NONE, MAP_PRIVATE |
-		    MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	hold = mmap((void *)a.base, PAGE, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	CU_ASSERT_FATAL(hold == (void *)a.base);
 	run_pager(&c, &b);
 	CU_ASSERT_EQUAL(munmap(hold, PAGE), 0);
@@ -309,8 +309,9 @@ static void schedule_replays(void)
 
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&faults, "test",
 					     "backing_read/short=0.5,"
-					     "backing_read/eintr=0.2", err,
-					     sizeof(err)), 0);
+					     "backing_read/eintr=0.2",
+					     err, sizeof(err)),
+			      0);
 	/* The first seed from 5 whose run fires both faults: which one does
 	 * depends on how many reads a run makes, not on what is tested. */
 	for (seed = 5; seed < 64; seed++) {
@@ -432,8 +433,10 @@ static void deadlock_found(void)
 	}
 	CU_ASSERT(found > 0);
 	CU_ASSERT(passed > 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "(ab) holds lock 0, waits for lock 1"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "(ba) holds lock 1, waits for lock 0"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(why, "(ab) holds lock 0, waits for lock 1"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(why, "(ba) holds lock 1, waits for lock 0"));
 }
 
 /* A region of 4 pages, A registered for MISSING and MINOR faults. */
@@ -441,7 +444,7 @@ static void region(struct prog *p)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING |
-				       UFFDIO_REGISTER_MODE_MINOR };
+					       UFFDIO_REGISTER_MODE_MINOR };
 	void *a = NULL, *b = NULL;
 
 	p->uffd = SEAM(p, uffd_open, O_CLOEXEC | O_NONBLOCK);
@@ -500,11 +503,13 @@ static void fault_served(void *arg)
 	if (p->mode == 1)
 		for (;;)
 			SEAM(p, wait_readable, p->uffd, -1, 50);
-	if (SEAM(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE) != PAGE)
+	if (SEAM(p, backing_pread, -1, p->mb + 2 * PAGE, PAGE, 2 * PAGE) !=
+	    PAGE)
 		sim_fail(p->s, "backing read failed");
 	memset(p->mb + 2 * PAGE, 0x5a, PAGE);
 	if (SEAM(p, uffd_continue, p->uffd, (uintptr_t)p->ma + 2 * PAGE, PAGE,
-	      &mapped) || mapped != PAGE)
+		 &mapped) ||
+	    mapped != PAGE)
 		sim_fail(p->s, "CONTINUE failed");
 	sim_join_apps(p->s);
 }
@@ -518,7 +523,8 @@ static void lost_wakeup_found(void)
 	c.idle_limit_ns = 1000000000ull;
 	CU_ASSERT_EQUAL(run_prog(&p, &c, fault_served, why, sizeof(why)),
 			SIM_LOST_WAKEUP);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "(reader) sleeps on a fault at offset 0x2000"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(why, "(reader) sleeps on a fault at offset 0x2000"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "unread"));
 
 	p = (struct prog){ .mode = 1 };
@@ -629,7 +635,8 @@ static void starved_thread_runs(void)
 		c.fair_steps = 100;
 		c.max_steps = 10000;
 		CU_ASSERT_EQUAL(run_prog(&p, &c, spin_until_set, why,
-					 sizeof(why)), SIM_PASS);
+					 sizeof(why)),
+				SIM_PASS);
 	}
 }
 
@@ -660,7 +667,7 @@ static void timer_livelock_is_a_hang(void)
 	CU_ASSERT_EQUAL(run_prog(&p, &c, sleeps_forever, why, sizeof(why)),
 			SIM_STEP_LIMIT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "hang: thread 0 (main) waits for "
-				      "the application threads"));
+					   "the application threads"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "without progress"));
 }
 
@@ -676,10 +683,11 @@ static void continue_rules(void *arg)
 	base = (uintptr_t)p->ma;
 	SEAM(p, backing_pread, -1, p->mb, 2 * PAGE, 0);
 	/* pages 0, 1 present: maps them, stops at the hole */
-	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 4 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 4 * PAGE,
+			&p->mapped[i]);
 	i++;
 	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 2 * PAGE, 2 * PAGE,
-		     &p->mapped[i]);
+			&p->mapped[i]);
 	i++;
 	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, PAGE, &p->mapped[i]);
 	i++;
@@ -688,13 +696,16 @@ static void continue_rules(void *arg)
 	SEAM(p, punch, p->memfd, 0, PAGE);
 	SEAM(p, fstat_blocks, p->memfd, &blocks);
 	p->v[1] = blocks;
-	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE,
+			&p->mapped[i]);
 	i++;
 	SEAM(p, backing_pread, -1, p->mb, PAGE, 0);
 	/* page 0 maps, page 1 was mapped all along */
-	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base, 2 * PAGE,
+			&p->mapped[i]);
 	i++;
-	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 1, PAGE, &p->mapped[i]);
+	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 1, PAGE,
+			&p->mapped[i]);
 	i++;
 	/* A reader of page 2 (a hole) raises MISSING; woken after the page
 	 * entered the cache, it faults again, MINOR; CONTINUE serves it. */
@@ -707,7 +718,7 @@ static void continue_rules(void *arg)
 	m = take_message(p);
 	p->v[3] = m.arg.pagefault.flags;
 	p->rc[i] = SEAM(p, uffd_continue, p->uffd, base + 2 * PAGE, PAGE,
-		     &p->mapped[i]);
+			&p->mapped[i]);
 	i++;
 	sim_join_apps(p->s);
 	p->v[4] = sim_continues_ok(p->s);
@@ -781,31 +792,38 @@ static void default_faults_fit(void)
 	for (int i = 0; i < nscenarios; i++)
 		if (scenarios[i]->sim)
 			CU_ASSERT_EQUAL(simprog_faults(scenarios[i], NULL, &f,
-						       err, sizeof(err)), 0);
+						       err, sizeof(err)),
+					0);
 	CU_ASSERT_EQUAL_FATAL(simprog_faults(simprog_find("T-7"), NULL, &f, err,
-					     sizeof(err)), 0);
+					     sizeof(err)),
+			      0);
 	CU_ASSERT(f.on & 1u << FP_READ_EIO);
 	CU_ASSERT_EQUAL(simprog_faults(simprog_find("self-deadlock"), &f, &f,
-				       err, sizeof(err)), -1);
+				       err, sizeof(err)),
+			-1);
 }
 
 /* A line carries its faults: written, read back, written again. */
 static void line_carries_faults(void)
 {
 	uint16_t sched[] = { 0, 0, 0, 1, 2, 2 };
-	struct replay rp = { .p = simprog_find("T-7"), .strategy = SIM_DFS,
-			     .seed = 9, .ops = 2, .schedule = sched,
+	struct replay rp = { .p = simprog_find("T-7"),
+			     .strategy = SIM_DFS,
+			     .seed = 9,
+			     .ops = 2,
+			     .schedule = sched,
 			     .nschedule = 6 };
 	struct replay back;
 	char err[512], *a, *b;
 
 	CU_ASSERT_EQUAL_FATAL(fault_plan_add(&rp.faults, "t",
 					     "backing_read/eio@3+9,wake=0.25",
-					     err, sizeof(err)), 0);
+					     err, sizeof(err)),
+			      0);
 	a = replay_encode(&rp);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a, "/backing_read:eio@3+9,wake=0.25/"
-				      "0*3.1.2*2"));
+					 "0*3.1.2*2"));
 	CU_ASSERT_EQUAL_FATAL(replay_decode(a, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.faults.on, rp.faults.on);
 	CU_ASSERT_EQUAL(back.faults.rule[FP_READ_EIO].calls[1], 9);
@@ -852,7 +870,8 @@ static void reader_use(void *arg)
 static void reader_runs_in_wait(void)
 {
 	static const char *const why[] = {
-		NULL, "a reader waited for a read never started",
+		NULL,
+		"a reader waited for a read never started",
 		"a reader's read started with one in flight",
 		"a reader closed with a read in flight",
 	};
@@ -883,8 +902,7 @@ void suite_sim(void)
 		return;
 	CU_add_test(s, "pager passes 200 seeds (random)", pager_passes_random);
 	CU_add_test(s, "pager passes 200 seeds (PCT d=3)", pager_passes_pct);
-	CU_add_test(s, "a dropped entry refaults and is served",
-		    drop_refaults);
+	CU_add_test(s, "a dropped entry refaults and is served", drop_refaults);
 	CU_add_test(s, "a seed replays its run", seed_replays);
 	CU_add_test(s, "a schedule replays its run", schedule_replays);
 	CU_add_test(s, "a schedule replays under another seed",

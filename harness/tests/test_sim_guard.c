@@ -109,7 +109,8 @@ static void spin_is_a_verdict(void)
 		return;
 	CU_ASSERT_EQUAL(run(spins, &never, 50, why, sizeof(why)),
 			SIM_NO_PROGRESS);
-	CU_ASSERT_PTR_NOT_NULL(strstr(why, "no scheduling point for 50 ms of "
+	CU_ASSERT_PTR_NOT_NULL(strstr(why,
+				      "no scheduling point for 50 ms of "
 				      "CPU time in thread 0 (main), in spins"));
 	CU_ASSERT_EQUAL(run(quiet, NULL, 0, why, sizeof(why)), SIM_PASS);
 }
@@ -119,8 +120,11 @@ static void spin_is_a_verdict(void)
 static void crash_campaign_replays(void)
 {
 	struct explore_opts o = { .p = simprog_find("self-crash"),
-				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
-				  .schedules = 200, .shrink = 1 };
+				  .strategy = SIM_PCT,
+				  .depth = 3,
+				  .seed = 1,
+				  .schedules = 200,
+				  .shrink = 1 };
 	struct explore_result r;
 	struct replay rp;
 	struct sim_outcome again;
@@ -159,9 +163,13 @@ struct found {
  * its first failure and the child's peak resident memory. */
 static void campaign_in_child(const char *id, struct found *f)
 {
-	struct explore_opts o = { .p = simprog_find(id), .strategy = SIM_PCT,
-				  .depth = 3, .seed = 1, .schedules = 200,
-				  .stop_at_failure = 1, .shrink = 1 };
+	struct explore_opts o = { .p = simprog_find(id),
+				  .strategy = SIM_PCT,
+				  .depth = 3,
+				  .seed = 1,
+				  .schedules = 200,
+				  .stop_at_failure = 1,
+				  .shrink = 1 };
 	struct rusage ru;
 	int p[2], status;
 	pid_t pid;
@@ -188,7 +196,7 @@ static void campaign_in_child(const char *id, struct found *f)
 		rewind(o.announce);
 		while (line && fgets(line, 4096, o.announce))
 			f->unshrunk_line |= !!strstr(line, "unshrunk: residctl "
-						     "replay 'rc3/");
+							   "replay 'rc3/");
 		_exit(write(p[1], f, sizeof(*f)) == sizeof(*f) ? 0 : 1);
 	}
 	close(p[1]);
@@ -228,10 +236,11 @@ static void long_failure_bounded_memory(void)
 	if (UNDER_TSAN)
 		return;
 	if (longf.maxrss_kb - shortf.maxrss_kb >= 4096)
-		fprintf(stderr, "\npeak RSS: %ld KiB for a %llu-step failure, "
-			"%ld KiB for a %llu-step one\n", longf.maxrss_kb,
-			(unsigned long long)longf.steps, shortf.maxrss_kb,
-			(unsigned long long)shortf.steps);
+		fprintf(stderr,
+			"\npeak RSS: %ld KiB for a %llu-step failure, "
+			"%ld KiB for a %llu-step one\n",
+			longf.maxrss_kb, (unsigned long long)longf.steps,
+			shortf.maxrss_kb, (unsigned long long)shortf.steps);
 	CU_ASSERT(longf.maxrss_kb - shortf.maxrss_kb < 4096);
 }
 
@@ -287,8 +296,8 @@ static void polls(void *arg)
 	const struct resid_seam *k = sim_seam(p->s);
 
 	for (unsigned i = 1;; i++)
-		k->yield(k->ctx, p->every && i % p->every == 0 ?
-			 "chunk-state" : "poll");
+		k->yield(k->ctx, p->every && i % p->every == 0 ? "chunk-state" :
+								 "poll");
 }
 
 static enum sim_verdict poll_run(unsigned every, uint64_t max_steps,
@@ -318,9 +327,10 @@ static void stall_bound_ends_early(void)
 			SIM_NO_PROGRESS);
 	CU_ASSERT_EQUAL(steps, SIM_STALL_STEPS + 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "stall bound: 200000 steps without "
-				      "progress"));
+					   "progress"));
 	CU_ASSERT_EQUAL(poll_run(1000, 3 * SIM_STALL_STEPS, &steps, why,
-				 sizeof(why)), SIM_NO_PROGRESS);
+				 sizeof(why)),
+			SIM_NO_PROGRESS);
 	CU_ASSERT_EQUAL(steps, 3 * SIM_STALL_STEPS + 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "step budget: 600000 steps"));
 }
@@ -331,9 +341,13 @@ static void stall_bound_ends_early(void)
 static void shrink_budget_keeps_best_line(void)
 {
 	struct explore_opts o = { .p = simprog_find("T-7"),
-				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
-				  .schedules = 500, .bugs = 1u << 7,
-				  .stop_at_failure = 1, .shrink = 1,
+				  .strategy = SIM_PCT,
+				  .depth = 3,
+				  .seed = 1,
+				  .schedules = 500,
+				  .bugs = 1u << 7,
+				  .stop_at_failure = 1,
+				  .shrink = 1,
 				  .budget = { .seconds = 1e-9 } };
 	struct explore_result r;
 	char line[8192];
@@ -363,8 +377,10 @@ static void shrink_budget_keeps_best_line(void)
 static void failure_cap_stops_exploring(void)
 {
 	struct explore_opts o = { .p = simprog_find("self-deadlock"),
-				  .strategy = SIM_RANDOM, .seed = 1,
-				  .schedules = 400, .max_failures = 3 };
+				  .strategy = SIM_RANDOM,
+				  .seed = 1,
+				  .schedules = 400,
+				  .max_failures = 3 };
 	const struct scenario *s = scenario_find("self-deadlock");
 	struct sim_gate_part part = { .failures_per_row = 3 };
 	struct run_opts ro = { .seed = 1 };
@@ -396,7 +412,9 @@ static void failure_cap_stops_exploring(void)
 static void deadline_stops_the_campaign(void)
 {
 	struct explore_opts o = { .p = simprog_find("T-3"),
-				  .strategy = SIM_PCT, .depth = 3, .seed = 1,
+				  .strategy = SIM_PCT,
+				  .depth = 3,
+				  .seed = 1,
 				  .schedules = 1000000 };
 	const struct scenario *s = scenario_find("T-2");
 	struct sim_gate_part part = { .deadline = mono_now() - 1 };
@@ -439,8 +457,10 @@ void suite_sim_guard(void)
 		    failed_runs_leave_no_heap);
 	CU_add_test(s, "a campaign stops exploring at its failure cap",
 		    failure_cap_stops_exploring);
-	CU_add_test(s, "a campaign stops at its deadline, unfinished rows "
-		    "unknown", deadline_stops_the_campaign);
+	CU_add_test(s,
+		    "a campaign stops at its deadline, unfinished rows "
+		    "unknown",
+		    deadline_stops_the_campaign);
 	CU_add_test(s, "a spent shrink budget leaves the best line so far",
 		    shrink_budget_keeps_best_line);
 }

@@ -63,8 +63,7 @@ static void put_str(int fd, const char *s)
 
 /* The report: asserts run, then per failure its line, file, condition;
  * a line of UINT32_MAX ends it (a report cut short is a crash). */
-static void __attribute__((noreturn))
-child(CU_pTest t, CU_TestFunc fn, int fd)
+static void __attribute__((noreturn)) child(CU_pTest t, CU_TestFunc fn, int fd)
 {
 	unsigned asserts = CU_get_number_of_asserts();
 	CU_pFailureRecord last = CU_get_failure_list(), f;
@@ -239,7 +238,8 @@ static void stop_if_hanging(CU_pSuite s)
 	if (!strcmp(s->pName, "time-limit-self-test") ||
 	    ++timeouts < TIMEOUTS_MAX)
 		return;
-	fprintf(stderr, "\nunit-tests: %d tests ran past their time limits "
+	fprintf(stderr,
+		"\nunit-tests: %d tests ran past their time limits "
 		"(above): stopping here, the tests after them not run\n",
 		TIMEOUTS_MAX);
 	exit(1);
@@ -278,22 +278,28 @@ static void isolated(void)
 	close(p[1]);
 	setpgid(pid, pid); /* either side may win the race; both set it */
 	if (wait_child(pid, p[0], limit, &b, &status)) {
-		snprintf(why, sizeof(why), "ran past its time limit of %u s "
+		snprintf(why, sizeof(why),
+			 "ran past its time limit of %u s "
 			 "and was killed (the limits: run.c; "
-			 "RESID_TEST_SECONDS overrides them)", limit);
+			 "RESID_TEST_SECONDS overrides them)",
+			 limit);
 		fail_test(s, t, why);
 		stop_if_hanging(s);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by SIG%s (%s)",
 			 sigabbrev_np(WTERMSIG(status)) ?
-			 sigabbrev_np(WTERMSIG(status)) : "?",
+				 sigabbrev_np(WTERMSIG(status)) :
+				 "?",
 			 strsignal(WTERMSIG(status)));
 		fail_test(s, t, why);
 	} else if (WEXITSTATUS(status) || replay_report(&b)) {
-		snprintf(why, sizeof(why), "its process exited with status %d "
-			 "before the test returned%s", WEXITSTATUS(status),
+		snprintf(why, sizeof(why),
+			 "its process exited with status %d "
+			 "before the test returned%s",
+			 WEXITSTATUS(status),
 			 UNDER_TSAN ? " (ThreadSanitizer exits so on a report "
-			 "or a SIGBUS or SIGSEGV, printed above)" : "");
+				      "or a SIGBUS or SIGSEGV, printed above)" :
+				      "");
 		fail_test(s, t, why);
 	}
 	close(p[0]);
@@ -306,7 +312,8 @@ int time_limit_wrap_all(time_limit_fn limit)
 	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
 		for (CU_pTest t = s->pTest; t; t = t->pNext) {
 			if (nwrapped == MAX_TESTS) {
-				fprintf(stderr, "unit-tests: more than %d "
+				fprintf(stderr,
+					"unit-tests: more than %d "
 					"tests: raise MAX_TESTS in %s\n",
 					MAX_TESTS, __FILE__);
 				return -1;
@@ -378,5 +385,6 @@ void suite_hang_self_test(void)
 	CU_pSuite s = CU_add_suite("hang-self-test", NULL, NULL);
 
 	for (int i = 0; i < TIMEOUTS_MAX + 1; i++)
-		CU_add_test(s, i < TIMEOUTS_MAX ? "hangs" : "never runs", hangs);
+		CU_add_test(s, i < TIMEOUTS_MAX ? "hangs" : "never runs",
+			    hangs);
 }

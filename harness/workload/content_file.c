@@ -29,9 +29,10 @@ int content_dir_make(char *dir, size_t n, char *err, size_t en)
 		dir_owner = getpid();
 		return 0;
 	}
-	snprintf(err, en, "cannot make a directory for the backing file "
-		 "(%s): %s; set TMPDIR to a writable directory", dir,
-		 strerror(errno));
+	snprintf(err, en,
+		 "cannot make a directory for the backing file "
+		 "(%s): %s; set TMPDIR to a writable directory",
+		 dir, strerror(errno));
 	dir[0] = '\0';
 	return -1;
 }
@@ -107,7 +108,7 @@ int content_file_direct(struct resid_region *r)
 	char m[2048];
 
 	return resid_manifest_json(r, m, sizeof(m)) == 0 &&
-		strstr(m, "\"o_direct\":true") != NULL;
+	       strstr(m, "\"o_direct\":true") != NULL;
 }
 
 int content_file_make(const char *dir, const char *name, uint64_t len,
@@ -122,8 +123,8 @@ int content_file_make(const char *dir, const char *name, uint64_t len,
 	file_owner = getpid();
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, en, "cannot create the backing file %s: %s",
-			 path, strerror(errno));
+		snprintf(err, en, "cannot create the backing file %s: %s", path,
+			 strerror(errno));
 		return -1;
 	}
 	rc = write_all(fd, len, seed);
@@ -135,8 +136,8 @@ int content_file_make(const char *dir, const char *name, uint64_t len,
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (rc) {
-		snprintf(err, en, "cannot write the backing file %s: %s",
-			 path, strerror(-rc));
+		snprintf(err, en, "cannot write the backing file %s: %s", path,
+			 strerror(-rc));
 		unlink(path);
 		return -1;
 	}

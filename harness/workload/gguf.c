@@ -20,8 +20,22 @@
 #define MAX_TENSORS (1u << 20)
 #define MAX_DIMS 4
 
-enum { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STRING,
-       T_ARRAY, T_U64, T_I64, T_F64, T_COUNT };
+enum {
+	T_U8,
+	T_I8,
+	T_U16,
+	T_I16,
+	T_U32,
+	T_I32,
+	T_F32,
+	T_BOOL,
+	T_STRING,
+	T_ARRAY,
+	T_U64,
+	T_I64,
+	T_F64,
+	T_COUNT
+};
 
 struct reader {
 	FILE *f;
@@ -31,9 +45,8 @@ struct reader {
 	size_t n;
 };
 
-
-__attribute__((format(printf, 2, 3)))
-static int bad(struct reader *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int bad(struct reader *r,
+						     const char *fmt, ...)
 {
 	va_list ap;
 	int k = snprintf(r->err, r->n, "%s: GGUF header byte %" PRIu64 ": ",
@@ -50,15 +63,18 @@ static int bad(struct reader *r, const char *fmt, ...)
 static int bytes(struct reader *r, void *dst, uint64_t len)
 {
 	if (len > r->size - r->pos || fread(dst, 1, len, r->f) != len)
-		return bad(r, "the file ends inside the header; it is truncated or not GGUF");
+		return bad(r,
+			   "the file ends inside the header; it is truncated or not GGUF");
 	r->pos += len;
 	return 0;
 }
 
 static int skip(struct reader *r, uint64_t len)
 {
-	if (len > r->size - r->pos || fseeko(r->f, (off_t)(r->pos + len), SEEK_SET))
-		return bad(r, "the file ends inside the header; it is truncated or not GGUF");
+	if (len > r->size - r->pos ||
+	    fseeko(r->f, (off_t)(r->pos + len), SEEK_SET))
+		return bad(r,
+			   "the file ends inside the header; it is truncated or not GGUF");
 	r->pos += len;
 	return 0;
 }
@@ -83,7 +99,10 @@ static int string(struct reader *r, char **out)
 	if (u64(r, &len))
 		return -1;
 	if (len > MAX_STRING)
-		return bad(r, "a string of %" PRIu64 " bytes (over 1 MiB); the header is corrupt", len);
+		return bad(r,
+			   "a string of %" PRIu64
+			   " bytes (over 1 MiB); the header is corrupt",
+			   len);
 	if (!out)
 		return skip(r, len);
 	*out = malloc(len + 1);
@@ -101,9 +120,9 @@ static int string(struct reader *r, char **out)
 static uint64_t scalar_size(uint32_t type)
 {
 	static const uint8_t size[T_COUNT] = {
-		[T_U8] = 1, [T_I8] = 1, [T_U16] = 2, [T_I16] = 2, [T_U32] = 4,
-		[T_I32] = 4, [T_F32] = 4, [T_BOOL] = 1, [T_U64] = 8,
-		[T_I64] = 8, [T_F64] = 8,
+		[T_U8] = 1,  [T_I8] = 1,  [T_U16] = 2, [T_I16] = 2,
+		[T_U32] = 4, [T_I32] = 4, [T_F32] = 4, [T_BOOL] = 1,
+		[T_U64] = 8, [T_I64] = 8, [T_F64] = 8,
 	};
 
 	return type < T_COUNT ? size[type] : 0;
@@ -120,7 +139,10 @@ static int value(struct reader *r, uint32_t type, const char *key,
 
 	if (!strcmp(key, "general.architecture")) {
 		if (type != T_STRING)
-			return bad(r, "general.architecture has type %" PRIu32 ", not string (8)", type);
+			return bad(r,
+				   "general.architecture has type %" PRIu32
+				   ", not string (8)",
+				   type);
 		if (string(r, &s))
 			return -1;
 		snprintf(h->arch, sizeof(h->arch), "%s", s);
@@ -139,20 +161,35 @@ static int value(struct reader *r, uint32_t type, const char *key,
 			return 0;
 		}
 		if (!scalar_size(et))
-			return bad(r, "key '%s': an array of type %" PRIu32 "; GGUF arrays hold scalars or strings", key, et);
+			return bad(r,
+				   "key '%s': an array of type %" PRIu32
+				   "; GGUF arrays hold scalars or strings",
+				   key, et);
 		if (count > r->size / scalar_size(et))
-			return bad(r, "key '%s': an array of %" PRIu64 " elements, more than the file holds", key, count);
+			return bad(r,
+				   "key '%s': an array of %" PRIu64
+				   " elements, more than the file holds",
+				   key, count);
 		return skip(r, count * scalar_size(et));
 	}
 	if (!scalar_size(type))
-		return bad(r, "key '%s': value type %" PRIu32 " is not a GGUF type (0..12)", key, type);
+		return bad(r,
+			   "key '%s': value type %" PRIu32
+			   " is not a GGUF type (0..12)",
+			   key, type);
 	if (!strcmp(key, "general.alignment")) {
 		if (type != T_U32)
-			return bad(r, "general.alignment has type %" PRIu32 ", not uint32 (4)", type);
+			return bad(r,
+				   "general.alignment has type %" PRIu32
+				   ", not uint32 (4)",
+				   type);
 		if (u32(r, &a))
 			return -1;
 		if (!a || a & (a - 1))
-			return bad(r, "general.alignment %" PRIu32 " is not a power of two", a);
+			return bad(r,
+				   "general.alignment %" PRIu32
+				   " is not a power of two",
+				   a);
 		h->alignment = a;
 		return 0;
 	}
@@ -163,7 +200,9 @@ static int value(struct reader *r, uint32_t type, const char *key,
  * type_traits); 0 where the id is unused or removed. */
 static int ggml_type(uint32_t t, uint64_t *blck, uint64_t *bytes_)
 {
-	static const struct { uint16_t blck, bytes; } tt[] = {
+	static const struct {
+		uint16_t blck, bytes;
+	} tt[] = {
 		[0] = { 1, 4 },      /* F32 */
 		[1] = { 1, 2 },      /* F16 */
 		[2] = { 32, 18 },    /* Q4_0 */
@@ -214,7 +253,10 @@ static int tensor_info(struct reader *r, struct layout_tensor *t,
 	if (string(r, &t->name) || u32(r, &nd))
 		return -1;
 	if (!nd || nd > MAX_DIMS)
-		return bad(r, "tensor '%s' has %" PRIu32 " dimensions; GGUF gives 1 to 4", t->name, nd);
+		return bad(r,
+			   "tensor '%s' has %" PRIu32
+			   " dimensions; GGUF gives 1 to 4",
+			   t->name, nd);
 	uint64_t ne0 = 0;
 
 	for (uint32_t d = 0; d < nd; d++) {
@@ -223,23 +265,33 @@ static int tensor_info(struct reader *r, struct layout_tensor *t,
 		if (d == 0)
 			ne0 = dim;
 		if (dim && elems > UINT64_MAX / dim)
-			return bad(r, "tensor '%s': its dimensions overflow 64 bits; the header is corrupt", t->name);
+			return bad(r,
+				   "tensor '%s': its dimensions overflow 64 bits; the header is corrupt",
+				   t->name);
 		elems *= dim;
 	}
 	if (u32(r, &type) || u64(r, &t->begin))
 		return -1;
 	if (ggml_type(type, &blck, &per))
-		return bad(r, "tensor '%s': ggml type %" PRIu32 " is not one this reader knows (F32, F16, BF16, Q4_0..Q8_K, IQ*, TQ*, MXFP4, I8..F64)",
+		return bad(r,
+			   "tensor '%s': ggml type %" PRIu32
+			   " is not one this reader knows (F32, F16, BF16, Q4_0..Q8_K, IQ*, TQ*, MXFP4, I8..F64)",
 			   t->name, type);
 	if (ne0 % blck)
-		return bad(r, "tensor '%s': its first dimension %" PRIu64 " is not a multiple of its type's block of %" PRIu64,
+		return bad(r,
+			   "tensor '%s': its first dimension %" PRIu64
+			   " is not a multiple of its type's block of %" PRIu64,
 			   t->name, ne0, blck);
 	rows = ne0 ? elems / ne0 : 0;
 	if (ne0 / blck && rows > UINT64_MAX / (ne0 / blck * per))
-		return bad(r, "tensor '%s': its size overflows 64 bits; the header is corrupt", t->name);
+		return bad(r,
+			   "tensor '%s': its size overflows 64 bits; the header is corrupt",
+			   t->name);
 	t->end = t->begin + ne0 / blck * per * rows;
 	if (t->end < t->begin)
-		return bad(r, "tensor '%s': offset + size overflow 64 bits; the header is corrupt", t->name);
+		return bad(r,
+			   "tensor '%s': offset + size overflow 64 bits; the header is corrupt",
+			   t->name);
 	*n_params += elems;
 	return 0;
 }
@@ -274,13 +326,20 @@ static int header(struct reader *r, struct gguf_header *h)
 	if (u32(r, &h->version))
 		return -1;
 	if (h->version != 2 && h->version != 3)
-		return bad(r, "GGUF version %" PRIu32 "; this reader takes versions 2 and 3", h->version);
+		return bad(r,
+			   "GGUF version %" PRIu32
+			   "; this reader takes versions 2 and 3",
+			   h->version);
 	if (u64(r, &h->n_tensors) || u64(r, &h->n_kv))
 		return -1;
 	if (h->n_tensors > MAX_TENSORS)
-		return bad(r, "%" PRIu64 " tensors (more than %u); the header is corrupt", h->n_tensors, MAX_TENSORS);
+		return bad(r,
+			   "%" PRIu64
+			   " tensors (more than %u); the header is corrupt",
+			   h->n_tensors, MAX_TENSORS);
 	for (uint64_t i = 0; i < h->n_kv; i++) {
-		if (string(r, &key) || u32(r, &type) || value(r, type, key, h)) {
+		if (string(r, &key) || u32(r, &type) ||
+		    value(r, type, key, h)) {
 			free(key);
 			return -1;
 		}
@@ -289,7 +348,8 @@ static int header(struct reader *r, struct gguf_header *h)
 	}
 	t = h->t = calloc(h->n_tensors ? h->n_tensors : 1, sizeof(*t));
 	if (!t)
-		return bad(r, "no memory for %" PRIu64 " tensors", h->n_tensors);
+		return bad(r, "no memory for %" PRIu64 " tensors",
+			   h->n_tensors);
 	for (uint64_t i = 0; i < h->n_tensors; i++)
 		if (tensor_info(r, &t[i], &h->n_params))
 			return -1;
@@ -297,10 +357,17 @@ static int header(struct reader *r, struct gguf_header *h)
 	h->data_offset = (r->pos + align - 1) / align * align;
 	for (uint64_t i = 0; i < h->n_tensors; i++) {
 		if (t[i].begin % align)
-			return bad(r, "tensor '%s': data offset %" PRIu64 " is not aligned to general.alignment %" PRIu64,
+			return bad(r,
+				   "tensor '%s': data offset %" PRIu64
+				   " is not aligned to general.alignment %" PRIu64,
 				   t[i].name, t[i].begin, align);
-		if (t[i].end > r->size - h->data_offset || h->data_offset > r->size)
-			return bad(r, "tensor '%s': its data [%" PRIu64 ", %" PRIu64 ") after the header reach past the file's %" PRIu64 " bytes; the file is truncated",
+		if (t[i].end > r->size - h->data_offset ||
+		    h->data_offset > r->size)
+			return bad(r,
+				   "tensor '%s': its data [%" PRIu64
+				   ", %" PRIu64
+				   ") after the header reach past the file's %" PRIu64
+				   " bytes; the file is truncated",
 				   t[i].name, t[i].begin, t[i].end, r->size);
 		t[i].begin += h->data_offset;
 		t[i].end += h->data_offset;
@@ -327,7 +394,8 @@ int gguf_header_read(const char *path, struct gguf_header *h, char *err,
 	h->alignment = 32; /* GGUF's default */
 	r.f = fopen(path, "rb");
 	if (!r.f || fstat(fileno(r.f), &st)) {
-		snprintf(err, n, "cannot read the GGUF file %s: %s; give a readable file",
+		snprintf(err, n,
+			 "cannot read the GGUF file %s: %s; give a readable file",
 			 path, strerror(errno));
 	} else {
 		r.size = (uint64_t)st.st_size;
@@ -357,12 +425,15 @@ int gguf_layers(const char *path, struct layout *out, char *err, size_t n)
 	qsort(t, kept, sizeof(*t), by_begin);
 	for (uint64_t i = 1; i < kept; i++)
 		if (t[i].begin < t[i - 1].end) {
-			snprintf(err, n, "%s: tensors '%s' and '%s' overlap at file offset %" PRIu64 "; the header is corrupt",
+			snprintf(err, n,
+				 "%s: tensors '%s' and '%s' overlap at file offset %" PRIu64
+				 "; the header is corrupt",
 				 path, t[i - 1].name, t[i].name, t[i].begin);
 			goto out;
 		}
 	if (!kept) {
-		snprintf(err, n, "%s: no tensor with data; give a GGUF model", path);
+		snprintf(err, n, "%s: no tensor with data; give a GGUF model",
+			 path);
 		goto out;
 	}
 	rc = layout_group(t, kept, path, out, err, n);

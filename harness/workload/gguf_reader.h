@@ -16,10 +16,10 @@
 struct gguf_header {
 	uint32_t version, alignment;
 	uint64_t n_kv, n_tensors;
-	uint64_t data_offset;     /* where tensor data begins */
-	uint64_t n_params;        /* elements of all tensors */
-	char arch[64];            /* general.architecture, "" when absent */
-	struct layout_tensor *t;  /* n_tensors, in header order, file offsets */
+	uint64_t data_offset;    /* where tensor data begins */
+	uint64_t n_params;       /* elements of all tensors */
+	char arch[64];           /* general.architecture, "" when absent */
+	struct layout_tensor *t; /* n_tensors, in header order, file offsets */
 };
 
 /* 0, or -1 with one line in err naming the file, the header byte and what

@@ -43,11 +43,12 @@ int huge_leg_enter(const char *dir, char *err, size_t n)
 	}
 	/* Nothing mounted here propagates to the machine's namespace. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		snprintf(err, n, "mount --make-rprivate /: %s", strerror(errno));
+		snprintf(err, n, "mount --make-rprivate /: %s",
+			 strerror(errno));
 		return -1;
 	}
-	if (mount("residctl-huge", dir, "tmpfs", MS_NOSUID | MS_NODEV, OPTIONS)
-	    < 0) {
+	if (mount("residctl-huge", dir, "tmpfs", MS_NOSUID | MS_NODEV,
+		  OPTIONS) < 0) {
 		snprintf(err, n, "mount -t tmpfs -o " OPTIONS " on %s: %s", dir,
 			 strerror(errno));
 		return -1;
@@ -88,8 +89,8 @@ int huge_leg_available(char *why, size_t n)
 
 	close(pfd[0]);
 	err[got > 0 ? got : 0] = '\0';
-	if (pid < 0 || child_reap(pid, &status, 0) < 0 ||
-	    !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (pid < 0 || child_reap(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
 		snprintf(why, n, "%s", err[0] ? err : "the trial child failed");
 		return 0;
 	}

@@ -12,7 +12,6 @@
 #include "base/err_line.h"
 #include "workload/layout.h"
 
-
 void layout_free(struct layout *l)
 {
 	for (uint32_t i = 0; l->names && i < l->nlayers; i++)
@@ -31,7 +30,7 @@ int layout_derive(struct layout *l, char *err, size_t n)
 	l->chunks = malloc(l->nlayers * sizeof(*l->chunks));
 	if (!l->chunks)
 		return err_line(err, n, "no memory for %" PRIu32 " chunks",
-			    l->nlayers);
+				l->nlayers);
 	l->chunks[0].off = 0;
 	for (uint32_t i = 0; i < l->nlayers; i++) {
 		uint64_t floor = l->layers[i].off & ~(RESID_PAGE - 1);
@@ -45,7 +44,8 @@ int layout_derive(struct layout *l, char *err, size_t n)
 			l->layers[l->nlayers - 1].len;
 	for (c = 0; c < l->nchunks; c++)
 		l->chunks[c].len = (c + 1 < l->nchunks ? l->chunks[c + 1].off :
-				    l->region_len) - l->chunks[c].off;
+							 l->region_len) -
+				   l->chunks[c].off;
 	return 0;
 }
 
@@ -55,7 +55,8 @@ uint32_t layout_last_chunk(const struct layout *l, uint32_t layer)
 	uint32_t c = y->chunk;
 
 	return c + 1 < l->nchunks && y->off + y->len > l->chunks[c + 1].off ?
-		c + 1 : c;
+		       c + 1 :
+		       c;
 }
 
 uint64_t layout_largest_chunk(const struct layout *l)
@@ -75,14 +76,17 @@ int layout_name(struct layout *l, const char *name, char *err, size_t n)
 		char **p = realloc(l->names, grow * sizeof(*p));
 
 		if (!p)
-			return err_line(err, n, "no memory for %" PRIu32 " names", grow);
+			return err_line(err, n,
+					"no memory for %" PRIu32 " names",
+					grow);
 		memset(p + l->names_cap, 0, (grow - l->names_cap) * sizeof(*p));
 		l->names = p;
 		l->names_cap = grow;
 	}
 	l->names[l->nlayers - 1] = strdup(name);
-	return l->names[l->nlayers - 1] ? 0 :
-		err_line(err, n, "no memory for the name of %s", name);
+	return l->names[l->nlayers - 1] ?
+		       0 :
+		       err_line(err, n, "no memory for the name of %s", name);
 }
 
 /* Decimal, or hex after 0x; no sign, no octal, no overflow. */
@@ -94,7 +98,7 @@ static int number(const char *s, uint64_t *out)
 	char *end;
 
 	if (!(hex ? strchr("0123456789abcdefABCDEF", *digits) && *digits :
-	      *digits >= '0' && *digits <= '9'))
+		    *digits >= '0' && *digits <= '9'))
 		return -1;
 	errno = 0;
 	v = strtoull(digits, &end, hex ? 16 : 10);
@@ -104,31 +108,41 @@ static int number(const char *s, uint64_t *out)
 	return 0;
 }
 
-int layout_add(struct layout *l, uint32_t *cap, uint64_t off,
-	       uint64_t len, const char *path, const char *what, char *err,
-	       size_t n)
+int layout_add(struct layout *l, uint32_t *cap, uint64_t off, uint64_t len,
+	       const char *path, const char *what, char *err, size_t n)
 {
 	uint64_t prev_end = l->nlayers ? l->layers[l->nlayers - 1].off +
-		l->layers[l->nlayers - 1].len : 0;
+						 l->layers[l->nlayers - 1].len :
+					 0;
 
 	if (!len)
-		return err_line(err, n, "%s: %s: length 0; give each layer at least one byte",
-			    path, what);
+		return err_line(
+			err, n,
+			"%s: %s: length 0; give each layer at least one byte",
+			path, what);
 	if (off + len < off)
-		return err_line(err, n, "%s: %s: offset %" PRIu64 " + length %" PRIu64 " overflows 64 bits; fix the numbers",
-			    path, what, off, len);
+		return err_line(err, n,
+				"%s: %s: offset %" PRIu64 " + length %" PRIu64
+				" overflows 64 bits; fix the numbers",
+				path, what, off, len);
 	if (l->nlayers && off < prev_end)
-		return err_line(err, n, "%s: %s: offset %" PRIu64 " is before the end of the previous layer (%" PRIu64 "); list layers in file order, without overlap",
-			    path, what, off, prev_end);
+		return err_line(err, n,
+				"%s: %s: offset %" PRIu64
+				" is before the end of the previous layer (%" PRIu64
+				"); list layers in file order, without overlap",
+				path, what, off, prev_end);
 	if (l->nlayers == LAYOUT_MAX_LAYERS)
-		return err_line(err, n, "%s: %s: more than %u layers; merge some",
-			    path, what, LAYOUT_MAX_LAYERS);
+		return err_line(err, n,
+				"%s: %s: more than %u layers; merge some", path,
+				what, LAYOUT_MAX_LAYERS);
 	if (l->nlayers == *cap) {
 		uint32_t grow = *cap ? *cap * 2 : 64;
 		void *p = realloc(l->layers, grow * sizeof(*l->layers));
 
 		if (!p)
-			return err_line(err, n, "no memory for %" PRIu32 " layers", grow);
+			return err_line(err, n,
+					"no memory for %" PRIu32 " layers",
+					grow);
 		l->layers = p;
 		*cap = grow;
 	}
@@ -157,20 +171,32 @@ static int read_text(FILE *f, const char *path, struct layout *l, char *err,
 		if (!k)
 			continue;
 		if (k != 2)
-			rc = err_line(err, n, "%s:%" PRIu64 ": %s fields; give 'offset length' (decimal or 0x hex), one layer per line",
-				  path, lineno, k < 2 ? "1 field, not 2" : "more than 2");
+			rc = err_line(
+				err, n,
+				"%s:%" PRIu64
+				": %s fields; give 'offset length' (decimal or 0x hex), one layer per line",
+				path, lineno,
+				k < 2 ? "1 field, not 2" : "more than 2");
 		else if (number(tok[0], &off))
-			rc = err_line(err, n, "%s:%" PRIu64 ": bad offset '%s'; give a decimal or 0x hex number",
-				  path, lineno, tok[0]);
+			rc = err_line(
+				err, n,
+				"%s:%" PRIu64
+				": bad offset '%s'; give a decimal or 0x hex number",
+				path, lineno, tok[0]);
 		else if (number(tok[1], &len))
-			rc = err_line(err, n, "%s:%" PRIu64 ": bad length '%s'; give a decimal or 0x hex number",
-				  path, lineno, tok[1]);
+			rc = err_line(
+				err, n,
+				"%s:%" PRIu64
+				": bad length '%s'; give a decimal or 0x hex number",
+				path, lineno, tok[1]);
 		else
 			rc = layout_add(l, &lcap, off, len, path, what, err, n);
 	}
 	if (!rc && ferror(f))
-		rc = err_line(err, n, "%s: read error after line %" PRIu64 "; check the file",
-			  path, lineno);
+		rc = err_line(err, n,
+			      "%s: read error after line %" PRIu64
+			      "; check the file",
+			      path, lineno);
 	free(line);
 	return rc;
 }
@@ -180,7 +206,8 @@ static int read_text(FILE *f, const char *path, struct layout *l, char *err,
 static int looks_like_text(const unsigned char *b, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if ((b[i] < 0x20 || b[i] > 0x7e) && (!b[i] || !strchr("\t\r\n", b[i])))
+		if ((b[i] < 0x20 || b[i] > 0x7e) &&
+		    (!b[i] || !strchr("\t\r\n", b[i])))
 			return 0;
 	return 1;
 }
@@ -195,8 +222,10 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 	memset(out, 0, sizeof(*out));
 	f = fopen(path, "r");
 	if (!f)
-		return err_line(err, n, "cannot open the layout %s: %s; give a readable table or safetensors file",
-			    path, strerror(errno));
+		return err_line(
+			err, n,
+			"cannot open the layout %s: %s; give a readable table or safetensors file",
+			path, strerror(errno));
 	got = fread(head, 1, sizeof(head), f);
 	if (got >= 4 && !memcmp(head, "GGUF", 4)) {
 		fclose(f);
@@ -210,8 +239,10 @@ int layout_read(const char *path, struct layout *out, char *err, size_t n)
 		fclose(f);
 	}
 	if (!rc && !out->nlayers)
-		rc = err_line(err, n, "%s: no layers; give one 'offset length' line per layer, or a safetensors file with tensors",
-			  path);
+		rc = err_line(
+			err, n,
+			"%s: no layers; give one 'offset length' line per layer, or a safetensors file with tensors",
+			path);
 	if (!rc)
 		rc = layout_derive(out, err, n);
 	if (rc)

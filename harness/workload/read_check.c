@@ -7,9 +7,9 @@
 #define PIECE (64u << 10)
 
 /* Not inlined, so that its buffer stays off the simulation's small stacks. */
-__attribute__((noinline))
-int read_check_file(int fd, const uint8_t *got, uint64_t off, uint64_t len,
-		    uint64_t *bad, uint64_t *compared)
+__attribute__((noinline)) int read_check_file(int fd, const uint8_t *got,
+					      uint64_t off, uint64_t len,
+					      uint64_t *bad, uint64_t *compared)
 {
 	uint8_t buf[PIECE];
 	uint64_t done = 0;
@@ -34,9 +34,8 @@ int read_check_file(int fd, const uint8_t *got, uint64_t off, uint64_t len,
 	return rc;
 }
 
-uint64_t read_check(const struct expected *e, const uint8_t *got,
-		    uint64_t off, uint64_t len, uint64_t *checked,
-		    uint64_t *wrong)
+uint64_t read_check(const struct expected *e, const uint8_t *got, uint64_t off,
+		    uint64_t len, uint64_t *checked, uint64_t *wrong)
 {
 	uint64_t bad = 0, done;
 

@@ -19,9 +19,8 @@ struct expected {
  * the file cannot be read further (it ends early), the bytes not compared
  * count as wrong: a caller that must tell the oracle's failure apart uses
  * read_check_file. */
-uint64_t read_check(const struct expected *e, const uint8_t *got,
-		    uint64_t off, uint64_t len, uint64_t *checked,
-		    uint64_t *wrong);
+uint64_t read_check(const struct expected *e, const uint8_t *got, uint64_t off,
+		    uint64_t len, uint64_t *checked, uint64_t *wrong);
 
 /* The file's bytes at [off, off+len) against got: short reads go on, EINTR
  * is retried, the wrong bytes are added to *bad and the bytes compared go to

@@ -41,8 +41,9 @@ static int equal(struct layout *l, uint64_t size, uint64_t chunk, char *err,
 	uint32_t cap = 0;
 
 	for (uint64_t off = 0; off < size; off += chunk)
-		if (layout_add(l, &cap, off, size - off < chunk ? size - off :
-			       chunk, "equal chunks", "a chunk", err, n))
+		if (layout_add(l, &cap, off,
+			       size - off < chunk ? size - off : chunk,
+			       "equal chunks", "a chunk", err, n))
 			return -1;
 	return layout_derive(l, err, n);
 }
@@ -82,7 +83,8 @@ static int rank_chunks(struct read_order *o, char *err, size_t n)
 	o->seq = malloc(l->nchunks * sizeof(*o->seq));
 	if (!rank || !o->seq) {
 		free(rank);
-		snprintf(err, n, "no memory for the order of %" PRIu32 " chunks",
+		snprintf(err, n,
+			 "no memory for the order of %" PRIu32 " chunks",
 			 l->nchunks);
 		return -1;
 	}
@@ -96,7 +98,7 @@ static int rank_chunks(struct read_order *o, char *err, size_t n)
 		rank[c] = INT64_MAX;
 	for (uint32_t i = 0; i < l->nlayers; i++) {
 		int64_t r = l->names ? read_order_rank(l->names[i], nblocks) :
-			(int64_t)i;
+				       (int64_t)i;
 		uint32_t c = l->layers[i].chunk;
 
 		if (r < rank[c])
@@ -137,7 +139,10 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 		return -1;
 	}
 	if (l->region_len > size) {
-		snprintf(err, n, "the layout %s ends at byte %" PRIu64 ", past the %" PRIu64 " bytes of %s; give the layout of this file",
+		snprintf(err, n,
+			 "the layout %s ends at byte %" PRIu64
+			 ", past the %" PRIu64
+			 " bytes of %s; give the layout of this file",
 			 order ? order : path, l->region_len, size, path);
 		read_order_free(o);
 		return -1;
@@ -187,21 +192,25 @@ int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n)
 	if (!seq) {
 		free(first);
 		free(cs);
-		snprintf(err, n, "no memory to cut %" PRIu32 " chunks into "
-			 "pieces of %" PRIu64 " bytes", l->nchunks, max);
+		snprintf(err, n,
+			 "no memory to cut %" PRIu32 " chunks into "
+			 "pieces of %" PRIu64 " bytes",
+			 l->nchunks, max);
 		return -1;
 	}
 	for (uint32_t c = 0; c < l->nchunks; c++)
 		for (uint64_t at = 0; at < old[c].len; at += max)
 			cs[first[c] + at / max] = (struct resid_chunk_spec){
-				old[c].off + at, old[c].len - at < max ?
-				old[c].len - at : max };
+				old[c].off + at,
+				old[c].len - at < max ? old[c].len - at : max
+			};
 	/* Pieces keep their chunk's place in the order, in file order. */
 	for (uint32_t i = 0; i < l->nchunks; i++) {
 		uint32_t c = o->seq[i];
 
-		for (uint32_t p = first[c]; p < first[c] + (uint32_t)((
-			old[c].len + max - 1) / max); p++)
+		for (uint32_t p = first[c];
+		     p < first[c] + (uint32_t)((old[c].len + max - 1) / max);
+		     p++)
 			seq[k++] = p;
 	}
 	for (uint32_t i = 0; i < l->nlayers; i++)

@@ -10,10 +10,10 @@
 #include "workload/layout.h"
 
 struct read_order {
-	const char *source;   /* "gguf", "safetensors", "table", "equal" */
-	struct layout lay;    /* chunks cover the whole file */
-	uint32_t *seq;        /* chunk ids in read order, nchunks of them */
-	uint64_t largest;     /* the largest chunk, in whole pages */
+	const char *source; /* "gguf", "safetensors", "table", "equal" */
+	struct layout lay;  /* chunks cover the whole file */
+	uint32_t *seq;      /* chunk ids in read order, nchunks of them */
+	uint64_t largest;   /* the largest chunk, in whole pages */
 	uint32_t largest_id;
 };
 
@@ -28,8 +28,7 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 /* Cuts every chunk longer than max (rounded down to pages) into pieces of
  * max bytes, which keep their chunk's place in the read order. 0, or -1
  * with one line in err. */
-int read_order_split(struct read_order *o, uint64_t max, char *err,
-		     size_t n);
+int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n);
 
 void read_order_free(struct read_order *o);
 

@@ -1,9 +1,8 @@
 #include "base/rng.h"
 #include "workload/unequal_table.h"
 
-uint32_t unequal_table(uint64_t region_len, uint64_t min_len,
-		       uint64_t max_len, uint64_t *rng,
-		       struct resid_chunk_spec *t, uint32_t cap)
+uint32_t unequal_table(uint64_t region_len, uint64_t min_len, uint64_t max_len,
+		       uint64_t *rng, struct resid_chunk_spec *t, uint32_t cap)
 {
 	uint64_t off = 0, steps = (max_len - min_len) / RESID_PAGE + 1;
 	uint32_t n = 0;

@@ -62,8 +62,8 @@ static int make_file(struct resid_config *cfg, const struct run_opts *o,
 {
 	char name[64], err[4400];
 
-	snprintf(name, sizeof(name), "%s-%" PRIu64 ".bin", res->id ? res->id :
-		 "region", cfg->seed);
+	snprintf(name, sizeof(name), "%s-%" PRIu64 ".bin",
+		 res->id ? res->id : "region", cfg->seed);
 	if (content_file_make(o->file_dir, name, cfg->region_len, cfg->seed,
 			      path, n, err, sizeof(err)) < 0) {
 		scen_fail(res, "%s", err);
@@ -84,8 +84,9 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 	int file = o->leg & LEG_FILE;
 
 	snprintf(res->backing, sizeof(res->backing), "synthetic");
-	snprintf(res->chunks, sizeof(res->chunks), "%s%s", cfg->table ?
-		 "unequal" : "equal", o->leg & LEG_HUGE ? "+huge" : "");
+	snprintf(res->chunks, sizeof(res->chunks), "%s%s",
+		 cfg->table ? "unequal" : "equal",
+		 o->leg & LEG_HUGE ? "+huge" : "");
 	if (file && make_file(cfg, o, res, path, sizeof(path)) < 0)
 		return NULL;
 	if (o->leg & LEG_HUGE)
@@ -114,8 +115,10 @@ struct resid_region *wl_open(struct resid_config *cfg, const struct run_opts *o,
 		char m[1024];
 
 		resid_manifest_json(r, m, sizeof(m));
-		scen_fail(res, "the huge leg's region chose %s folios in B, "
-			  "not %s: %s", resid_huge(r) ? "huge" : "4 KiB",
+		scen_fail(res,
+			  "the huge leg's region chose %s folios in B, "
+			  "not %s: %s",
+			  resid_huge(r) ? "huge" : "4 KiB",
 			  cfg->table ? "4 KiB" : "huge", m);
 	}
 	return r;
@@ -132,7 +135,7 @@ static void count_folios(struct resid_region *r, struct scen_result *res)
 	scen_add(res, "huge_bytes", large);
 	if (!large)
 		scen_fail(res, "a region on the huge path held no page in a "
-			  "large folio at its end");
+			       "large folio at its end");
 }
 
 void wl_close(struct resid_region *r, struct scen_result *res,
@@ -148,16 +151,18 @@ void wl_close(struct resid_region *r, struct scen_result *res,
 	oracle_invariants_stop();
 }
 
-void wl_read(struct resid_region *r, uint64_t off, uint64_t len,
-	     uint64_t seed, struct scen_result *res)
+void wl_read(struct resid_region *r, uint64_t off, uint64_t len, uint64_t seed,
+	     struct scen_result *res)
 {
 	const struct expected e = { .seed = seed, .fd = -1 };
 	uint64_t bad = read_check(&e, resid_base(r) + off, off, len,
 				  &res->checks, &res->mismatches);
 
 	if (bad)
-		scen_fail(res, "%" PRIu64 " bytes wrong in [%" PRIu64 ", +%"
-			  PRIu64 ")", bad, off, len);
+		scen_fail(res,
+			  "%" PRIu64 " bytes wrong in [%" PRIu64 ", +%" PRIu64
+			  ")",
+			  bad, off, len);
 }
 
 void wl_read_chunk(struct resid_region *r, const struct resid_config *cfg,
@@ -177,7 +182,8 @@ void wl_read_chunk(struct resid_region *r, const struct resid_config *cfg,
 		nonzero += resid_base(r)[off + len + i] != 0;
 	if (nonzero) {
 		__atomic_add_fetch(&res->mismatches, nonzero, __ATOMIC_RELAXED);
-		scen_fail(res, "%" PRIu64 " of the %" PRIu64 " bytes past the "
+		scen_fail(res,
+			  "%" PRIu64 " of the %" PRIu64 " bytes past the "
 			  "region's end in its last page are not zero",
 			  nonzero, tail);
 	}

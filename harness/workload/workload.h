@@ -69,8 +69,8 @@ void wl_close(struct resid_region *r, struct scen_result *res,
 	      struct resid_stats *s);
 
 /* Reads [off, off+len) through A; adds the bytes checked and mismatched. */
-void wl_read(struct resid_region *r, uint64_t off, uint64_t len,
-	     uint64_t seed, struct scen_result *res);
+void wl_read(struct resid_region *r, uint64_t off, uint64_t len, uint64_t seed,
+	     struct scen_result *res);
 /* Reads chunk `id` whole, announcing it as the configured signal says; the
  * page tail past the region's end must read as zeros. */
 void wl_read_chunk(struct resid_region *r, const struct resid_config *cfg,

@@ -151,7 +151,7 @@ struct resid_harness;
 
 enum resid_policy {
 	RESID_POLICY_LRU,
-	RESID_POLICY_LEARNED,  /* layer_order_learned: learns the fault order */
+	RESID_POLICY_LEARNED, /* layer_order_learned: learns the fault order */
 	RESID_POLICY_DECLARED, /* layer_order_declared (default): you declare it */
 };
 
@@ -197,7 +197,7 @@ struct resid_chunk_spec {
  * are read only
  * during resid_open() and may be freed afterwards. */
 struct resid_config {
-	uint64_t region_len;   /* bytes of the file to map; <= its size */
+	uint64_t region_len; /* bytes of the file to map; <= its size */
 	/* Equal chunks (a positive multiple of 4096) or, with chunk_size 0,
 	 * the explicit table of table_len entries. */
 	uint64_t chunk_size;
@@ -206,8 +206,8 @@ struct resid_config {
 	uint64_t budget_bytes; /* most bytes resident at once; >= largest chunk */
 
 	enum resid_backing backing;
-	const char *path;      /* RESID_BACKING_FILE: a regular file */
-	uint64_t seed;         /* RESID_BACKING_SYNTHETIC */
+	const char *path; /* RESID_BACKING_FILE: a regular file */
+	uint64_t seed;    /* RESID_BACKING_SYNTHETIC */
 
 	enum resid_policy policy;
 	/* RESID_POLICY_DECLARED: one cycle of the access order, each chunk id
@@ -224,7 +224,7 @@ struct resid_config {
 	uint32_t fetch_workers;
 	uint32_t prefetch_depth;      /* chunks read ahead, 0..64, 0 = off */
 	uint32_t fetching_timeout_ms; /* a stuck fetch is reset after, 30000 */
-	uint32_t reconcile_interval;  /* fetches between accounting checks, 16 */
+	uint32_t reconcile_interval; /* fetches between accounting checks, 16 */
 	uint32_t prefetch_backoff_ms; /* a declined prefetch waits, default 100 */
 	/* Evict ahead of need: when a fetch has landed, make room at once for
 	 * the chunk the policy predicts next. Off: 0. */
@@ -291,11 +291,12 @@ struct resid_stats {
 	uint64_t demand_jobs, prefetch_jobs, prefetch_declined, prefetch_stale;
 	uint64_t evictions, evicted_bytes, retention_breaks;
 	uint64_t infeasible, retries, abandoned, drop_wakes;
-	uint64_t io_errors, io_short, io_eintr, continue_eagain, continue_errors;
+	uint64_t io_errors, io_short, io_eintr, continue_eagain,
+		continue_errors;
 	uint64_t wake_errors, punch_errors, uffd_eintr, cgroup_read_errors;
 	uint64_t watchdog_resets, reconciles, reconcile_failures;
 	uint64_t st_blocks_lag; /* st_blocks excesses a page count did not confirm */
-	uint64_t shmem_lag;     /* memory.stat deviations a later read undid */
+	uint64_t shmem_lag; /* memory.stat deviations a later read undid */
 	uint64_t resident, reserved, budget;
 	uint64_t resident_max; /* highest `resident` ever seen */
 	uint64_t latency_count, latency_sum_ns, latency_min_ns, latency_max_ns;

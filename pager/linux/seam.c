@@ -257,7 +257,8 @@ static int census(int pm, int kf, uint64_t first, uint64_t pages,
 	uint64_t e[CENSUS_BATCH], flags;
 
 	for (uint64_t p = 0; p < pages; p += CENSUS_BATCH) {
-		uint64_t n = pages - p < CENSUS_BATCH ? pages - p : CENSUS_BATCH;
+		uint64_t n = pages - p < CENSUS_BATCH ? pages - p :
+							CENSUS_BATCH;
 
 		if (pread(pm, e, n * 8, (off_t)((first + p) * 8)) !=
 		    (ssize_t)(n * 8))
@@ -267,8 +268,8 @@ static int census(int pm, int kf, uint64_t first, uint64_t pages,
 				continue;
 			if (!(e[i] & PM_PFN))
 				return -EPERM;
-			if (pread(kf, &flags, 8, (off_t)((e[i] & PM_PFN) * 8))
-			    != 8)
+			if (pread(kf, &flags, 8,
+				  (off_t)((e[i] & PM_PFN) * 8)) != 8)
 				return -EIO;
 			*large += flags & (KPF_HEAD | KPF_TAIL) ? 4096 : 0;
 		}
@@ -286,8 +287,8 @@ static int lx_folio_census(void *ctx, const void *addr, uint64_t len,
 
 	*large = 0;
 	if (rc == 0)
-		rc = census(pm, kf, (uintptr_t)addr / 4096,
-			    (len + 4095) / 4096, large);
+		rc = census(pm, kf, (uintptr_t)addr / 4096, (len + 4095) / 4096,
+			    large);
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
@@ -309,7 +310,7 @@ static int lx_backing_open(void *ctx, const char *path, int direct,
 {
 	(void)ctx;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-		      (direct ? O_DIRECT : 0));
+				    (direct ? O_DIRECT : 0));
 	struct stat st;
 	int e, fl;
 
@@ -318,9 +319,9 @@ static int lx_backing_open(void *ctx, const char *path, int direct,
 	if (fstat(fd, &st) < 0) {
 		e = errno;
 	} else if (!S_ISREG(st.st_mode)) {
-		e = S_ISDIR(st.st_mode) ? EISDIR :
-			S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? ESPIPE :
-			ENODEV;
+		e = S_ISDIR(st.st_mode)                          ? EISDIR :
+		    S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? ESPIPE :
+								   ENODEV;
 	} else if ((fl = fcntl(fd, F_GETFL)) < 0 ||
 		   fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		e = errno;

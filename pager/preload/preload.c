@@ -87,41 +87,41 @@ static int ready(void *fn)
 HIDDEN void *resid_sys_mmap(void *a, size_t l, int p, int f, int fd, off_t o)
 {
 	return ready(real.mmap) ? real.mmap(a, l, p, f, fd, o) :
-		(void *)syscall(SYS_mmap, a, l, p, f, fd, o);
+				  (void *)syscall(SYS_mmap, a, l, p, f, fd, o);
 }
 
 HIDDEN int resid_sys_munmap(void *a, size_t l)
 {
 	return ready(real.munmap) ? real.munmap(a, l) :
-		(int)syscall(SYS_munmap, a, l);
+				    (int)syscall(SYS_munmap, a, l);
 }
 
 HIDDEN int resid_sys_madvise(void *a, size_t l, int advice)
 {
 	return ready(real.madvise) ? real.madvise(a, l, advice) :
-		(int)syscall(SYS_madvise, a, l, advice);
+				     (int)syscall(SYS_madvise, a, l, advice);
 }
 
 HIDDEN int resid_sys_mprotect(void *a, size_t l, int prot)
 {
 	return ready(real.mprotect) ? real.mprotect(a, l, prot) :
-		(int)syscall(SYS_mprotect, a, l, prot);
+				      (int)syscall(SYS_mprotect, a, l, prot);
 }
 
 HIDDEN void *resid_sys_mremap(void *a, size_t ol, size_t nl, int f, void *na)
 {
-	return ready(real.mremap) ? real.mremap(a, ol, nl, f, na) :
-		(void *)syscall(SYS_mremap, a, ol, nl, f, na);
+	return ready(real.mremap) ?
+		       real.mremap(a, ol, nl, f, na) :
+		       (void *)syscall(SYS_mremap, a, ol, nl, f, na);
 }
 
 /* One line on stderr; write(2) only, as it may run anywhere. */
-__attribute__((format(printf, 1, 2)))
-static void say(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
 	char buf[1200];
 	va_list ap;
-	int k = snprintf(buf, sizeof(buf), "residctl run: pid %d: ",
-			 (int)getpid());
+	int k = snprintf(buf, sizeof(buf),
+			 "residctl run: pid %d: ", (int)getpid());
 
 	va_start(ap, fmt);
 	vsnprintf(buf + k, sizeof(buf) - (size_t)k - 1, fmt, ap);
@@ -165,11 +165,11 @@ static struct preload_cfg cfg;
 static int cfg_loaded;
 static struct resid_region *region;
 static uint8_t *base;
-static uint64_t rlen;      /* resid_len(): the file's pages */
-static uint32_t *count;    /* views covering each page */
-static uint64_t counted;   /* pages whose count is not 0 */
-static int kfd = -1;       /* our own descriptor of the file */
-static int tfd = -1;       /* RESIDCTL_RUN_TRACE: REPORT/<pid>.trace */
+static uint64_t rlen;    /* resid_len(): the file's pages */
+static uint32_t *count;  /* views covering each page */
+static uint64_t counted; /* pages whose count is not 0 */
+static int kfd = -1;     /* our own descriptor of the file */
+static int tfd = -1;     /* RESIDCTL_RUN_TRACE: REPORT/<pid>.trace */
 static struct rec rec = { .fail_chunk = RESID_NO_CHUNK,
 			  .sigbus_off = UINT64_MAX };
 #define NO_OFF UINT64_MAX
@@ -238,7 +238,8 @@ static void record_write(int final)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	dprintf(fd, "regions %llu\nserved %llu\nkernel %llu\nrefused %llu\n"
+	dprintf(fd,
+		"regions %llu\nserved %llu\nkernel %llu\nrefused %llu\n"
 		"populate %llu\nignored %llu\nfetch_bytes %llu\nfaults %llu\n"
 		"fetches %llu\nrefaults %llu\nresident_max %llu\nbudget %llu\n"
 		"prefetches %llu\nfailed %llu\nfail_errno %llu\n"
@@ -250,9 +251,8 @@ static void record_write(int final)
 		(unsigned long long)r.fetch_bytes, (unsigned long long)r.faults,
 		(unsigned long long)r.fetches, (unsigned long long)r.refaults,
 		(unsigned long long)r.resident_max,
-		(unsigned long long)r.budget,
-		(unsigned long long)r.prefetches, (unsigned long long)r.failed,
-		(unsigned long long)r.fail_errno,
+		(unsigned long long)r.budget, (unsigned long long)r.prefetches,
+		(unsigned long long)r.failed, (unsigned long long)r.fail_errno,
 		(unsigned long long)r.fail_chunk,
 		(unsigned long long)r.sigbus_off,
 		(unsigned long long)r.trace_errors, region != NULL, final,
@@ -301,13 +301,17 @@ static const char *unservable(size_t len, int prot, int flags, off_t off,
 			      MAP_NONBLOCK | MAP_DENYWRITE | MAP_EXECUTABLE);
 
 	if (prot != PROT_READ)
-		snprintf(why, n, "prot %#x: only PROT_READ is served (the region is read-only)",
+		snprintf(why, n,
+			 "prot %#x: only PROT_READ is served (the region is read-only)",
 			 prot);
 	else if (type != MAP_SHARED && type != MAP_PRIVATE &&
 		 type != MAP_SHARED_VALIDATE)
-		snprintf(why, n, "mapping type %#x is not MAP_SHARED or MAP_PRIVATE", type);
+		snprintf(why, n,
+			 "mapping type %#x is not MAP_SHARED or MAP_PRIVATE",
+			 type);
 	else if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE))
-		snprintf(why, n, "MAP_FIXED: the region's pages stay at its own address");
+		snprintf(why, n,
+			 "MAP_FIXED: the region's pages stay at its own address");
 	else if (extra)
 		snprintf(why, n, "flags %#x are not served", extra);
 	else if (off < 0 || (uint64_t)off % PAGE)
@@ -316,12 +320,14 @@ static const char *unservable(size_t len, int prot, int flags, off_t off,
 	else if (!len)
 		snprintf(why, n, "length 0");
 	else if ((uint64_t)st->st_size != ident.size)
-		snprintf(why, n, "the file is %llu bytes now, %llu when residctl run started: truncated or grown since",
+		snprintf(why, n,
+			 "the file is %llu bytes now, %llu when residctl run started: truncated or grown since",
 			 (unsigned long long)st->st_size,
 			 (unsigned long long)ident.size);
 	else if ((uint64_t)off >= up(ident.size) ||
 		 up(len) > up(ident.size) - (uint64_t)off)
-		snprintf(why, n, "offset + length reach past the end of the file (%llu bytes)",
+		snprintf(why, n,
+			 "offset + length reach past the end of the file (%llu bytes)",
 			 (unsigned long long)ident.size);
 	else
 		return NULL;
@@ -354,8 +360,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 		record_write(0);
 		__atomic_store_n(&bus_state, 2, __ATOMIC_RELEASE);
 	}
-	for (int i = 0; i < 1000 &&
-	     __atomic_load_n(&bus_state, __ATOMIC_ACQUIRE) == 1; i++)
+	for (int i = 0;
+	     i < 1000 && __atomic_load_n(&bus_state, __ATOMIC_ACQUIRE) == 1;
+	     i++)
 		nanosleep(&ms, NULL);
 	sigaction(sig, &bus_before, NULL);
 	if (si->si_code <= 0)
@@ -398,15 +405,17 @@ static int trace_open(char *why, size_t n)
 	if (!cfg.trace)
 		return 0;
 	if (!ident.report[0]) {
-		snprintf(why, n, "RESIDCTL_RUN_TRACE needs RESIDCTL_RUN_REPORT, where the references go; residctl run sets both");
+		snprintf(why, n,
+			 "RESIDCTL_RUN_TRACE needs RESIDCTL_RUN_REPORT, where the references go; residctl run sets both");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%d.trace", ident.report, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%d.trace", ident.report,
+		 (int)getpid());
 	tfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
 		   0644);
 	if (tfd < 0) {
-		snprintf(why, n, "cannot write the references to %.200s: %s", path,
-			 strerror(errno));
+		snprintf(why, n, "cannot write the references to %.200s: %s",
+			 path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -464,7 +473,8 @@ static int region_open(int fd, char *why, size_t n)
 	s = region ? malloc(sizeof(*s)) : NULL;
 	count = region ? calloc(up(ident.size) / PAGE, sizeof(*count)) : NULL;
 	if (!region || !s || !count) {
-		snprintf(why, n, "resid_open: %s", region ? "no memory for the page counts" : err);
+		snprintf(why, n, "resid_open: %s",
+			 region ? "no memory for the page counts" : err);
 		resid_close(region);
 		region = NULL;
 		free(s);
@@ -555,7 +565,8 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		return resid_sys_mmap(addr, len, prot, flags, fd, off);
 	}
 	if (kind == NAMED && ident.id_ok)
-		snprintf(why, sizeof(why), "the file was replaced since residctl run started (inode %llu then, %llu now)",
+		snprintf(why, sizeof(why),
+			 "the file was replaced since residctl run started (inode %llu then, %llu now)",
 			 (unsigned long long)ident.ino,
 			 (unsigned long long)st.st_ino);
 	else if (kind == NAMED)
@@ -586,8 +597,8 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 
 /* Under lock: the parts of [a, a + len) outside the region, as two ranges
  * (either may be empty); the part inside as an offset and length. */
-static void split(uintptr_t a, uint64_t len, uintptr_t out[4],
-		  uint64_t *in_off, uint64_t *in_len)
+static void split(uintptr_t a, uint64_t len, uintptr_t out[4], uint64_t *in_off,
+		  uint64_t *in_len)
 {
 	uintptr_t lo = (uintptr_t)base, hi = lo + rlen, e = a + up(len);
 	uintptr_t ilo = a > lo ? a : lo, ihi = e < hi ? e : hi;
@@ -650,9 +661,11 @@ EXPORT int madvise(void *addr, size_t len, int advice)
 	}
 	split((uintptr_t)addr, len, out, &off, &in);
 	if (out[1] > out[0])
-		rc |= resid_sys_madvise((void *)out[0], out[1] - out[0], advice);
+		rc |= resid_sys_madvise((void *)out[0], out[1] - out[0],
+					advice);
 	if (out[3] > out[2])
-		rc |= resid_sys_madvise((void *)out[2], out[3] - out[2], advice);
+		rc |= resid_sys_madvise((void *)out[2], out[3] - out[2],
+					advice);
 	rec.ignored += in != 0;
 	pthread_mutex_unlock(&lock);
 	return rc ? -1 : 0;
@@ -669,7 +682,8 @@ EXPORT int mprotect(void *addr, size_t len, int prot)
 	ours = region != NULL;
 	if (ours) {
 		rec.refused++;
-		to_kernel_note("mprotect PROT_WRITE of a view: the region is read-only (EACCES)");
+		to_kernel_note(
+			"mprotect PROT_WRITE of a view: the region is read-only (EACCES)");
 	}
 	pthread_mutex_unlock(&lock);
 	if (!ours)
@@ -686,9 +700,10 @@ static void *moved(uint64_t off, size_t old_len, size_t new_len, int flags,
 		   void *new_addr, const char *why)
 {
 	void *p = resid_sys_mmap(flags & MREMAP_FIXED ? new_addr : NULL,
-				 new_len, PROT_READ, MAP_SHARED |
-				 (flags & MREMAP_FIXED ? MAP_FIXED : 0), kfd,
-				 (off_t)off);
+				 new_len, PROT_READ,
+				 MAP_SHARED |
+					 (flags & MREMAP_FIXED ? MAP_FIXED : 0),
+				 kfd, (off_t)off);
 
 	say("mremap of a view of %s (offset %llu, %zu to %zu bytes) goes to the kernel's mmap: %s",
 	    ident.path, (unsigned long long)off, old_len, new_len, why);
@@ -764,8 +779,9 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	if (region) {
-		if (resid_sys_mmap(base, rlen, PROT_READ, MAP_SHARED |
-				   MAP_FIXED, kfd, 0) == MAP_FAILED)
+		if (resid_sys_mmap(base, rlen, PROT_READ,
+				   MAP_SHARED | MAP_FIXED, kfd,
+				   0) == MAP_FAILED)
 			say("the forked child cannot map %s at its views: a read there raises SIGSEGV",
 			    ident.path);
 		__atomic_store_n(&live, NULL, __ATOMIC_RELEASE);

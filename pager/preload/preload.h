@@ -14,27 +14,27 @@
 /* Which file is served: from RESIDCTL_RUN_FILE and RESIDCTL_RUN_ID, read
  * without allocating (the first call may come from an allocator). */
 struct preload_ident {
-	int set;                 /* RESIDCTL_RUN_FILE given */
-	char path[4096];         /* canonical, absolute */
-	int id_ok;               /* RESIDCTL_RUN_ID well formed */
-	uint64_t dev, ino, size; /* the file as residctl run saw it */
-	char report[4096];       /* RESIDCTL_RUN_REPORT, "" when unset */
+	int set;                  /* RESIDCTL_RUN_FILE given */
+	char path[4096];          /* canonical, absolute */
+	int id_ok;                /* RESIDCTL_RUN_ID well formed */
+	uint64_t dev, ino, size;  /* the file as residctl run saw it */
+	char report[4096];        /* RESIDCTL_RUN_REPORT, "" when unset */
 	char err[PRELOAD_ERRLEN]; /* why not id_ok */
 };
 
 /* The region's configuration, read at the first mapping of the file. */
 struct preload_cfg {
 	int ok;
-	char err[PRELOAD_ERRLEN];  /* why not ok: the variable and its fix */
+	char err[PRELOAD_ERRLEN]; /* why not ok: the variable and its fix */
 	uint64_t budget;
 	struct resid_chunk_spec *table;
 	uint32_t nchunks;
-	uint32_t *order;           /* NULL: 0..n-1 */
+	uint32_t *order; /* NULL: 0..n-1 */
 	uint32_t order_len;
 	enum resid_policy policy;
 	uint32_t prefetch;
-	char huge_dir[4096];       /* "" when unset */
-	int trace;                 /* RESIDCTL_RUN_TRACE: record references */
+	char huge_dir[4096]; /* "" when unset */
+	int trace;           /* RESIDCTL_RUN_TRACE: record references */
 };
 
 void preload_ident_read(struct preload_ident *id);

@@ -42,14 +42,18 @@ void preload_ident_read(struct preload_ident *id)
 	if (rep && rep[0] == '/' && strlen(rep) < sizeof(id->report))
 		strcpy(id->report, rep);
 	if (f[0] != '/' || strlen(f) >= sizeof(id->path)) {
-		snprintf(id->err, sizeof(id->err), "RESIDCTL_RUN_FILE '%.200s' is not an absolute path; residctl run sets it", f);
+		snprintf(id->err, sizeof(id->err),
+			 "RESIDCTL_RUN_FILE '%.200s' is not an absolute path; residctl run sets it",
+			 f);
 		return;
 	}
 	strcpy(id->path, f);
 	p = v;
 	for (int i = 0; i < 3; i++)
 		if (!p || dec(p, &p, &x[i]) || *p != (i < 2 ? ':' : '\0')) {
-			snprintf(id->err, sizeof(id->err), "RESIDCTL_RUN_ID '%.60s' is not DEV:INO:SIZE in decimal; residctl run sets it", v ? v : "(unset)");
+			snprintf(id->err, sizeof(id->err),
+				 "RESIDCTL_RUN_ID '%.60s' is not DEV:INO:SIZE in decimal; residctl run sets it",
+				 v ? v : "(unset)");
 			return;
 		} else if (i < 2) {
 			p++;
@@ -77,8 +81,10 @@ static int list(const char *s, uint64_t **out, uint32_t *n)
 			return -1;
 		}
 		if (k == cap) {
-			uint64_t *g = cap >= (1u << 20) ? NULL :
-				realloc(a, (cap ? cap * 2 : 64) * sizeof(*a));
+			uint64_t *g = cap >= (1u << 20) ?
+					      NULL :
+					      realloc(a, (cap ? cap * 2 : 64) *
+								 sizeof(*a));
 
 			if (!g) {
 				free(a);
@@ -103,8 +109,8 @@ static int list(const char *s, uint64_t **out, uint32_t *n)
 /* The reason into c->err; -1. */
 #define BAD(...) bad(c, __VA_ARGS__)
 
-__attribute__((format(printf, 2, 3)))
-static int bad(struct preload_cfg *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int bad(struct preload_cfg *c,
+						     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -121,20 +127,25 @@ static int chunks(struct preload_cfg *c, const char *v, uint64_t size)
 	int rc = list(v, &at, &n);
 
 	if (rc == -2)
-		return BAD("no memory for the chunk table of RESIDCTL_RUN_CHUNKS");
+		return BAD(
+			"no memory for the chunk table of RESIDCTL_RUN_CHUNKS");
 	if (rc || !n)
-		return BAD("RESIDCTL_RUN_CHUNKS is not a comma-separated list of chunk start offsets in decimal; residctl run sets it");
+		return BAD(
+			"RESIDCTL_RUN_CHUNKS is not a comma-separated list of chunk start offsets in decimal; residctl run sets it");
 	c->table = malloc(n * sizeof(*c->table));
 	if (!c->table) {
 		free(at);
-		return BAD("no memory for the chunk table of RESIDCTL_RUN_CHUNKS");
+		return BAD(
+			"no memory for the chunk table of RESIDCTL_RUN_CHUNKS");
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t end = i + 1 < n ? at[i + 1] : size;
 
-		if ((i == 0 && at[0] != 0) || at[i] % RESID_PAGE || end <= at[i]) {
+		if ((i == 0 && at[0] != 0) || at[i] % RESID_PAGE ||
+		    end <= at[i]) {
 			BAD("RESIDCTL_RUN_CHUNKS: chunk %u starts at %llu: chunks start at 0, on 4096-byte pages, in increasing order, before the file's end (%llu bytes)",
-			    i, (unsigned long long)at[i], (unsigned long long)size);
+			    i, (unsigned long long)at[i],
+			    (unsigned long long)size);
 			free(at);
 			return -1;
 		}
@@ -177,8 +188,7 @@ static int order(struct preload_cfg *c, const char *v)
 	return 0;
 }
 
-static int text(struct preload_cfg *c, const char *name, char *dst,
-		size_t cap)
+static int text(struct preload_cfg *c, const char *name, char *dst, size_t cap)
 {
 	const char *v = getenv(name);
 
@@ -202,16 +212,19 @@ static int cfg_read(struct preload_cfg *c, uint64_t size)
 	c->budget = x;
 	v = getenv("RESIDCTL_RUN_POLICY");
 	if (v && *v && resid_policy_parse(v, &c->policy))
-		return BAD("RESIDCTL_RUN_POLICY '%.40s' is not lru, learned or declared", v);
+		return BAD("RESIDCTL_RUN_POLICY '%.40s' is not lru, learned or declared",
+			   v);
 	v = getenv("RESIDCTL_RUN_PREFETCH");
 	if (v && *v && (dec(v, &end, &x) || *end || x > 64))
-		return BAD("RESIDCTL_RUN_PREFETCH '%.40s' is not a chunk count 0..64", v);
+		return BAD("RESIDCTL_RUN_PREFETCH '%.40s' is not a chunk count 0..64",
+			   v);
 	c->prefetch = v && *v ? (uint32_t)x : 0;
 	if (text(c, "RESIDCTL_RUN_HUGE_DIR", c->huge_dir, sizeof(c->huge_dir)))
 		return -1;
 	v = getenv("RESIDCTL_RUN_TRACE");
 	if (v && *v && strcmp(v, "1"))
-		return BAD("RESIDCTL_RUN_TRACE '%.40s' is not 1; residctl run sets it from --trace", v);
+		return BAD("RESIDCTL_RUN_TRACE '%.40s' is not 1; residctl run sets it from --trace",
+			   v);
 	c->trace = v && *v;
 	v = getenv("RESIDCTL_RUN_CHUNKS");
 	if (chunks(c, v ? v : "", size))

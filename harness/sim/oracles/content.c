@@ -15,7 +15,9 @@ uint64_t oracle_content(struct sim *s, const uint8_t *buf, uint64_t off,
 	uint64_t bad = read_check(&e, buf, off, len, checked, NULL);
 
 	if (bad)
-		sim_fail(s, "%" PRIu64 " bytes wrong in chunk %u [+%" PRIu64
-			 ", +%" PRIu64 ")", bad, chunk, skip, len);
+		sim_fail(s,
+			 "%" PRIu64 " bytes wrong in chunk %u [+%" PRIu64
+			 ", +%" PRIu64 ")",
+			 bad, chunk, skip, len);
 	return bad;
 }

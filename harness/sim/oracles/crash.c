@@ -16,13 +16,13 @@ static const char *what(const struct sim_crash *c, const struct sim_thread *t)
 	switch (c->sig) {
 	case SIGFPE:
 		return c->code == FPE_INTDIV ? "integer divide by zero" :
-			"arithmetic exception";
+					       "arithmetic exception";
 	case SIGSEGV:
 		if (c->addr >= (uintptr_t)t->stack &&
 		    c->addr < (uintptr_t)t->stack + SIM_PAGE)
 			return "stack overflow";
 		return c->addr < SIM_PAGE ? "NULL pointer access" :
-			"invalid memory access";
+					    "invalid memory access";
 	case SIGBUS:
 		return "bus error";
 	case SIGILL:
@@ -66,11 +66,13 @@ void oracle_crash(struct sim *s)
 
 	where(c, at, sizeof(at));
 	if (c->sig)
-		snprintf(s->why, sizeof(s->why), "SIG%s (%s) in thread "
-			 "%u (%s), %s", sigabbrev_np(c->sig), what(c, t), t->id,
-			 t->name, at);
+		snprintf(s->why, sizeof(s->why),
+			 "SIG%s (%s) in thread "
+			 "%u (%s), %s",
+			 sigabbrev_np(c->sig), what(c, t), t->id, t->name, at);
 	else
-		snprintf(s->why, sizeof(s->why), "no scheduling point for %llu "
+		snprintf(s->why, sizeof(s->why),
+			 "no scheduling point for %llu "
 			 "ms of CPU time in thread %u (%s), %s",
 			 (unsigned long long)s->spin_ms, t->id, t->name, at);
 }

@@ -34,21 +34,23 @@ static int explain(struct sim *s)
 			struct sim_thread *c = s->run[k];
 			struct sim_thread *prev = s->run[(k + len - 1) % len];
 
-			oracle_appendf(s->why, sizeof(s->why), "%sthread %u (%s) ",
-				k ? "; " : "", c->id, c->name);
+			oracle_appendf(s->why, sizeof(s->why),
+				       "%sthread %u (%s) ", k ? "; " : "",
+				       c->id, c->name);
 			/* c holds what the thread before it waits for */
 			if (prev->wait == W_LOCK)
 				oracle_appendf(s->why, sizeof(s->why),
-					"holds lock %llu, ",
-					(unsigned long long)prev->wait_obj);
+					       "holds lock %llu, ",
+					       (unsigned long long)
+						       prev->wait_obj);
 			if (c->wait == W_LOCK)
 				oracle_appendf(s->why, sizeof(s->why),
-					"waits for lock %llu",
-					(unsigned long long)c->wait_obj);
+					       "waits for lock %llu",
+					       (unsigned long long)c->wait_obj);
 			else
 				oracle_appendf(s->why, sizeof(s->why),
-					"joins thread %llu",
-					(unsigned long long)c->wait_obj);
+					       "joins thread %llu",
+					       (unsigned long long)c->wait_obj);
 		}
 		return 1;
 	}

@@ -11,13 +11,15 @@
 
 void oracle_livelock(struct sim *s, const struct sim_thread *t)
 {
-	snprintf(s->why, sizeof(s->why), "thread %u (%s) faulted %u times in "
+	snprintf(s->why, sizeof(s->why),
+		 "thread %u (%s) faulted %u times in "
 		 "a row at offset %#llx (page %llu) of memfd %d (%s), woken "
-		 "each time and the page never mapped", t->id, t->name,
-		 t->loop_faults, (unsigned long long)t->fault_off,
-		 (unsigned long long)(t->fault_off / SIM_PAGE),
-		 t->fault_mf->fd, t->fault_flags & UFFD_PAGEFAULT_FLAG_MINOR ?
-		 "MINOR" : "MISSING");
+		 "each time and the page never mapped",
+		 t->id, t->name, t->loop_faults,
+		 (unsigned long long)t->fault_off,
+		 (unsigned long long)(t->fault_off / SIM_PAGE), t->fault_mf->fd,
+		 t->fault_flags & UFFD_PAGEFAULT_FLAG_MINOR ? "MINOR" :
+							      "MISSING");
 	coro_end_run(s, SIM_LIVELOCK);
 }
 

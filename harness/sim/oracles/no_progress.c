@@ -10,9 +10,10 @@
 
 static void classify(const char *why, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s", strstr(why, "budget") ?
-		 "no progress (run budget)" : strstr(why, "stall bound") ?
-		 "no progress (stall bound)" : "no scheduling point");
+	snprintf(buf, n, "%s",
+		 strstr(why, "budget")      ? "no progress (run budget)" :
+		 strstr(why, "stall bound") ? "no progress (stall bound)" :
+					      "no scheduling point");
 }
 
 const struct oracle no_progress_oracle = {

@@ -21,6 +21,8 @@ void oracle_caught(int v, const char *why, char *buf, size_t n)
 	if (o && o->classify)
 		o->classify(why, buf, n);
 	else
-		snprintf(buf, n, "%s", o && o->caught ? o->caught :
-			 o ? o->name : "unknown");
+		snprintf(buf, n, "%s",
+			 o && o->caught ? o->caught :
+			 o              ? o->name :
+					  "unknown");
 }

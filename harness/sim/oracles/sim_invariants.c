@@ -21,9 +21,12 @@ void oracle_kernel_tally(struct sim *s, const struct resid_stats *st,
 	uint64_t kernel = sim_continues_ok(s) - partial;
 
 	uint64_t pager = st->continues_ok - st->lazy_fetches +
-		st->continue_pieces + st->refaults_served + st->lazy_maps;
+			 st->continue_pieces + st->refaults_served +
+			 st->lazy_maps;
 
 	if (pager != kernel)
-		sim_fail(s, "I-14: pager counted %" PRIu64 " CONTINUEs, the "
-			 "kernel %" PRIu64, pager, kernel);
+		sim_fail(s,
+			 "I-14: pager counted %" PRIu64 " CONTINUEs, the "
+			 "kernel %" PRIu64,
+			 pager, kernel);
 }

@@ -36,8 +36,7 @@ void oracle_livelock(struct sim *s, const struct sim_thread *t)
 	__attribute__((noreturn));
 
 /* For the oracles: s->why = "WHAT: thread N (name) <its wait>". */
-void oracle_blame(struct sim *s, const struct sim_thread *t,
-		  const char *what);
+void oracle_blame(struct sim *s, const struct sim_thread *t, const char *what);
 /* Blames the first thread in id order waiting in state w (enum
  * sim_wait) as `what`: 1, or 0 when no thread waits so. */
 int oracle_blame_first(struct sim *s, int w, const char *what);

@@ -66,11 +66,15 @@ void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg)
 	st[n++] = (struct prefix){ NULL, 0 };
 	for (int done = 0; n && !done;) {
 		struct prefix pf = st[--n];
-		struct replay rp = { .p = o->p, .strategy = SIM_DFS,
-				     .depth = o->depth, .seed = o->seed,
-				     .bugs = o->bugs, .ops = o->p->sim->ops,
+		struct replay rp = { .p = o->p,
+				     .strategy = SIM_DFS,
+				     .depth = o->depth,
+				     .seed = o->seed,
+				     .bugs = o->bugs,
+				     .ops = o->p->sim->ops,
 				     .unequal = o->unequal,
-				     .faults = *o->faults, .schedule = pf.ids,
+				     .faults = *o->faults,
+				     .schedule = pf.ids,
 				     .nschedule = pf.n };
 		struct sim_outcome out;
 		unsigned pre = 0;
@@ -88,8 +92,8 @@ void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg)
 					if (pre + (prev_runs && t != prev) >
 					    o->depth)
 						continue;
-					if (push(&st, &n, &cap, out.schedule,
-						 i, t) < 0)
+					if (push(&st, &n, &cap, out.schedule, i,
+						 t) < 0)
 						sim_oom();
 				}
 			}
@@ -102,4 +106,3 @@ void dfs_search(const struct explore_opts *o, dfs_visit_fn visit, void *arg)
 		free(st[--n].ids);
 	free(st);
 }
-

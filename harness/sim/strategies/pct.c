@@ -69,9 +69,12 @@ const struct sim_strategy_ops strategy_pct = {
 
 uint64_t pct_calibrate(const struct explore_opts *o)
 {
-	struct replay cal = { .p = o->p, .strategy = SIM_RANDOM,
-			      .seed = o->seed, .bugs = o->bugs,
-			      .ops = o->p->sim->ops, .unequal = o->unequal,
+	struct replay cal = { .p = o->p,
+			      .strategy = SIM_RANDOM,
+			      .seed = o->seed,
+			      .bugs = o->bugs,
+			      .ops = o->p->sim->ops,
+			      .unequal = o->unequal,
 			      .faults = *o->faults };
 	struct sim_outcome out;
 	uint64_t k;
