@@ -19,7 +19,7 @@
 # residctl belady's furthest-next-use at the budget.
 # CLASSES ("sata nvme3 host"), RATIOS ("0.25 0.5 0.75 0.9"), ARMS ("A C D
 # E"), ADVICE ("normal random"), REPS (3), TOKENS (4), THREADS (2), QUANT
-# (q4km), PREFETCH (4) change the runs; RUN_S (900) bounds each.
+# (q4km), PREFETCH (2) change the runs; RUN_S (900) bounds each.
 # Needs root and what scripts/engine.sh needs.
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -34,7 +34,7 @@ reps=${REPS:-3}
 tokens=${TOKENS:-4}
 threads=${THREADS:-2}
 quant=${QUANT:-q4km}
-prefetch=${PREFETCH:-4}
+prefetch=${PREFETCH:-2}
 run_s=${RUN_S:-900}
 mkdir -p "$dir"
 scratch "$dir/huge"
