@@ -56,9 +56,14 @@ int storm_write_json(const char *path, const struct run *run,
 		t->worst_fetch_ns, t->worst_touch_ns, t->st_lag, t->file_rounds,
 		t->direct_rounds, t->huge_rounds, t->refused_reads,
 		t->refused_rounds, t->hangs ? "fired" : "quiet");
-	for (int i = 0; i < FP_COUNT; i++)
-		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", fault_name(i),
-			t->fired[i]);
+	/* The points this storm's plan can fire, as its summary lists them:
+	 * a point only traced runs reach would read as never fired. */
+	for (int i = 0, first = 1; i < FP_COUNT; i++)
+		if ((run->faults.on | run->faults.swarm) & 1u << i) {
+			fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
+				fault_name(i), t->fired[i]);
+			first = 0;
+		}
 	fputs("},\n  \"code_probes\": ", f);
 	coverage_json(f, &t->cov);
 	fputs(",\n  \"round_seeds\": [", f);
