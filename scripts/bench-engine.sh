@@ -18,8 +18,9 @@
 # engine's own chunk reference trace (recorded once by run --trace) by
 # residctl belady's furthest-next-use at the budget.
 # CLASSES ("sata nvme3 host"), RATIOS ("0.25 0.5 0.75 0.9"), ARMS ("A C D
-# E"), ADVICE ("normal random"), REPS (3), TOKENS (4), THREADS (2), QUANT
-# (q4km), PREFETCH (2) change the runs; RUN_S (900) bounds each.
+# E"), ADVICE ("normal sequential": random turns readahead off, every miss
+# a 4 KiB read), REPS (3), TOKENS (4), THREADS (2), QUANT (q4km), PREFETCH
+# (2) change the runs; RUN_S (900) bounds each.
 # Needs root and what scripts/engine.sh needs.
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -29,7 +30,7 @@ dir=build/bench-engine # a real disk, not tmpfs: its page cache is dropped
 classes=${CLASSES:-sata nvme3 host}
 ratios=${RATIOS:-0.25 0.5 0.75 0.9}
 arms=${ARMS:-A C D E}
-advice=${ADVICE:-normal random}
+advice=${ADVICE:-normal sequential}
 reps=${REPS:-3}
 tokens=${TOKENS:-4}
 threads=${THREADS:-2}
@@ -112,7 +113,7 @@ for rep in $(seq "$reps"); do
 		cold
 		$R bench device --file "$f" --device-class "$class" --seconds 3 --json "$dir/device.json" >/dev/null ||
 			fail "bench device on $class"
-		mbps=$(jq .mbps "$dir/device.json")
+		mbps=$(jq .device_mbps "$dir/device.json")
 		say "rep $rep $class: the device alone $mbps MB/s"
 		for ratio in $ratios; do
 			for arm in $arms; do
