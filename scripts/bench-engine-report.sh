@@ -41,7 +41,7 @@ classes=$(cut -d' ' -f1 "$tmp/best" | awk '!seen[$0]++')
 	echo "\`build/engine/llama-driver\`. Every run in [bench-engine.csv](bench-engine.csv); a cell is the"
 	echo "median of its runs (least-most). Under an unlimited mmap: ids \`$ids\`, logits hash \`$hash\`;"
 	echo "*same* says whether every run of the cell gave both. MiB a token is read_bytes over the tokens;"
-	echo "OPT is furthest-next-use over the engine's chunk references (recorded once by run --trace) at the budget."
+	echo "OPT is furthest-next-use over the engine's chunk references (run --trace at the ratio) at the budget."
 	echo
 	echo "| class | device MB/s | ratio | arm | advice | tokens/s | least-most | MiB a token | OPT MiB a token | runs | same |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"

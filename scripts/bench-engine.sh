@@ -15,8 +15,8 @@
 # Per run: tokens/s and read_bytes (/proc/PID/io of the engine, which counts
 # the pager's reads: it runs in the engine's process); the token ids and
 # logits hash against an unlimited mmap run; OPT bytes per token from the
-# engine's own chunk reference trace (recorded once by run --trace) by
-# residctl belady's furthest-next-use at the budget.
+# engine's own chunk reference trace (run --trace at that ratio, whose
+# chunks it records) by residctl belady's furthest-next-use at the budget.
 # CLASSES ("sata nvme3 host"), RATIOS ("0.25 0.5 0.75 0.9"), ARMS ("A C D
 # E"), ADVICE ("normal sequential": random turns readahead off, every miss
 # a 4 KiB read), REPS (3), TOKENS (4), THREADS (2), QUANT (q4km), PREFETCH
@@ -72,10 +72,13 @@ ref_ids=$(jq -c .tokens <<<"$ref")
 ref_hash=$(field .logits_fnv1a64 "$ref")
 say "ids $ref_ids, hash $ref_hash, $(field .tokens_per_s "$ref") tokens/s; --margin ${margin}M"
 
-say "the engine's chunk references (run --trace), for OPT"
-timeout "$run_s" "$R" run --file "$f" --trace "$dir/trace" --margin "${margin}M" -- \
-	"$D" "$f" --tokens "$tokens" --threads "$threads" >/dev/null 2>"$dir/err" ||
-	fail "run --trace: $(tail -n2 "$dir/err")"
+# A trace a ratio: its chunks are those run cuts for that budget.
+for ratio in $ratios; do
+	say "the engine's chunk references at $ratio (run --trace), for OPT"
+	timeout "$run_s" "$R" run --file "$f" --ratio "$ratio" --trace "$dir/trace-$ratio" \
+		--margin "${margin}M" -- "$D" "$f" --tokens "$tokens" --threads "$threads" \
+		>/dev/null 2>"$dir/err" || fail "run --trace at $ratio: $(tail -n2 "$dir/err")"
+done
 
 csv=results/bench-engine.csv
 echo "rep,class,device_mbps,ratio,arm,advice,budget,tokens,tokens_per_s,read_bytes,read_bytes_per_token,opt_bytes_per_token,fetches,fetch_bytes,same,seconds" >"$csv.tmp"
@@ -102,7 +105,7 @@ one_run() {
 	rb=$(field .read_bytes "$out")
 	fe=$(jq '.total.fetches // 0' "$dir/run.json")
 	fb=$(jq '.total.fetch_bytes // 0' "$dir/run.json")
-	opt=$($R belady "$dir/trace" --capacity "$budget" | awk '$1 == "fnu" { print $NF }')
+	opt=$($R belady "$dir/trace-$ratio" --capacity "$budget" | awk '$1 == "fnu" { print $NF }')
 	opt=$((opt / tokens))
 	echo "$rep,$class,$mbps,$ratio,$arm,$adv,$budget,$tokens,$(field .tokens_per_s "$out"),$rb,$((rb / tokens)),$opt,$fe,$fb,$same,$((SECONDS - t0))" >>"$csv.tmp"
 	say "rep $rep $class $ratio $arm$adv: $(field .tokens_per_s "$out") tokens/s, $((rb / tokens >> 20)) MiB a token, same $same"
