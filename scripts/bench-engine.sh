@@ -55,7 +55,7 @@ huge=()
 if [ -e /sys/kernel/mm/transparent_hugepage/shmem_enabled ]; then
 	mkdir -p "$dir/huge"
 	mountpoint -q "$dir/huge" || mount -t tmpfs -o huge=within_size tmpfs "$dir/huge"
-	huge=(--huge-dir "$dir/huge")
+	huge=(--huge-dir "$PWD/$dir/huge")
 	trap 'umount "$dir/huge" 2>/dev/null; rm -rf "$tmp" "$dir/huge"' EXIT
 fi
 
