@@ -66,8 +66,10 @@ ref=$(timeout "$run_s" /usr/bin/time -f '%M' -o "$dir/rss" "$D" "$f" --tokens "$
 rss_kb=$(tail -n1 "$dir/rss")
 own=$((rss_kb * 1024 - bytes))
 [ "$own" -gt 0 ] || own=0
-margin=$(((2 * own + 1048575) / 1048576))
-[ "$margin" -ge 256 ] || margin=256
+# The engine's own memory and 64 MiB: what the cgroup holds beyond the
+# budget and the pager's headroom is page cache to arm A, so a wide margin
+# would give the kernel's mmap a larger budget than the pager's.
+margin=$(((own + 1048575) / 1048576 + 64))
 ref_ids=$(jq -c .tokens <<<"$ref")
 ref_hash=$(field .logits_fnv1a64 "$ref")
 say "ids $ref_ids, hash $ref_hash, $(field .tokens_per_s "$ref") tokens/s; --margin ${margin}M"
