@@ -24,7 +24,7 @@ tail -n +2 "$csv" | sort -t, -k2,2 -k4,4n -k5,5 -k6,6 -k9,9g | awk -F, '
 	BEGIN { same = "yes" }
 	{ k = $2 " " $4 " " $5 " " $6 }
 	k != key { flush(); key = k; c = $2; r = $4; a = $5; adv = $6 == "" ? "-" : $6 }
-	{ v[++n] = $9; rb += $11; dev += $3; if ($12 != "") opt = $12; if ($15 != "yes") same = "no" }
+	{ v[++n] = $9; rb += $12; dev += $3; if ($13 != "") opt = $13; if ($16 != "yes") same = "no" }
 	END { flush() }' >"$tmp/cells"
 # The best A per class and ratio.
 awk '$3 == "A" { k = $1 " " $2; if (!(k in best) || $5 > best[k]) { best[k] = $5; line[k] = $0 } }
@@ -39,11 +39,11 @@ classes=$(cut -d' ' -f1 "$tmp/best" | awk '!seen[$0]++')
 	echo "Made by \`scripts/bench-engine.sh\` on $(date -u +%Y-%m-%d), $(machine), load $(load) at the end; $secs s in all."
 	echo "The model: the qwen2.5-3b preset of \`residctl bench mkgguf\`, $bytes bytes; llama.cpp through"
 	echo "\`build/engine/llama-driver\`. Every run in [bench-engine.csv](bench-engine.csv); a cell is the"
-	echo "median of its runs (least-most). Under an unlimited mmap: ids \`$ids\`, logits hash \`$hash\`;"
-	echo "*same* says whether every run of the cell gave both. MiB a token is read_bytes over the tokens;"
+	echo "median of its runs (least-most) of tokens/s decoding: the steps after the prompt's over their time. Under an unlimited mmap: ids \`$ids\`, logits hash \`$hash\`;"
+	echo "*same* says whether every run of the cell gave both. MiB a token is read_bytes over the tokens (the prompt's cold pass is one of them);"
 	echo "OPT is furthest-next-use over the engine's chunk references (run --trace at the ratio) at the budget."
 	echo
-	echo "| class | device MB/s | ratio | arm | advice | tokens/s | least-most | MiB a token | OPT MiB a token | runs | same |"
+	echo "| class | device MB/s | ratio | arm | advice | tokens/s decoding | least-most | MiB a token | OPT MiB a token | runs | same |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	awk '{ printf "| %s | %s | %s | %s | %s | %.3f | %.3f-%.3f | %s | %s | %s | %s |\n", $1, $12, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$tmp/cells"
 	echo
@@ -54,7 +54,7 @@ classes=$(cut -d' ' -f1 "$tmp/best" | awk '!seen[$0]++')
 n=$(wc -w <<<"$classes")
 {
 	echo "set multiplot layout 1,$n"
-	echo "set xlabel 'budget (share of the model)'; set ylabel 'tokens/s'; set key top left; set grid"
+	echo "set xlabel 'budget (share of the model)'; set ylabel 'tokens/s (decoding)'; set key top left; set grid"
 	echo "set xrange [0.2:0.95]; set yrange [0:*]"
 	for c in $classes; do
 		echo "set title '$c'"

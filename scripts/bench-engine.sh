@@ -12,11 +12,14 @@
 # at each ratio of the file, under each class; the device alone (bench
 # device) in the same rotation. REPS rounds, each running every class,
 # ratio and arm once (interleaved), the page cache dropped before each run.
-# Per run: tokens/s and read_bytes (/proc/PID/io of the engine, which counts
-# the pager's reads: it runs in the engine's process); the token ids and
-# logits hash against an unlimited mmap run; OPT bytes per token from the
-# engine's own chunk reference trace (run --trace at that ratio, whose
-# chunks it records) by residctl belady's furthest-next-use at the budget.
+# Per run: tokens/s decoding (the steps after the prompt's, over their time:
+# the rate the budget decides; the driver's own figure, which counts the
+# prompt's cold pass, is in the CSV too) and read_bytes (/proc/PID/io of the
+# engine, which counts the pager's reads: it runs in the engine's process);
+# the token ids and logits hash against an unlimited mmap run; OPT bytes per
+# token from the engine's own chunk reference trace (run --trace at that
+# ratio, whose chunks it records) by residctl belady's furthest-next-use at
+# the budget.
 # CLASSES ("sata nvme3 host"), RATIOS ("0.25 0.5 0.75 0.9"), ARMS ("A C D
 # E"), ADVICE ("normal sequential": random turns readahead off, every miss
 # a 4 KiB read), REPS (3), TOKENS (4), THREADS (2), QUANT (q4km), PREFETCH
@@ -83,11 +86,11 @@ for ratio in $ratios; do
 done
 
 csv=results/bench-engine.csv
-echo "rep,class,device_mbps,ratio,arm,advice,budget,tokens,tokens_per_s,read_bytes,read_bytes_per_token,opt_bytes_per_token,fetches,fetch_bytes,same,seconds" >"$csv.tmp"
+echo "rep,class,device_mbps,ratio,arm,advice,budget,tokens,decode_tokens_per_s,tokens_per_s,read_bytes,read_bytes_per_token,opt_bytes_per_token,fetches,fetch_bytes,same,seconds" >"$csv.tmp"
 
 # one_run REP CLASS MBPS RATIO ARM [ADVICE]: one cold run, one CSV row.
 one_run() {
-	local rep=$1 class=$2 mbps=$3 ratio=$4 arm=$5 adv=${6:-} opts out ex=0 t0 same opt=
+	local rep=$1 class=$2 mbps=$3 ratio=$4 arm=$5 adv=${6:-} opts out ex=0 t0 same opt='' dec
 	case $arm in
 	A) opts=(--kernel-mmap --advice "$adv") ;;
 	C) opts=(--policy lru --prefetch 0) ;;
@@ -109,8 +112,9 @@ one_run() {
 	fb=$(jq '.total.fetch_bytes // 0' "$dir/run.json")
 	opt=$($R belady "$dir/trace-$ratio" --capacity "$budget" | awk '$1 == "fnu" { print $NF }')
 	opt=$((opt / tokens))
-	echo "$rep,$class,$mbps,$ratio,$arm,$adv,$budget,$tokens,$(field .tokens_per_s "$out"),$rb,$((rb / tokens)),$opt,$fe,$fb,$same,$((SECONDS - t0))" >>"$csv.tmp"
-	say "rep $rep $class $ratio $arm$adv: $(field .tokens_per_s "$out") tokens/s, $((rb / tokens >> 20)) MiB a token, same $same"
+	dec=$(jq -r '(.n_tokens - 1) / .decode_s * 1000 | round / 1000' <<<"$out")
+	echo "$rep,$class,$mbps,$ratio,$arm,$adv,$budget,$tokens,$dec,$(field .tokens_per_s "$out"),$rb,$((rb / tokens)),$opt,$fe,$fb,$same,$((SECONDS - t0))" >>"$csv.tmp"
+	say "rep $rep $class $ratio $arm$adv: $dec tokens/s decoding ($(field .tokens_per_s "$out") with the prompt), $((rb / tokens >> 20)) MiB a token, same $same"
 }
 
 for rep in $(seq "$reps"); do
