@@ -55,7 +55,7 @@ n=$(wc -w <<<"$classes")
 {
 	echo "set multiplot layout 1,$n"
 	echo "set xlabel 'budget (share of the model)'; set ylabel 'tokens/s (decoding)'; set key top left; set grid"
-	echo "set xrange [0.2:0.95]; set yrange [0:*]"
+	echo "set xrange [0.2:0.95]; set logscale y; set yrange [0.1:*]"
 	for c in $classes; do
 		echo "set title '$c'"
 		printf "plot"
