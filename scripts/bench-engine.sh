@@ -64,11 +64,7 @@ fi
 
 cold
 say "the reference: the kernel's mmap, no limit, cold"
-ref=$(timeout "$run_s" /usr/bin/time -f '%M' -o "$dir/rss" "$D" "$f" --tokens "$tokens" --threads "$threads") ||
-	fail "llama-driver on $f under the kernel's mmap failed"
-rss_kb=$(tail -n1 "$dir/rss")
-own=$((rss_kb * 1024 - bytes))
-[ "$own" -gt 0 ] || own=0
+mmap_reference "$f"
 # The engine's own memory and 64 MiB: what the cgroup holds beyond the
 # budget and the pager's headroom is page cache to arm A, so a wide margin
 # would give the kernel's mmap a larger budget than the pager's.

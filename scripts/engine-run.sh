@@ -43,12 +43,8 @@ for q in $quants; do
 	cold
 	say "$q: the kernel's mmap, cold"
 	t0=$SECONDS
-	ref=$(timeout "$run_s" /usr/bin/time -f '%M' -o "$dir/rss" $D "$f" --tokens "$tokens" --threads "$threads") ||
-		fail "llama-driver on $f under the kernel's mmap failed"
+	mmap_reference "$f"
 	ref_s=$((SECONDS - t0))
-	rss_kb=$(tail -n1 "$dir/rss")
-	own=$((rss_kb * 1024 - bytes))
-	[ "$own" -gt 0 ] || own=0
 	margin=$(((2 * own + 1048575) / 1048576))
 	[ "$margin" -ge 256 ] || margin=256
 	say "$q: ids $(jq -c .tokens <<<"$ref"), hash $(field .logits_fnv1a64 "$ref"), $(field .tokens_per_s "$ref") tokens/s; peak RSS $rss_kb KiB, $((own >> 20)) MiB beside the file: --margin ${margin}M"

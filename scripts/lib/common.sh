@@ -46,3 +46,18 @@ engine_prologue() {
 	# shellcheck disable=SC2034
 	R=build/residctl
 }
+
+# mmap_reference MODEL: the engine under the kernel's mmap with no limit
+# (the caller's D, dir, run_s, tokens, threads and fail; the caller drops
+# the page cache first): its JSON line in ref, its peak RSS in rss_kb and
+# in own the bytes of it beside the model, the engine's own memory.
+# shellcheck disable=SC2034,SC2154 # the caller's names
+mmap_reference() {
+	local bytes
+	bytes=$(stat -c %s "$1")
+	ref=$(timeout "$run_s" /usr/bin/time -f '%M' -o "$dir/rss" "$D" "$1" --tokens "$tokens" --threads "$threads") ||
+		fail "llama-driver on $1 under the kernel's mmap failed"
+	rss_kb=$(tail -n1 "$dir/rss")
+	own=$((rss_kb * 1024 - bytes))
+	[ "$own" -gt 0 ] || own=0
+}
