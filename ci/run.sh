@@ -105,7 +105,8 @@ if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .total.
 else bad "--trace (exit $rc)" "$(head -c 600 "$tmp/t.trace" 2>/dev/null | tr '\n' ' ')"; fi
 
 # 5. --order auto on a GGUF file stored out of read order: chunks from the
-# tensor table, declared embeddings, blk.0, blk.1, norm, output.
+# tensor table, declared blk.0, blk.1, norm, output (the header's chunk
+# where its tensor is); the embeddings, read a row a token, left out.
 "$M" mkgguf "$tmp/m.gguf" || die "maptest mkgguf"
 "$M" sum "$tmp/m.gguf" >"$tmp/sum.plain"
 MAPTEST_EXPECT=pager $R run --file "$tmp/m.gguf" --ratio 0.5 --json "$tmp/j.json" \
@@ -123,9 +124,9 @@ for _ in range(struct.unpack_from('<Q', b, 8)[0]):
 data = (p + 63) // 64 * 64
 rank = lambda s: 0 if s.startswith('token_embd') else 1 + int(s.split('.')[1]) if s.startswith('blk.') else 9 if s == 'output_norm.weight' else 10
 key = lambda s: '.'.join(s.split('.')[:2]) if s.startswith('blk.') else s
-firsts, prev = {0: -1}, None
+firsts, prev = {}, None
 for name, off in sorted(t, key=lambda x: x[1]):  # layers: runs of one block
-    if key(name) != prev:
+    if key(name) != prev and not name.startswith('token_embd'):
         c = (data + off) // 4096 * 4096
         firsts[c] = min(firsts.get(c, 99), rank(name))
     prev = key(name)
@@ -144,8 +145,9 @@ ok = all(b > a for p, q in zip(order, order[1:]) for a, b in [(p, q)]
 print(json.dumps(folded, separators=(",", ":")) if ok else "pieces out of order")
 ' "$order" "$want")
 if [ $rc -eq 0 ] && cmp -s "$tmp/sum.plain" "$tmp/sum.run" && [ "$(field .order_source)" = gguf ] &&
-   [ "$layers" = "$want" ] && [ "$(field .total.faults)" -gt 0 ]; then
-	ok "--order auto on GGUF: $(field '.chunks | length') unequal chunks in read order $order"
+   [ "$layers" = "$want" ] && [ "$(field .total.faults)" -gt 0 ] &&
+   [ "$(field '.order | length')" -lt "$(field '.chunks | length')" ]; then
+	ok "--order auto on GGUF: $(field '.chunks | length') unequal chunks, $(field '.order | length') in read order $order"
 else bad "--order auto on GGUF (exit $rc)" "order $order (layers $layers), want $want, source $(field .order_source)"; fi
 
 # 6. --order auto on safetensors (bench mkmodel): the chunks of its layers.

@@ -188,8 +188,9 @@ int config_check_budget(const struct resid_region *r, char *err, size_t n)
 	return 0;
 }
 
-/* A declared order names every chunk exactly once: a repeat or an omission
- * is a mistake in the caller's table, not an order. */
+/* A declared order names a chunk at most once: a repeat is a mistake in
+ * the caller's table, not an order. A chunk left out has no declared time
+ * (a table read by rows). */
 int config_check_declared(const struct resid_region *r, char *err, size_t n)
 {
 	const uint32_t *seq = r->cfg.declared_seq;
@@ -201,13 +202,6 @@ int config_check_declared(const struct resid_region *r, char *err, size_t n)
 	for (uint32_t i = 0; i < len; i++)
 		if (seq[i] >= r->nchunks)
 			return 0; /* out of range: the policy names it */
-	if (len != r->nchunks) {
-		snprintf(err, n,
-			 "declared_seq covers %u of %u chunks "
-			 "(declared_len %u): list each chunk exactly once",
-			 len < r->nchunks ? len : r->nchunks, r->nchunks, len);
-		return -1;
-	}
 	seen = calloc(r->nchunks, 1);
 	if (!seen) {
 		snprintf(err, n, "out of memory for %u chunks", r->nchunks);
@@ -221,7 +215,7 @@ int config_check_declared(const struct resid_region *r, char *err, size_t n)
 		return 0;
 	snprintf(err, n,
 		 "declared_seq[%u] repeats chunk %u: list each of the "
-		 "%u chunks exactly once",
+		 "%u chunks at most once",
 		 bad, seq[bad], r->nchunks);
 	return -1;
 }

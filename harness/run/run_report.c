@@ -306,13 +306,13 @@ int run_json(const char *path, const struct run_setup *s,
 	char tmp[4200];
 	int rc = -1;
 
-	for (uint32_t c = 0; c < s->nchunks; c++) {
+	for (uint32_t c = 0; c < s->nchunks; c++)
 		json_array_append_new(ch,
 				      json_pack("[II]",
 						(json_int_t)s->chunks[c].off,
 						(json_int_t)s->chunks[c].len));
-		json_array_append_new(seq, json_integer(s->seq[c]));
-	}
+	for (uint32_t i = 0; i < s->nseq; i++)
+		json_array_append_new(seq, json_integer(s->seq[i]));
 	set_totals(tot, t);
 	set_setup(o, s);
 	json_object_set_new(o, "chunks", ch);

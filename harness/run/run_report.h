@@ -29,7 +29,8 @@ struct run_setup {
 	uint64_t size, budget, headroom, margin, limit;
 	uint32_t nchunks, prefetch;
 	const struct resid_chunk_spec *chunks;
-	const uint32_t *seq;
+	const uint32_t *seq; /* the read order; nseq ids, each chunk once */
+	uint32_t nseq;       /* less the pieces of a table read by rows */
 	/* --kernel-mmap: the advice given (arm A, no pager); NULL: the pager */
 	const char *advice;
 	const char *device_class;

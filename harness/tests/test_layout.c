@@ -13,6 +13,7 @@
 #include "bench/mkmodel.h"
 #include "tests/suites.h"
 #include "workload/layout.h"
+#include "workload/read_order.h"
 
 static char path[4096];
 
@@ -375,6 +376,60 @@ static void test_decode_outputs(void)
 	layout_free(&l);
 }
 
+/* The read order of a decoder's file cut for a budget: with a head of its
+ * own, the embedding table (read a row a token) is cut into pieces of the
+ * rows size and left out of the order; tied (no head), the table is the
+ * head, read whole and last. */
+static void order_of(int tied, struct read_order *o)
+{
+	static const char *const t[] = {
+		"\"model.embed_tokens.weight\": {\"dtype\": \"F32\", \"shape\": [20480], \"data_offsets\": [0, 81920]}",
+		"\"model.layers.0.w\": {\"dtype\": \"F32\", \"shape\": [2048], \"data_offsets\": [81920, 90112]}",
+		"\"model.layers.1.w\": {\"dtype\": \"F32\", \"shape\": [2048], \"data_offsets\": [90112, 98304]}",
+		"\"model.norm.weight\": {\"dtype\": \"F32\", \"shape\": [1024], \"data_offsets\": [98304, 102400]}",
+		"\"lm_head.weight\": {\"dtype\": \"F32\", \"shape\": [6144], \"data_offsets\": [102400, 126976]}",
+	};
+	char json[1024], err[512];
+	uint64_t size;
+	int rc;
+
+	snprintf(json, sizeof(json), "{%s, %s, %s, %s%s%s}", t[0], t[1], t[2],
+		 t[3], tied ? "" : ", ", tied ? "" : t[4]);
+	size = 8 + strlen(json) + (tied ? 102400 : 126976);
+	put_st(json, size - 8 - strlen(json));
+	rc = read_order_make(path, size, NULL, 0, o, err, sizeof(err));
+	unlink(path);
+	if (rc)
+		fprintf(stderr, "\n  refused: %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(o->source, "safetensors");
+	CU_ASSERT_EQUAL_FATAL(read_order_split(o, 16384, 8192, err,
+					       sizeof(err)),
+			      0);
+}
+
+static void test_read_order_rows(void)
+{
+	static const uint32_t untied[] = { 10, 11, 12, 13, 14 };
+	static const uint32_t tied[] = { 5, 6, 7, 0, 1, 2, 3, 4 };
+	struct read_order o;
+
+	order_of(0, &o);
+	CU_ASSERT_EQUAL(o.lay.nchunks, 15);
+	CU_ASSERT_EQUAL(o.lay.chunks[9].off, 9 * 8192);
+	CU_ASSERT_EQUAL(o.lay.chunks[9].len, 8192);
+	CU_ASSERT_EQUAL_FATAL(o.nseq, 5);
+	CU_ASSERT_EQUAL(memcmp(o.seq, untied, sizeof(untied)), 0);
+	CU_ASSERT_EQUAL(o.largest, 16384);
+	read_order_free(&o);
+	order_of(1, &o);
+	CU_ASSERT_EQUAL(o.lay.nchunks, 8);
+	CU_ASSERT_EQUAL(o.lay.chunks[4].len, 16384);
+	CU_ASSERT_EQUAL_FATAL(o.nseq, 8);
+	CU_ASSERT_EQUAL(memcmp(o.seq, tied, sizeof(tied)), 0);
+	read_order_free(&o);
+}
+
 void suite_layout(void)
 {
 	CU_pSuite s = CU_add_suite("layout", NULL, NULL);
@@ -387,6 +442,9 @@ void suite_layout(void)
 		    test_safetensors);
 	CU_add_test(s, "malformed safetensors files",
 		    test_safetensors_malformed);
+	CU_add_test(s,
+		    "the read order: embedding rows apart, a tied table last",
+		    test_read_order_rows);
 	CU_add_test(s, "the synthetic model straddles pages",
 		    test_synthetic_model);
 	CU_add_test(s, "the bench's scan over a layout", test_scan_trace);

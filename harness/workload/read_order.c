@@ -24,14 +24,44 @@ int64_t read_order_rank(const char *name, int64_t nblocks)
 
 	if (b >= 0)
 		return 1 + b;
-	if (strstr(name, "embd") || strstr(name, "embed") ||
-	    strstr(name, "wte") || strstr(name, "wpe"))
+	if (read_order_rows(name))
 		return 0;
 	if (strstr(name, "norm") || strstr(name, "ln_f"))
 		return nblocks + 1;
 	if (strstr(name, "output") || strstr(name, "lm_head"))
 		return nblocks + 2;
 	return 0; /* embeddings, rope tables: read first */
+}
+
+int read_order_rows(const char *name)
+{
+	return read_order_block(name) < 0 && !strstr(name, "norm") &&
+	       (strstr(name, "embd") || strstr(name, "embed") ||
+		strstr(name, "wte") || strstr(name, "wpe"));
+}
+
+/* One more than the highest block number among the names. */
+static int64_t blocks_of(const struct layout *l)
+{
+	int64_t nblocks = 0;
+
+	for (uint32_t i = 0; l->names && i < l->nlayers; i++) {
+		int64_t b = read_order_block(l->names[i]);
+
+		if (b >= nblocks)
+			nblocks = b + 1;
+	}
+	return nblocks;
+}
+
+/* Whether the model has an output head of its own; without one (tied
+ * embeddings) the embedding table is the head, read whole each pass. */
+static int has_head(const struct layout *l, int64_t nblocks)
+{
+	for (uint32_t i = 0; l->names && i < l->nlayers; i++)
+		if (read_order_rank(l->names[i], nblocks) == nblocks + 2)
+			return 1;
+	return 0;
 }
 
 /* Equal chunks of `chunk` bytes over size, as layers of their own. */
@@ -74,11 +104,14 @@ static int by_rank(const void *a, const void *b, void *arg)
 }
 
 /* The chunks ranked by their layers' names: a chunk is read where its
- * earliest layer is; chunk 0 (the header) first. */
+ * earliest layer is (chunk 0, which holds the header, where its first
+ * tensor is: a tied embedding table, the head, is read last). */
 static int rank_chunks(struct read_order *o, char *err, size_t n)
 {
 	struct layout *l = &o->lay;
-	int64_t *rank = calloc(l->nchunks, sizeof(*rank)), nblocks = 0;
+	int64_t *rank = calloc(l->nchunks, sizeof(*rank));
+	int64_t nblocks = blocks_of(l);
+	int head = has_head(l, nblocks);
 
 	o->seq = malloc(l->nchunks * sizeof(*o->seq));
 	if (!rank || !o->seq) {
@@ -88,12 +121,6 @@ static int rank_chunks(struct read_order *o, char *err, size_t n)
 			 l->nchunks);
 		return -1;
 	}
-	for (uint32_t i = 0; l->names && i < l->nlayers; i++) {
-		int64_t b = read_order_block(l->names[i]);
-
-		if (b >= nblocks)
-			nblocks = b + 1;
-	}
 	for (uint32_t c = 0; c < l->nchunks; c++)
 		rank[c] = INT64_MAX;
 	for (uint32_t i = 0; i < l->nlayers; i++) {
@@ -101,15 +128,31 @@ static int rank_chunks(struct read_order *o, char *err, size_t n)
 				       (int64_t)i;
 		uint32_t c = l->layers[i].chunk;
 
+		if (l->names && !head && read_order_rows(l->names[i]))
+			r = nblocks + 2;
 		if (r < rank[c])
 			rank[c] = r;
 	}
-	rank[0] = -1;
 	for (uint32_t c = 0; c < l->nchunks; c++)
 		o->seq[c] = c;
+	o->nseq = l->nchunks;
 	qsort_r(o->seq, l->nchunks, sizeof(*o->seq), by_rank, rank);
 	free(rank);
 	return 0;
+}
+
+/* The largest chunk, in whole pages, and its id. */
+static void find_largest(struct read_order *o)
+{
+	o->largest = 0;
+	for (uint32_t c = 0; c < o->lay.nchunks; c++) {
+		uint64_t pages = (o->lay.chunks[c].len + 4095) & ~4095ull;
+
+		if (pages > o->largest) {
+			o->largest = pages;
+			o->largest_id = c;
+		}
+	}
 }
 
 int read_order_make(const char *path, uint64_t size, const char *order,
@@ -150,14 +193,7 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 	/* the region is the whole file: the last chunk takes the tail */
 	l->chunks[l->nchunks - 1].len = size - l->chunks[l->nchunks - 1].off;
 	l->region_len = size;
-	for (uint32_t c = 0; c < l->nchunks; c++) {
-		uint64_t pages = (l->chunks[c].len + 4095) & ~4095ull;
-
-		if (pages > o->largest) {
-			o->largest = pages;
-			o->largest_id = c;
-		}
-	}
+	find_largest(o);
 	if (rank_chunks(o, err, n)) {
 		read_order_free(o);
 		return -1;
@@ -165,32 +201,52 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 	return 0;
 }
 
-/* The piece of chunk c that holds byte off, once split (first[c] is its
- * first piece). */
-static uint32_t piece_of(const struct resid_chunk_spec *old, uint32_t c,
-			 const uint32_t *first, uint64_t max, uint64_t off)
+/* Which chunks hold nothing but embedding tables read by rows (the model
+ * having a head of its own). */
+static void by_rows(const struct layout *l, uint8_t *rows)
 {
-	return first[c] + (uint32_t)((off - old[c].off) / max);
+	int head = has_head(l, blocks_of(l));
+
+	memset(rows, 2, l->nchunks);
+	for (uint32_t i = 0; head && i < l->nlayers; i++) {
+		uint8_t *r = &rows[l->layers[i].chunk];
+
+		*r = *r && read_order_rows(l->names[i]);
+	}
+	for (uint32_t c = 0; c < l->nchunks; c++)
+		rows[c] = rows[c] == 1;
 }
 
-int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n)
+int read_order_split(struct read_order *o, uint64_t max, uint64_t rows,
+		     char *err, size_t n)
 {
 	struct layout *l = &o->lay;
-	struct resid_chunk_spec *old = l->chunks, *cs;
-	uint32_t *first, *seq, total = 0, k = 0;
+	struct resid_chunk_spec *old = l->chunks, *cs = NULL;
+	uint32_t *first, *seq = NULL, total = 0, k = 0;
+	uint64_t *cut;
+	uint8_t *row;
 
 	max &= ~4095ull;
-	if (!max || o->largest <= max)
+	rows &= ~4095ull;
+	if (!max || !rows)
 		return 0;
 	first = malloc(l->nchunks * sizeof(*first));
-	for (uint32_t c = 0; first && c < l->nchunks; c++) {
-		first[c] = total;
-		total += (uint32_t)((old[c].len + max - 1) / max);
+	cut = malloc(l->nchunks * sizeof(*cut));
+	row = malloc(l->nchunks);
+	if (first && cut && row) {
+		by_rows(l, row);
+		for (uint32_t c = 0; c < l->nchunks; c++) {
+			cut[c] = row[c] && rows < max ? rows : max;
+			first[c] = total;
+			total += (uint32_t)((old[c].len + cut[c] - 1) / cut[c]);
+		}
+		cs = malloc(total * sizeof(*cs));
+		seq = cs ? malloc(total * sizeof(*seq)) : NULL;
 	}
-	cs = first ? malloc(total * sizeof(*cs)) : NULL;
-	seq = cs ? malloc(total * sizeof(*seq)) : NULL;
 	if (!seq) {
 		free(first);
+		free(cut);
+		free(row);
 		free(cs);
 		snprintf(err, n,
 			 "no memory to cut %" PRIu32 " chunks into "
@@ -199,31 +255,38 @@ int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n)
 		return -1;
 	}
 	for (uint32_t c = 0; c < l->nchunks; c++)
-		for (uint64_t at = 0; at < old[c].len; at += max)
-			cs[first[c] + at / max] = (struct resid_chunk_spec){
-				old[c].off + at,
-				old[c].len - at < max ? old[c].len - at : max
+		for (uint64_t at = 0; at < old[c].len; at += cut[c])
+			cs[first[c] + at / cut[c]] = (struct resid_chunk_spec){
+				old[c].off + at, old[c].len - at < cut[c] ?
+							 old[c].len - at :
+							 cut[c]
 			};
-	/* Pieces keep their chunk's place in the order, in file order. */
-	for (uint32_t i = 0; i < l->nchunks; i++) {
-		uint32_t c = o->seq[i];
+	/* Pieces keep their chunk's place in the order, in file order; the
+	 * pieces of a table read by rows have no place in it. */
+	for (uint32_t i = 0; i < o->nseq; i++) {
+		uint32_t c = o->seq[i],
+			 end = c + 1 < l->nchunks ? first[c + 1] : total;
 
-		for (uint32_t p = first[c];
-		     p < first[c] + (uint32_t)((old[c].len + max - 1) / max);
-		     p++)
+		for (uint32_t p = first[c]; !row[c] && p < end; p++)
 			seq[k++] = p;
 	}
-	for (uint32_t i = 0; i < l->nlayers; i++)
-		l->layers[i].chunk = piece_of(old, l->layers[i].chunk, first,
-					      max, l->layers[i].off);
-	o->largest_id = first[o->largest_id];
-	o->largest = max;
+	for (uint32_t i = 0; i < l->nlayers; i++) {
+		uint32_t c = l->layers[i].chunk;
+
+		l->layers[i].chunk = first[c] + (uint32_t)((l->layers[i].off -
+							    old[c].off) /
+							   cut[c]);
+	}
 	free(first);
+	free(cut);
+	free(row);
 	free(old);
 	free(o->seq);
 	l->chunks = cs;
 	l->nchunks = total;
 	o->seq = seq;
+	o->nseq = k;
+	find_largest(o);
 	return 0;
 }
 

@@ -12,8 +12,9 @@
 struct read_order {
 	const char *source; /* "gguf", "safetensors", "table", "equal" */
 	struct layout lay;  /* chunks cover the whole file */
-	uint32_t *seq;      /* chunk ids in read order, nchunks of them */
-	uint64_t largest;   /* the largest chunk, in whole pages */
+	uint32_t *seq;      /* chunk ids in read order, nseq of them */
+	uint32_t nseq;    /* nchunks, less the pieces of a table read by rows */
+	uint64_t largest; /* the largest chunk, in whole pages */
 	uint32_t largest_id;
 };
 
@@ -26,9 +27,13 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 		    size_t n);
 
 /* Cuts every chunk longer than max (rounded down to pages) into pieces of
- * max bytes, which keep their chunk's place in the read order. 0, or -1
- * with one line in err. */
-int read_order_split(struct read_order *o, uint64_t max, char *err, size_t n);
+ * max bytes, which keep their chunk's place in the read order. A chunk of
+ * an embedding table read by rows (a token's row, when the model has an
+ * output head of its own) is cut into pieces of `rows` bytes and left out
+ * of the order: a token reads one row, in no order the file declares. 0,
+ * or -1 with one line in err. */
+int read_order_split(struct read_order *o, uint64_t max, uint64_t rows,
+		     char *err, size_t n);
 
 void read_order_free(struct read_order *o);
 
@@ -36,6 +41,9 @@ void read_order_free(struct read_order *o);
  * embeddings (0), block b (1 + b), the final norm (nblocks + 1), the
  * output head (nblocks + 2); a name it does not know, 0. */
 int64_t read_order_rank(const char *name, int64_t nblocks);
+
+/* Whether `name` is an embedding table, which a decoder reads by rows. */
+int read_order_rows(const char *name);
 
 /* The block number of a name (blk.<n>., layers.<n>., h.<n>.,
  * blocks.<n>.), or -1. */

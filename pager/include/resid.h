@@ -211,8 +211,10 @@ struct resid_config {
 
 	enum resid_policy policy;
 	/* RESID_POLICY_DECLARED: one cycle of the access order, each chunk id
-	 * exactly once (declared_len == number of chunks); NULL and 0 mean
-	 * 0, 1, ..., n-1. */
+	 * at most once; NULL and 0 mean 0, 1, ..., n-1. A chunk left out is
+	 * read at no time the cycle says (an embedding table read by rows):
+	 * its next use is never, so it is evicted first and never
+	 * prefetched. */
 	const uint32_t *declared_seq;
 	uint32_t declared_len;
 	enum resid_signal signal;

@@ -165,9 +165,9 @@ static int order(struct preload_cfg *c, const char *v)
 
 	if (rc == -2)
 		return BAD("no memory for RESIDCTL_RUN_ORDER");
-	if (rc || (n && n != c->nchunks)) {
+	if (rc || n > c->nchunks) {
 		free(seq);
-		return BAD("RESIDCTL_RUN_ORDER is not %u comma-separated chunk ids (one cycle of the read order, each chunk once); residctl run sets it",
+		return BAD("RESIDCTL_RUN_ORDER is not at most %u comma-separated chunk ids (one cycle of the read order, each chunk at most once); residctl run sets it",
 			   c->nchunks);
 	}
 	if (n && !(c->order = malloc(n * sizeof(*c->order)))) {
@@ -175,9 +175,9 @@ static int order(struct preload_cfg *c, const char *v)
 		return BAD("no memory for RESIDCTL_RUN_ORDER");
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (seq[i] >= n) {
+		if (seq[i] >= c->nchunks) {
 			BAD("RESIDCTL_RUN_ORDER: chunk id %llu at position %u is not below the %u chunks",
-			    (unsigned long long)seq[i], i, n);
+			    (unsigned long long)seq[i], i, c->nchunks);
 			free(seq);
 			return -1;
 		}
