@@ -215,23 +215,28 @@ static uint32_t spare_partner(struct resid_region *r, const struct chunk *self,
  * chunk is the declared order's victim (used furthest, a cycle later), and
  * evicting it fetched it again at once, a chunk more per border (the 3B
  * model read 1.45x its file per token at a quarter of it as budget). So a
- * demand fetch spares the chunk faulted before its own while nothing was
- * ever announced and another candidate exists: the scan then streams
- * through two chunks' room instead of one. */
+ * demand fetch spares the chunk faulted before its own, and the one before
+ * it in the declared order (read without a fault when it was resident),
+ * while nothing was ever announced and another candidate exists: the scan
+ * then streams through two chunks' room instead of one. */
 static uint32_t spare_current(struct resid_region *r, const struct chunk *self,
 			      uint32_t n)
 {
 	uint32_t v = self->faulted_after;
 
-	if (!v-- || n < 2 || __atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE))
 		return n;
-	for (uint32_t i = 0; i < n; i++) {
-		if (r->cand[i] != v)
+	SEAM(r, lock, &r->policy_lock);
+	for (uint32_t i = 0; i < n && n > 1;) {
+		if (r->cand[i] + 1 != v &&
+		    !policy_near(r->policy, r->cand[i], 1, 0)) {
+			i++;
 			continue;
+		}
 		r->cand[i] = r->cand[--n];
 		CODE_PROBE(1, demand_spares_current);
-		break;
 	}
+	SEAM(r, unlock, &r->policy_lock);
 	return n;
 }
 

@@ -5,7 +5,8 @@
  * are applied by the worker that runs the job.
  *
  * The follow mode: a program that announces nothing (residctl run) under
- * the declared policy with prefetch on is followed by its faults. A
+ * the declared policy with prefetch on is followed by its faults (the
+ * cursor follows them with prefetch off too: cursor_follows). A
  * prefetch lands without mapping the chunk in A (lazy), so the program's
  * first touch of it faults like a demand fault does; either moves the
  * declared cursor there (the program is reading that chunk), gives up the
@@ -21,11 +22,20 @@
 
 #define MAX_DEPTH 64
 
-int prefetch_follows(struct resid_region *r)
+/* The declared cursor follows the faults of a program that announces
+ * nothing, prefetch or not: left at the start of the cycle it ranks the
+ * last chunks furthest for ever, and the 3B model's output head, the last
+ * 255 MB, was read again every token at 0.9 of the file as budget. */
+static int cursor_follows(struct resid_region *r)
 {
-	return r->cfg.prefetch_depth && !r->cfg.overlap_evict &&
+	return !r->cfg.overlap_evict &&
 	       r->cfg.policy == RESID_POLICY_DECLARED &&
 	       !__atomic_load_n(&r->access_seq, __ATOMIC_ACQUIRE);
+}
+
+int prefetch_follows(struct resid_region *r)
+{
+	return r->cfg.prefetch_depth && cursor_follows(r);
 }
 
 void prefetch_touch_locked(struct resid_region *r, struct chunk *c, uint32_t id)
@@ -35,7 +45,7 @@ void prefetch_touch_locked(struct resid_region *r, struct chunk *c, uint32_t id)
 		r->prev_touch = r->last_touch;
 		r->last_touch = id + 1;
 	}
-	if (prefetch_follows(r))
+	if (cursor_follows(r))
 		policy_on_access(r->policy, id);
 }
 
