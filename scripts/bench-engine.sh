@@ -23,7 +23,7 @@
 # CLASSES ("sata nvme3 host"), RATIOS ("0.25 0.5 0.75 0.9"), ARMS ("A C D
 # E"), ADVICE ("normal sequential": random turns readahead off, every miss
 # a 4 KiB read), REPS (3), TOKENS (4), THREADS (2), QUANT (q4km), PREFETCH
-# (2) change the runs; RUN_S (900) bounds each.
+# (1) change the runs; RUN_S (900) bounds each.
 # Needs root and what scripts/engine.sh needs.
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -38,7 +38,7 @@ reps=${REPS:-3}
 tokens=${TOKENS:-4}
 threads=${THREADS:-2}
 quant=${QUANT:-q4km}
-prefetch=${PREFETCH:-2}
+prefetch=${PREFETCH:-1}
 run_s=${RUN_S:-900}
 mkdir -p "$dir"
 scratch "$dir/huge"

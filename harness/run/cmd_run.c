@@ -31,6 +31,7 @@
 #include "run/run_report.h"
 #include "run/run_trace.h"
 #include "seam.h"
+#include "workload/huge_leg.h"
 #include "workload/read_order.h"
 
 /* A tensor table's chunks are at most this share of the budget. */
@@ -137,7 +138,7 @@ static int parse(struct run *o, int argc, char **argv)
 		  .help = "the program's own memory in the cgroup (default 64M)" },
 		{ "huge-dir", CLI_TEXT, &o->huge_dir, .arg = "DIR",
 		  .help = "a tmpfs mounted huge=within_size for the pager's "
-			  "pages (resid.h)" },
+			  "pages (resid.h); chunks start on its folios" },
 		CLI_JSON(&o->json, "write the run's account"),
 		{ "kernel-mmap", CLI_FLAG, &o->kernel,
 		  .help = "no pager: the kernel's mmap in the same cgroup" },
@@ -504,6 +505,10 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 	if (strcmp(p->ord.source, "table") && strcmp(p->ord.source, "equal") &&
 	    read_order_split(&p->ord, p->budget / SPLIT_SHARE, ROW_PIECE, err,
 			     sizeof(err)))
+		return bad("%s", err);
+	/* --huge-dir: the huge path takes chunks on folio borders only. */
+	if (o->huge_dir && huge_leg_folio() &&
+	    read_order_align(&p->ord, huge_leg_folio(), err, sizeof(err)))
 		return bad("%s", err);
 	/* --trace: the chunks of that budget, which the trace is for; the
 	 * whole file resident, so each chunk is read once. */

@@ -430,6 +430,29 @@ static void test_read_order_rows(void)
 	read_order_free(&o);
 }
 
+/* Aligned to 16 KiB folios: starts that meet make one chunk, in the order
+ * where the first of them was; the rows' pieces stay out of it. */
+static void test_read_order_align(void)
+{
+	static const uint32_t seq[] = { 5, 6, 7 };
+	struct read_order o;
+	char err[256];
+
+	order_of(0, &o);
+	CU_ASSERT_EQUAL_FATAL(read_order_align(&o, 16384, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(o.lay.nchunks, 8);
+	for (uint32_t c = 0; c < o.lay.nchunks; c++)
+		CU_ASSERT_EQUAL(o.lay.chunks[c].off, c * 16384);
+	CU_ASSERT_EQUAL(o.lay.chunks[7].off + o.lay.chunks[7].len,
+			o.lay.region_len);
+	CU_ASSERT_EQUAL_FATAL(o.nseq, 3);
+	CU_ASSERT_EQUAL(memcmp(o.seq, seq, sizeof(seq)), 0);
+	CU_ASSERT_EQUAL(o.lay.layers[1].chunk, 5); /* layers 0 and 1 */
+	CU_ASSERT_EQUAL(o.lay.layers[2].chunk, 5);
+	CU_ASSERT_EQUAL(o.lay.layers[4].chunk, 6); /* lm_head, after the norm */
+	read_order_free(&o);
+}
+
 void suite_layout(void)
 {
 	CU_pSuite s = CU_add_suite("layout", NULL, NULL);
@@ -445,6 +468,8 @@ void suite_layout(void)
 	CU_add_test(s,
 		    "the read order: embedding rows apart, a tied table last",
 		    test_read_order_rows);
+	CU_add_test(s, "the read order aligned to folios",
+		    test_read_order_align);
 	CU_add_test(s, "the synthetic model straddles pages",
 		    test_synthetic_model);
 	CU_add_test(s, "the bench's scan over a layout", test_scan_trace);

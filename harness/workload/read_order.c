@@ -18,13 +18,20 @@ int64_t read_order_block(const char *name)
 	return layout_layer_key(name, &block) ? block : -1;
 }
 
+/* The embeddings and what goes with them (an embedding norm). */
+static int embedding(const char *name)
+{
+	return strstr(name, "embd") || strstr(name, "embed") ||
+	       strstr(name, "wte") || strstr(name, "wpe");
+}
+
 int64_t read_order_rank(const char *name, int64_t nblocks)
 {
 	int64_t b = read_order_block(name);
 
 	if (b >= 0)
 		return 1 + b;
-	if (read_order_rows(name))
+	if (embedding(name))
 		return 0;
 	if (strstr(name, "norm") || strstr(name, "ln_f"))
 		return nblocks + 1;
@@ -33,11 +40,11 @@ int64_t read_order_rank(const char *name, int64_t nblocks)
 	return 0; /* embeddings, rope tables: read first */
 }
 
-int read_order_rows(const char *name)
+/* An embedding table, which a decoder reads by rows. */
+static int rows_table(const char *name)
 {
 	return read_order_block(name) < 0 && !strstr(name, "norm") &&
-	       (strstr(name, "embd") || strstr(name, "embed") ||
-		strstr(name, "wte") || strstr(name, "wpe"));
+	       embedding(name);
 }
 
 /* One more than the highest block number among the names. */
@@ -128,7 +135,7 @@ static int rank_chunks(struct read_order *o, char *err, size_t n)
 				       (int64_t)i;
 		uint32_t c = l->layers[i].chunk;
 
-		if (l->names && !head && read_order_rows(l->names[i]))
+		if (l->names && !head && rows_table(l->names[i]))
 			r = nblocks + 2;
 		if (r < rank[c])
 			rank[c] = r;
@@ -211,7 +218,7 @@ static void by_rows(const struct layout *l, uint8_t *rows)
 	for (uint32_t i = 0; head && i < l->nlayers; i++) {
 		uint8_t *r = &rows[l->layers[i].chunk];
 
-		*r = *r && read_order_rows(l->names[i]);
+		*r = *r && rows_table(l->names[i]);
 	}
 	for (uint32_t c = 0; c < l->nchunks; c++)
 		rows[c] = rows[c] == 1;
@@ -285,6 +292,46 @@ int read_order_split(struct read_order *o, uint64_t max, uint64_t rows,
 	l->chunks = cs;
 	l->nchunks = total;
 	o->seq = seq;
+	o->nseq = k;
+	find_largest(o);
+	return 0;
+}
+
+int read_order_align(struct read_order *o, uint64_t folio, char *err, size_t n)
+{
+	struct layout *l = &o->lay;
+	struct resid_chunk_spec *cs = malloc(l->nchunks * sizeof(*cs));
+	uint32_t *to = malloc(l->nchunks * sizeof(*to)), m = 0, k = 0;
+	uint8_t *in = calloc(l->nchunks, 1);
+
+	if (!cs || !to || !in) {
+		free(cs);
+		free(to);
+		free(in);
+		snprintf(err, n, "no memory to align %" PRIu32 " chunks",
+			 l->nchunks);
+		return -1;
+	}
+	for (uint32_t c = 0; c < l->nchunks; c++) {
+		uint64_t at = l->chunks[c].off / folio * folio;
+
+		if (!m || cs[m - 1].off != at)
+			cs[m++].off = at;
+		to[c] = m - 1;
+	}
+	for (uint32_t j = 0; j < m; j++)
+		cs[j].len = (j + 1 < m ? cs[j + 1].off : l->region_len) -
+			    cs[j].off;
+	for (uint32_t i = 0; i < o->nseq; i++)
+		if (!in[to[o->seq[i]]]++)
+			o->seq[k++] = to[o->seq[i]];
+	for (uint32_t i = 0; i < l->nlayers; i++)
+		l->layers[i].chunk = to[l->layers[i].chunk];
+	free(l->chunks);
+	free(to);
+	free(in);
+	l->chunks = cs;
+	l->nchunks = m;
 	o->nseq = k;
 	find_largest(o);
 	return 0;

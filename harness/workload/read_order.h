@@ -35,15 +35,18 @@ int read_order_make(const char *path, uint64_t size, const char *order,
 int read_order_split(struct read_order *o, uint64_t max, uint64_t rows,
 		     char *err, size_t n);
 
+/* Moves every chunk's start down to a multiple of `folio`, as the huge path
+ * needs: chunks whose starts meet become one, in the order where the first
+ * of them was (out of it only when all of them were). 0, or -1 with one
+ * line in err. */
+int read_order_align(struct read_order *o, uint64_t folio, char *err, size_t n);
+
 void read_order_free(struct read_order *o);
 
 /* Where a tensor named `name` is read in one pass of a decoder: the
  * embeddings (0), block b (1 + b), the final norm (nblocks + 1), the
  * output head (nblocks + 2); a name it does not know, 0. */
 int64_t read_order_rank(const char *name, int64_t nblocks);
-
-/* Whether `name` is an embedding table, which a decoder reads by rows. */
-int read_order_rows(const char *name);
 
 /* The block number of a name (blk.<n>., layers.<n>., h.<n>.,
  * blocks.<n>.), or -1. */
