@@ -478,7 +478,7 @@ static int plan_env(struct plan *p)
 
 static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 {
-	uint64_t size;
+	uint64_t size, folio;
 	char err[1024];
 	int rc;
 
@@ -507,8 +507,8 @@ static int make_plan(struct run *o, int nprog, char **prog, struct plan *p)
 			     sizeof(err)))
 		return bad("%s", err);
 	/* --huge-dir: the huge path takes chunks on folio borders only. */
-	if (o->huge_dir && huge_leg_folio() &&
-	    read_order_align(&p->ord, huge_leg_folio(), err, sizeof(err)))
+	folio = o->huge_dir ? huge_leg_folio() : 0;
+	if (folio && read_order_align(&p->ord, folio, err, sizeof(err)))
 		return bad("%s", err);
 	/* --trace: the chunks of that budget, which the trace is for; the
 	 * whole file resident, so each chunk is read once. */

@@ -214,7 +214,7 @@ static void by_rows(const struct layout *l, uint8_t *rows)
 {
 	int head = has_head(l, blocks_of(l));
 
-	memset(rows, 2, l->nchunks);
+	memset(rows, 2, l->nchunks); /* 2: no layer seen yet */
 	for (uint32_t i = 0; head && i < l->nlayers; i++) {
 		uint8_t *r = &rows[l->layers[i].chunk];
 
